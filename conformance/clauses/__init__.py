@@ -1,0 +1,109 @@
+"""The clause registry: every contract clause the kit checks, with a stable ID and where it comes from.
+
+A clause is one checkable requirement, paraphrased in the kit's words and cited by spec file and section heading.
+Clause lists live one module per part of the contract (``browser``, ``toolset``, ``runner``, ``computer``);
+this module only defines the type and gathers them, so a check can name a clause without knowing which list
+holds it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Final
+
+SPEC_FILES: Final[dict[str, str]] = {
+    "000": "000_0f3261ce09ee2a45.txt",
+    "002": "002_aecd7279c80fcdb6.txt",
+    "003": "003_5003ed47aa6d7790.txt",
+    "004": "004_cc4bc2d720cf2a68.txt",
+}
+
+# The modules that hold clause lists, in the order they are reported.
+PART_MODULES: Final[tuple[str, ...]] = ("browser", "toolset", "runner", "computer")
+
+
+class UnknownClauseError(KeyError):
+    """A check or a deviation named a clause ID that no clause list defines."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One requirement of the contract.
+
+    ``id`` is stable across kit releases (``BR-READ-004``); ``spec`` is a key of :data:`SPEC_FILES`;
+    ``section`` is the heading it comes from; ``summary`` paraphrases it in one line; ``member`` names the
+    browser member or computer method it applies to, or is ``None`` for clauses about the whole driver.
+    """
+
+    id: str
+    spec: str
+    section: str
+    summary: str
+    member: str | None = None
+
+    @property
+    def source(self) -> str:
+        return f'{SPEC_FILES[self.spec]} "{self.section}"'
+
+    @property
+    def part(self) -> str:
+        """The family prefix, e.g. ``BR`` for browser driver clauses."""
+        return self.id.split("-", 1)[0]
+
+
+def _load_part(name: str) -> tuple[Clause, ...]:
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as error:
+        if error.name == f"{__name__}.{name}":
+            return ()
+        raise
+    clauses: tuple[Clause, ...] = module.CLAUSES
+    return clauses
+
+
+class ClauseRegistry:
+    """All clause lists, indexed by ID. IDs must be unique across lists."""
+
+    def __init__(self, clauses: Iterable[Clause]) -> None:
+        self._by_id: dict[str, Clause] = {}
+        for clause in clauses:
+            if clause.id in self._by_id:
+                raise ValueError(f"duplicate clause ID {clause.id}")
+            if clause.spec not in SPEC_FILES:
+                raise ValueError(f"clause {clause.id} cites unknown spec {clause.spec!r}")
+            self._by_id[clause.id] = clause
+
+    def __iter__(self) -> Iterator[Clause]:
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, clause_id: object) -> bool:
+        return clause_id in self._by_id
+
+    def get(self, clause_id: str) -> Clause:
+        try:
+            return self._by_id[clause_id]
+        except KeyError:
+            raise UnknownClauseError(clause_id) from None
+
+    def with_prefix(self, *prefixes: str) -> list[Clause]:
+        return [clause for clause in self if clause.part in prefixes]
+
+
+_registry: ClauseRegistry | None = None
+
+
+def registry() -> ClauseRegistry:
+    """The registry of every clause list the kit ships (built once)."""
+    global _registry
+    if _registry is None:
+        _registry = ClauseRegistry(clause for part in PART_MODULES for clause in _load_part(part))
+    return _registry
+
+
+__all__ = ["SPEC_FILES", "Clause", "ClauseRegistry", "UnknownClauseError", "registry"]
