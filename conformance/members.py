@@ -70,12 +70,18 @@ OPT_IN_NAMES: Final[tuple[str, ...]] = tuple(member.name for member in MEMBERS i
 # Members a driver implements as methods: list_tabs is derived from state() and never implemented.
 DRIVER_METHOD_NAMES: Final[tuple[str, ...]] = tuple(name for name in ALL_NAMES if name != "list_tabs")
 # Reads that need no confirmation and may be listed in confirm_reads.
-READ_ONLY_NAMES: Final[tuple[str, ...]] = tuple(
-    member.name for member in MEMBERS if not member.changes_state
-)
+READ_ONLY_NAMES: Final[tuple[str, ...]] = tuple(member.name for member in MEMBERS if not member.changes_state)
 NAVIGATING_NAMES: Final[tuple[str, ...]] = ("navigate", "new_tab")
 
-READ_ROLES: Final[tuple[str, ...]] = ("button", "textbox", "combobox", "checkbox", "radio", "slider", "listbox")
+READ_ROLES: Final[tuple[str, ...]] = (
+    "button",
+    "textbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "slider",
+    "listbox",
+)
 OMISSION_CODES: Final[tuple[str, ...]] = (
     "report_limit",
     "text_limit",

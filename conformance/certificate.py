@@ -1,0 +1,147 @@
+"""The certificate: a JSON record and a readable Markdown page of what conforms, clause by clause.
+
+Both files are written atomically (a temporary file renamed into place), so an interrupted run never leaves a
+half-written certificate beside a complete-looking one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from conformance.clauses import SPEC_FILES
+from conformance.session import ClauseResult
+
+FORMAT = "driverkit.certificate"
+FORMAT_VERSION = 1
+STATUS_LABELS: Mapping[str, str] = {
+    "passed": "passed",
+    "failed": "FAILED",
+    "deviation": "known deviation",
+    "not_implemented": "not implemented",
+    "not_checked": "not checked",
+}
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def browser_version(executable: str = "/usr/bin/chromium") -> str | None:
+    """The version line of the system Chromium, when there is one (the reference drivers use it)."""
+    try:
+        completed = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [line for line in completed.stdout.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else None
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What was certified: the option values that named it and the profile the kit found."""
+
+    kind: str  # "browser driver", "computer driver", "SDK toolsets and runners"
+    spec: str | None
+    profile: Mapping[str, Any] | None
+
+
+def build(
+    subjects: Sequence[Subject], results: Sequence[ClauseResult], extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    counts: Counter[str] = Counter(result.status for result in results)
+    verdict = "does not conform" if counts["failed"] else "conforms"
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "verdict": verdict,
+        "versions": {
+            "kit": _version("responses-driver-kit"),
+            "openai": _version("openai"),
+            "playwright": _version("playwright"),
+            "python": platform.python_version(),
+            **(extra or {}),
+        },
+        "contract": {key: f"spec/{name}" for key, name in SPEC_FILES.items()},
+        "subjects": [
+            {"kind": subject.kind, "spec": subject.spec, "profile": dict(subject.profile or {})} for subject in subjects
+        ],
+        "summary": {status: counts[status] for status in STATUS_LABELS},
+        "clauses": [
+            {
+                "id": result.clause.id,
+                "status": result.status,
+                "summary": result.clause.summary,
+                "source": result.clause.source,
+                "member": result.clause.member,
+                "reasons": result.reasons[:3],
+                "checks": result.checks,
+            }
+            for result in results
+        ],
+    }
+
+
+def render_markdown(certificate: Mapping[str, Any]) -> str:
+    lines = [f"# Conformance certificate: {certificate['verdict']}", ""]
+    for subject in certificate["subjects"]:
+        profile = subject["profile"]
+        lines.append(f"- **{subject['kind']}**: `{subject['spec'] or 'built-in'}`")
+        if profile.get("flavour"):
+            lines.append(f"  - flavour: {profile['flavour']}")
+        if "implemented" in profile:
+            implemented = ", ".join(profile["implemented"]) or "none"
+            lines.append(f"  - implemented members: {implemented}")
+    lines.append("")
+    lines.append("| versions | |")
+    lines.append("| --- | --- |")
+    for name, value in certificate["versions"].items():
+        lines.append(f"| {name} | {value or 'unknown'} |")
+    lines.append("")
+    summary = ", ".join(f"{count} {STATUS_LABELS[status]}" for status, count in certificate["summary"].items())
+    lines.append(f"Clauses: {summary}.")
+    lines.append("")
+    lines.append("| clause | status | requirement | source | reason |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    for clause in certificate["clauses"]:
+        reason = "; ".join(clause["reasons"]).replace("|", "\\|").replace("\n", " ")
+        lines.append(
+            f"| {clause['id']} | {STATUS_LABELS[clause['status']]} | {clause['summary']} | "
+            f"{clause['source']} | {reason[:300]} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write(directory: Path, certificate: Mapping[str, Any]) -> tuple[Path, Path]:
+    """Write ``certificate.json`` and ``certificate.md`` into ``directory`` (created if missing)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path, markdown_path = directory / "certificate.json", directory / "certificate.md"
+    _write_atomically(json_path, json.dumps(certificate, indent=2, ensure_ascii=False) + "\n")
+    _write_atomically(markdown_path, render_markdown(certificate))
+    return json_path, markdown_path

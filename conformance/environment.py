@@ -1,0 +1,179 @@
+"""What a driver factory and a check know about the world they run in: pages, origins, effects, hints.
+
+An :class:`Environment` is made for each check. The driver factory receives it (``make_driver(env)``) and must
+return a driver whose active tab shows ``env.start_url``; the check then reads the page's own record of effects
+through it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from conformance.fixture_server import Effect, EffectStore, EffectTimeout, FixtureServer, RecordedRequest
+
+T = TypeVar("T")
+Origin = Literal["main", "other"]
+
+
+@dataclass(frozen=True)
+class FileGrant:
+    """A caller-issued file grant the check wants the driver to know about.
+
+    ``kind`` says which member may use it. An upload grant names a file the driver may send (``content``); a
+    download grant allows saving one download of at most ``max_bytes``. Grants are single use and expire
+    ``expires_in_s`` seconds after the driver is created.
+    """
+
+    grant_id: str
+    kind: Literal["upload", "download"]
+    file_name: str
+    content: bytes = b""
+    max_bytes: int = 1_000_000
+    expires_in_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class DriverHints:
+    """What the check would like from the driver. Drivers may ignore hints; dependent checks then report
+    "not implemented" instead of failing."""
+
+    viewport: tuple[int, int] = (1280, 720)
+    observation: bool = True
+    bind_targets: bool = False
+    grants: tuple[FileGrant, ...] = ()
+    members: tuple[str, ...] = ()
+    limits: Mapping[str, int] = field(default_factory=dict)
+
+
+class SharedResources:
+    """Per-process resources shared by all checks (a browser, say), closed once at the end of the session."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self._closers: list[Callable[[], object]] = []
+
+    def get(self, key: str, create: Callable[[], T], close: Callable[[T], object] | None) -> T:
+        if key not in self._values:
+            value = create()
+            self._values[key] = value
+            if close is not None:
+                self._closers.append(lambda: close(value))
+        result: T = self._values[key]
+        return result
+
+    async def get_async(
+        self, key: str, create: Callable[[], Awaitable[T]], close: Callable[[T], Awaitable[object]] | None
+    ) -> T:
+        if key not in self._values:
+            value = await create()
+            self._values[key] = value
+            if close is not None:
+                self._closers.append(lambda: close(value))
+        result: T = self._values[key]
+        return result
+
+    def close_all(self, resolve: Callable[[object], object]) -> list[BaseException]:
+        """Close everything in reverse order; ``resolve`` settles awaitables on the harness loop."""
+        errors: list[BaseException] = []
+        while self._closers:
+            closer = self._closers.pop()
+            try:
+                resolve(closer())
+            except BaseException as error:  # one failing cleanup must not stop the others
+                errors.append(error)
+        self._values.clear()
+        return errors
+
+
+class Environment:
+    """One check's view of the fixture server, its session and its hints."""
+
+    def __init__(
+        self,
+        server: FixtureServer,
+        session: str,
+        start_page: str = "blank.html",
+        hints: DriverHints | None = None,
+        shared: SharedResources | None = None,
+        poll: Callable[[float], None] | None = None,
+    ) -> None:
+        self._server = server
+        self._session = session
+        self.hints = hints or DriverHints()
+        self._shared = shared or SharedResources()
+        self._poll = poll
+        self.main_origin = server.origin("main")
+        self.other_origin = server.origin("other")
+        self.allowed_origins: tuple[str, ...] = (self.main_origin,)
+        self.start_url = self.url(start_page)
+
+    @property
+    def store(self) -> EffectStore:
+        return self._server.store
+
+    def url(self, page: str, *, origin: Origin = "main", credentials: str | None = None) -> str:
+        """Absolute URL of fixture ``page`` (a path under fixtures/pages, may carry ``?query``) in this session."""
+        base = self.main_origin if origin == "main" else self.other_origin
+        address = f"{base}/s/{self._session}/{page.lstrip('/')}"
+        if credentials is None:
+            return address
+        parts = urlsplit(address)
+        return urlunsplit(parts._replace(netloc=f"{credentials}@{parts.netloc}"))
+
+    def effects(self, kind: str | None = None, page: str | None = None) -> builtins.list[Effect]:
+        return [
+            effect
+            for effect in self.store.effects(self._session)
+            if (kind is None or effect.get("kind") == kind) and (page is None or effect.get("page") == page)
+        ]
+
+    def wait_for_effect(
+        self, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0
+    ) -> Effect:
+        """The first recorded ``kind`` effect matching ``predicate``; raises :class:`EffectTimeout` if none comes."""
+
+        def matches(effect: Effect) -> bool:
+            return effect.get("kind") == kind and (predicate is None or predicate(effect))
+
+        found = self.store.wait(self._session, matches, timeout, self._poll)
+        if found is None:
+            seen = sorted({str(effect.get("kind")) for effect in self.effects()})
+            raise EffectTimeout(
+                f"no {kind!r} effect within {timeout:g} s (recorded kinds: {', '.join(seen) or 'none'})"
+            )
+        return found
+
+    def settle(self, quiet: float = 0.15, limit: float = 5.0) -> None:
+        """Wait until the page has recorded nothing new for ``quiet`` seconds."""
+        self.store.settle(self._session, quiet, limit, self._poll)
+
+    def requests(self, origin: Origin | None = None) -> builtins.list[RecordedRequest]:
+        return [request for request in self.store.requests(self._session) if origin is None or request.origin == origin]
+
+    def shared(self, key: str, create: Callable[[], T], close: Callable[[T], object] | None = None) -> T:
+        """A resource shared by every check in this process, created on first use and closed at session end."""
+        return self._shared.get(key, create, close)
+
+    async def shared_async(
+        self,
+        key: str,
+        create: Callable[[], Awaitable[T]],
+        close: Callable[[T], Awaitable[object]] | None = None,
+    ) -> T:
+        """The async twin of :meth:`shared`, for drivers that live on the harness event loop."""
+        return await self._shared.get_async(key, create, close)
+
+
+__all__ = [
+    "DriverHints",
+    "Effect",
+    "EffectTimeout",
+    "Environment",
+    "FileGrant",
+    "RecordedRequest",
+    "SharedResources",
+]

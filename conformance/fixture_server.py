@@ -1,0 +1,340 @@
+"""The fixture server: fixture pages on two loopback origins, and the record of what those pages observed.
+
+Checks verify a driver's effects from the page's side, never from the driver's word: every fixture page posts
+the events it sees (``fixtures/pages/recorder.js``) to this server, and the server logs every request it
+receives. Each check gets its own session token, which prefixes every path (``/s/<token>/forms.html``), so
+checks never see each other's effects even when they share a server.
+
+Two origins are served: "main" (the allowed origin) and "other" (a second port on loopback, which checks treat as
+a disallowed origin for redirects, popups and subresources).
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from conformance import generated_pages
+
+Origin = Literal["main", "other"]
+Effect = Mapping[str, Any]
+
+# Only loopback: the kit never serves beyond this machine.
+HOST = "127.0.0.1"
+_MAX_EFFECT_BYTES = 64 * 1024
+_SESSION_PREFIX = "/s/"
+
+
+def fixtures_dir() -> Path:
+    """Where the fixture pages live: ``DRIVERKIT_FIXTURES`` or the checkout's ``fixtures/`` folder."""
+    configured = os.environ.get("DRIVERKIT_FIXTURES")
+    root = Path(configured) if configured else Path(__file__).resolve().parent.parent / "fixtures"
+    if not (root / "pages").is_dir():
+        raise FileNotFoundError(
+            f"fixture pages not found at {root / 'pages'}; set DRIVERKIT_FIXTURES to the kit's fixtures folder"
+        )
+    return root
+
+
+class EffectTimeout(AssertionError):
+    """An expected page effect did not arrive in time."""
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: str
+    origin: Origin
+    at: float
+
+
+@dataclass
+class _Session:
+    effects: list[Effect] = field(default_factory=list)
+    requests: list[RecordedRequest] = field(default_factory=list)
+
+
+class EffectStore:
+    """Thread-safe effects and request logs per session, with waits that can keep a caller's loop turning."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Session] = {}
+        self._changed = threading.Condition()
+
+    def open(self) -> str:
+        token = secrets.token_hex(6)
+        with self._changed:
+            self._sessions[token] = _Session()
+        return token
+
+    def close(self, token: str) -> None:
+        with self._changed:
+            self._sessions.pop(token, None)
+
+    def known(self, token: str) -> bool:
+        with self._changed:
+            return token in self._sessions
+
+    def add_effect(self, token: str, effect: Effect) -> None:
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None:
+                session.effects.append(dict(effect, received=time.monotonic()))
+                self._changed.notify_all()
+
+    def add_request(self, token: str, request: RecordedRequest) -> None:
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None:
+                session.requests.append(request)
+                self._changed.notify_all()
+
+    def effects(self, token: str) -> list[Effect]:
+        with self._changed:
+            session = self._sessions.get(token)
+            return list(session.effects) if session else []
+
+    def requests(self, token: str) -> list[RecordedRequest]:
+        with self._changed:
+            session = self._sessions.get(token)
+            return list(session.requests) if session else []
+
+    def wait(
+        self,
+        token: str,
+        matches: Callable[[Effect], bool],
+        timeout: float,
+        poll: Callable[[float], None] | None = None,
+    ) -> Effect | None:
+        """The first effect (old or new) that ``matches``, or None after ``timeout`` seconds.
+
+        ``poll(seconds)`` replaces the plain sleep between looks, so a caller whose driver needs its event loop
+        turning (an async driver) can keep it turning while it waits.
+        """
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while True:
+            effects = self.effects(token)
+            for effect in effects[seen:]:
+                if matches(effect):
+                    return effect
+            seen = len(effects)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self._pause(min(0.02, remaining), poll)
+
+    def settle(self, token: str, quiet: float, limit: float = 5.0, poll: Callable[[float], None] | None = None) -> None:
+        """Return once no effect has arrived for ``quiet`` seconds (or after ``limit`` seconds)."""
+        deadline = time.monotonic() + limit
+        count = len(self.effects(token))
+        last_change = time.monotonic()
+        while time.monotonic() < deadline:
+            self._pause(0.02, poll)
+            now_count = len(self.effects(token))
+            if now_count != count:
+                count, last_change = now_count, time.monotonic()
+            elif time.monotonic() - last_change >= quiet:
+                return
+
+    def _pause(self, seconds: float, poll: Callable[[float], None] | None) -> None:
+        if poll is not None:
+            poll(seconds)
+        else:
+            with self._changed:
+                self._changed.wait(seconds)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _OriginServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        # Request logging goes to the effect store, not to stderr.
+        return
+
+    def do_GET(self) -> None:
+        self._dispatch("GET")
+
+    def do_HEAD(self) -> None:
+        self._dispatch("HEAD")
+
+    def do_POST(self) -> None:
+        self._dispatch("POST")
+
+    def _dispatch(self, method: str) -> None:
+        parts = urlsplit(self.path)
+        path = unquote(parts.path)
+        if not path.startswith(_SESSION_PREFIX):
+            self._reply(HTTPStatus.NOT_FOUND, b"no session in path\n", "text/plain")
+            return
+        token, _, rest = path[len(_SESSION_PREFIX) :].partition("/")
+        store = self.server.fixture.store
+        if not store.known(token):
+            self._reply(HTTPStatus.NOT_FOUND, b"unknown session\n", "text/plain")
+            return
+        if method != "POST" or not rest.endswith("__effect"):
+            store.add_request(token, RecordedRequest(method, rest, parts.query, self.server.origin_name, time.time()))
+        segments = rest.split("/")
+        special = next((i for i, segment in enumerate(segments) if segment.startswith("__")), None)
+        if special is not None:
+            self._special(method, token, segments[special], segments[special + 1 :], parse_qs(parts.query))
+        elif method == "POST":
+            self._reply(HTTPStatus.METHOD_NOT_ALLOWED, b"pages are read-only\n", "text/plain")
+        else:
+            self._page(rest, parse_qs(parts.query), head=method == "HEAD")
+
+    def _page(self, relative: str, query: Mapping[str, list[str]], head: bool) -> None:
+        relative = relative or "blank.html"
+        if relative.startswith("gen/"):
+            built = generated_pages.build(relative[len("gen/") :], query)
+            if built is None:
+                self._reply(HTTPStatus.NOT_FOUND, b"no such generated page\n", "text/plain")
+            else:
+                self._reply(HTTPStatus.OK, built.encode(), "text/html; charset=utf-8", head=head)
+            return
+        pages = self.server.fixture.pages
+        target = (pages / relative).resolve()
+        if not target.is_relative_to(pages) or not target.is_file():
+            self._reply(HTTPStatus.NOT_FOUND, b"no such fixture page\n", "text/plain")
+            return
+        content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if content_type.startswith("text/") or content_type.endswith("javascript"):
+            content_type += "; charset=utf-8"
+        self._reply(HTTPStatus.OK, target.read_bytes(), content_type, head=head)
+
+    def _special(self, method: str, token: str, name: str, tail: list[str], query: Mapping[str, list[str]]) -> None:
+        store = self.server.fixture.store
+        if name == "__effect" and method == "POST":
+            body = self._body()
+            try:
+                effect = json.loads(body)
+            except ValueError:
+                self._reply(HTTPStatus.BAD_REQUEST, b"effect must be JSON\n", "text/plain")
+                return
+            if isinstance(effect, dict):
+                effect["origin"] = self.server.origin_name
+                store.add_effect(token, effect)
+            self._reply(HTTPStatus.NO_CONTENT, b"", "text/plain")
+        elif name == "__redirect":
+            self.send_response(HTTPStatus.FOUND)
+            self.send_header("Location", query.get("to", ["blank.html"])[0])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif name == "__download":
+            file_name = tail[0] if tail and tail[0] else "report.txt"
+            self._reply(
+                HTTPStatus.OK,
+                f"fixture download {file_name}\n".encode(),
+                "text/plain",
+                extra={"Content-Disposition": f'attachment; filename="{file_name}"'},
+            )
+        elif name == "__slow":
+            delay_ms = min(int(query.get("ms", ["1000"])[0]), 30_000)
+            time.sleep(delay_ms / 1000)
+            self._reply(HTTPStatus.OK, b"<!doctype html><title>Slow</title><p>slow page</p>", "text/html")
+        elif name == "__cookie":
+            self._reply(
+                HTTPStatus.OK,
+                b'{"cookie": "set"}',
+                "application/json",
+                extra={"Set-Cookie": "kit_secret=cookie-secret-4711; Path=/; SameSite=Lax"},
+            )
+        elif name == "__api":
+            self._reply(HTTPStatus.OK, b'{"items": [1, 2, 3]}', "application/json")
+        elif name == "__upload" and method == "POST":
+            body = self._body()
+            store.add_effect(
+                token,
+                {"kind": "upload", "page": "__upload", "bytes": len(body), "origin": self.server.origin_name},
+            )
+            self._reply(HTTPStatus.OK, b'{"uploaded": true}', "application/json")
+        else:
+            self._reply(HTTPStatus.NOT_FOUND, b"unknown endpoint\n", "text/plain")
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(min(length, _MAX_EFFECT_BYTES * 16))
+
+    def _reply(
+        self,
+        status: HTTPStatus,
+        body: bytes,
+        content_type: str,
+        *,
+        head: bool = False,
+        extra: Mapping[str, str] | None = None,
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        # Fixture pages change between kit versions; a cached copy would make a check test an old page.
+        self.send_header("Cache-Control", "no-store")
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if not head and body:
+            self.wfile.write(body)
+
+
+class _OriginServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, fixture: FixtureServer, origin_name: Origin) -> None:
+        super().__init__((HOST, 0), _Handler)
+        self.fixture = fixture
+        self.origin_name: Origin = origin_name
+
+
+class FixtureServer:
+    """Serves the fixture pages on two loopback origins until :meth:`stop` (or the ``with`` block ends)."""
+
+    def __init__(self, pages: Path | None = None) -> None:
+        self.pages = (pages or fixtures_dir() / "pages").resolve()
+        self.store = EffectStore()
+        self._servers = {name: _OriginServer(self, name) for name in ("main", "other")}
+        self._threads: list[threading.Thread] = []
+
+    def origin(self, name: Origin = "main") -> str:
+        host, port = self._servers[name].server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> FixtureServer:
+        for name, server in self._servers.items():
+            thread = threading.Thread(target=server.serve_forever, name=f"driverkit-fixtures-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        for server in self._servers.values():
+            server.shutdown()
+            server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> FixtureServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def session(self) -> Generator[str, None, None]:
+        """Open a session token for one check; closing the generator forgets its record."""
+        token = self.store.open()
+        try:
+            yield token
+        finally:
+            self.store.close(token)

@@ -1,0 +1,169 @@
+"""The driverkit pytest plugin: options and hooks only; the work lives in the modules it calls.
+
+Registered through the ``pytest11`` entry point, so ``pytest --driver=mypkg:make_driver`` works in any project.
+Given ``--driver`` and no explicit paths, pytest collects the kit's bundled browser contract checks
+(``conformance/contracts/browser/check_*.py``) whatever the host project's ``python_files`` says.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+from conformance import reporting
+from conformance.assertions import ClauseViolation, skip_reason_member
+from conformance.driver import DriverSetupError
+from conformance.fixtures import HARNESS_KEY
+from conformance.harness import BrowserHarness
+from conformance.loading import SpecError, load_callable
+from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
+
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
+CHECK_DIRECTORIES = (CONTRACTS / "browser",)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("driverkit", "driver conformance (responses-driver-kit)")
+    group.addoption(
+        "--driver",
+        metavar="MODULE:FACTORY",
+        help="certify the browser driver made by FACTORY(env); runs the bundled browser contract checks",
+    )
+    group.addoption(
+        "--certificate",
+        metavar="DIR",
+        help="write certificate.json and certificate.md for this run into DIR",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
+    config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
+    config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
+    global _CURRENT
+    _CURRENT = CertificationSession()
+    spec = config.getoption("--driver")
+    if spec:
+        try:
+            load_callable(spec, "--driver")
+        except SpecError as error:
+            raise pytest.UsageError(str(error)) from None
+        if config.args_source != pytest.Config.ArgsSource.ARGS:
+            config.args = [str(directory) for directory in CHECK_DIRECTORIES]
+    from conformance import fixtures
+
+    if not config.pluginmanager.is_registered(fixtures):
+        config.pluginmanager.register(fixtures, "driverkit-fixtures")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    spec = config.getoption("--driver")
+    if not spec:
+        return
+    harness = BrowserHarness(spec, load_callable(spec, "--driver"))
+    try:
+        harness.probe()
+    except DriverSetupError as error:
+        harness.close()
+        raise pytest.UsageError(f"--driver={spec}: {error}") from None
+    if _is_xdist_controller(config):
+        # The controller only probes, so a bad factory is one usage error; its workers run the checks.
+        harness.close()
+    else:
+        config.stash[HARNESS_KEY] = harness
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
+    # Contract checks are named check_*.py so a host project's own test discovery never picks them up by
+    # accident; collect them here unless the host's python_files already does.
+    if file_path.suffix != ".py" or not file_path.name.startswith("check_"):
+        return None
+    if not any(file_path.is_relative_to(directory) for directory in CHECK_DIRECTORIES):
+        return None
+    patterns = parent.config.getini("python_files")
+    if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
+        return None
+    module: pytest.Module = pytest.Module.from_parent(parent, path=file_path)
+    return module
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    marker_ids = tuple(str(clause_id) for marker in item.iter_markers("clause") for clause_id in marker.args)
+    if not marker_ids:
+        return report
+    decisive = report.when == "call" or (report.when == "setup" and not report.passed)
+    if not decisive:
+        return report
+    outcome, blamed, reason = _classify(report, call, marker_ids)
+    harness = item.config.stash.get(HARNESS_KEY, None)
+    profile = harness.profile.to_json() if harness and harness.profile else None
+    result = CheckResult(item.nodeid, marker_ids, outcome, blamed, reason, profile)
+    report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
+    return report
+
+
+def _classify(
+    report: pytest.TestReport, call: pytest.CallInfo[None], clause_ids: tuple[str, ...]
+) -> tuple[CheckOutcome, tuple[str, ...], str]:
+    if hasattr(report, "wasxfail"):
+        if report.skipped:
+            return "deviation", (), str(report.wasxfail)
+        return "failed", clause_ids, "a recorded known deviation no longer happens"
+    if report.passed:
+        return "passed", (), ""
+    if report.skipped:
+        reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        member = skip_reason_member(reason)
+        return ("not_implemented", (), member) if member else ("skipped", (), reason)
+    error = call.excinfo.value if call.excinfo else None
+    if isinstance(error, ClauseViolation):
+        return "failed", (error.clause_id,), error.detail
+    summary = f"{type(error).__name__}: {error}" if error else "failed"
+    return "failed", clause_ids, summary.splitlines()[0][:300] if summary else "failed"
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, value in report.user_properties:
+        if name == USER_PROPERTY:
+            _CURRENT.add(CheckResult.from_property(str(value)))
+
+
+# pytest_runtest_logreport gets no config, so the run's results live here; pytest_configure resets them.
+_CURRENT = CertificationSession()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    harness = config.stash.get(HARNESS_KEY, None)
+    if harness is not None:
+        harness.close()
+        del config.stash[HARNESS_KEY]
+    if _is_xdist_worker(config):
+        return
+    directory = config.getoption("--certificate")
+    if directory and _CURRENT.results:
+        written = reporting.write_certificate(config, _CURRENT, Path(directory))
+        config.stash[reporting.WRITTEN_KEY] = written
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if _CURRENT.results and not _is_xdist_worker(config):
+        reporting.summarize(terminalreporter, config, _CURRENT)
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    numprocesses = getattr(config.option, "numprocesses", None)
+    return not _is_xdist_worker(config) and bool(numprocesses) and config.getoption("dist", "no") != "no"

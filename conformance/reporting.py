@@ -1,0 +1,67 @@
+"""Turning a run's check results into the certificate files and the terminal summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance import certificate
+from conformance.clauses import registry
+from conformance.session import CertificationSession, ClauseResult
+
+WRITTEN_KEY = pytest.StashKey[tuple[Path, Path]]()
+_PART_NAMES = {"BR": "browser driver", "CO": "computer driver", "TS": "SDK toolsets", "RN": "SDK runners"}
+
+
+def clause_results(run: CertificationSession) -> list[ClauseResult]:
+    """Every clause of the parts this run checked, with its status."""
+    return run.clause_results(registry().with_prefix(*sorted(run.prefixes())))
+
+
+def subjects(config: pytest.Config, run: CertificationSession) -> list[certificate.Subject]:
+    found = []
+    driver = config.getoption("--driver", None)
+    if driver:
+        found.append(certificate.Subject("browser driver", driver, run.profile))
+    computer = config.getoption("--computer-driver", None) if _has_option(config, "--computer-driver") else None
+    if computer:
+        found.append(certificate.Subject("computer driver", computer, None))
+    if run.prefixes() & {"TS", "RN"}:
+        found.append(certificate.Subject("SDK toolsets and runners", None, None))
+    return found
+
+
+def _has_option(config: pytest.Config, name: str) -> bool:
+    try:
+        config.getoption(name)
+    except ValueError:
+        return False
+    return True
+
+
+def write_certificate(config: pytest.Config, run: CertificationSession, directory: Path) -> tuple[Path, Path]:
+    extra = {"browser": certificate.browser_version()} if config.getoption("--driver", None) else {}
+    built = certificate.build(subjects(config, run), clause_results(run), extra)
+    return certificate.write(directory, built)
+
+
+def summarize(reporter: pytest.TerminalReporter, config: pytest.Config, run: CertificationSession) -> None:
+    results = clause_results(run)
+    reporter.section("driverkit conformance")
+    by_part: dict[str, Counter[str]] = {}
+    for result in results:
+        by_part.setdefault(result.clause.part, Counter())[result.status] += 1
+    for part, counts in sorted(by_part.items()):
+        figures = ", ".join(f"{count} {certificate.STATUS_LABELS[status]}" for status, count in counts.items())
+        reporter.write_line(f"{_PART_NAMES.get(part, part)} clauses: {figures}")
+    for result in results:
+        if result.status == "failed":
+            reason = result.reasons[0] if result.reasons else ""
+            reporter.write_line(f"  FAILED {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
+    verdict = "does not conform" if any(r.status == "failed" for r in results) else "conforms"
+    reporter.write_line(f"verdict: {verdict}")
+    written = config.stash.get(WRITTEN_KEY, None)
+    if written:
+        reporter.write_line(f"certificate: {written[0]} and {written[1]}")

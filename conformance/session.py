@@ -1,0 +1,99 @@
+"""Per-check results, and how they add up to a status for each clause.
+
+Each contract check declares the clauses it covers. When it runs, the plugin records a :class:`CheckResult`
+(on the pytest-xdist worker, carried to the controller in the report's ``user_properties``). A clause then
+gets one status:
+
+- ``failed`` when any check blamed it (a :class:`~conformance.assertions.ClauseViolation` blames one clause,
+  any other failure blames every clause the check declares);
+- ``passed`` when at least one check covering it passed and none blamed it;
+- ``deviation`` when its only outcomes are known SDK deviations (expected failures);
+- ``not_implemented`` when every check covering it was skipped because the subject lacks a member;
+- ``not_checked`` otherwise (no check ran, or a check stopped before reaching it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from conformance.clauses import Clause
+
+CheckOutcome = Literal["passed", "failed", "not_implemented", "skipped", "deviation"]
+ClauseStatus = Literal["passed", "failed", "deviation", "not_implemented", "not_checked"]
+USER_PROPERTY = "driverkit"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    nodeid: str
+    clauses: tuple[str, ...]
+    outcome: CheckOutcome
+    blamed: tuple[str, ...] = ()
+    reason: str = ""
+    profile: dict[str, object] | None = None
+
+    def to_property(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_property(cls, text: str) -> CheckResult:
+        data = json.loads(text)
+        return cls(
+            nodeid=data["nodeid"],
+            clauses=tuple(data["clauses"]),
+            outcome=data["outcome"],
+            blamed=tuple(data["blamed"]),
+            reason=data["reason"],
+            profile=data.get("profile"),
+        )
+
+
+@dataclass
+class ClauseResult:
+    clause: Clause
+    status: ClauseStatus
+    checks: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CertificationSession:
+    """Everything one run learned, gathered on the controller."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    profile: dict[str, object] | None = None
+
+    def add(self, result: CheckResult) -> None:
+        self.results.append(result)
+        if result.profile and self.profile is None:
+            self.profile = result.profile
+
+    def prefixes(self) -> set[str]:
+        """The clause families (``BR``, ``TS``...) that this run's checks cover."""
+        return {clause_id.split("-", 1)[0] for result in self.results for clause_id in result.clauses}
+
+    def clause_results(self, clauses: Iterable[Clause]) -> list[ClauseResult]:
+        by_clause: dict[str, list[CheckResult]] = {}
+        for result in self.results:
+            for clause_id in set(result.clauses) | set(result.blamed):
+                by_clause.setdefault(clause_id, []).append(result)
+        return [_status(clause, by_clause.get(clause.id, ())) for clause in clauses]
+
+
+def _status(clause: Clause, results: Sequence[CheckResult]) -> ClauseResult:
+    blamed = [result for result in results if clause.id in result.blamed]
+    if blamed:
+        return ClauseResult(clause, "failed", [r.nodeid for r in blamed], [r.reason for r in blamed if r.reason])
+    for status, outcome in (
+        ("passed", "passed"),
+        ("deviation", "deviation"),
+        ("not_implemented", "not_implemented"),
+    ):
+        matching = [result for result in results if result.outcome == outcome]
+        if matching:
+            reasons = sorted({r.reason for r in matching if r.reason}) if outcome != "passed" else []
+            return ClauseResult(clause, status, [r.nodeid for r in matching], reasons)  # type: ignore[arg-type]
+    return ClauseResult(clause, "not_checked", [r.nodeid for r in results])

@@ -1,0 +1,220 @@
+"""The driver under test as a check sees it: every call goes through the SDK toolset and is recorded on the way.
+
+A check calls ``subject.call("click", target=ref, tab_id=None)``. The subject builds a one-member
+``BrowserToolset`` (or ``AsyncBrowserToolset``) that approves every confirmation and URL, hands it a transparent
+recording proxy of the driver, and executes a function call. One call therefore gives both views a certificate
+needs: what the driver itself returned or raised (``outcome.raw`` / ``outcome.raised``) and what the SDK made of it
+(``outcome.payload``, or ``outcome.sdk_error`` when the SDK would stop the run).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
+from openai.types.responses import ResponseFunctionToolCall
+
+from conformance.assertions import expect, not_implemented
+from conformance.driver import DriverProfile, HarnessLoop
+from conformance.environment import Environment
+from conformance.members import BY_NAME
+
+_call_ids = itertools.count(1)
+
+
+@dataclass
+class CallRecord:
+    """What the proxy saw of one driver method call."""
+
+    member: str
+    arguments: Any
+    cancelled_passed: bool
+    returned: Any = None
+    raised: BaseException | None = None
+
+
+@dataclass
+class Outcome:
+    """The result of one member call through the SDK toolset."""
+
+    member: str
+    arguments: dict[str, Any]
+    calls: list[CallRecord] = field(default_factory=list)
+    payload: dict[str, Any] | None = None
+    image: dict[str, Any] | None = None
+    sdk_error: BaseException | None = None
+
+    @property
+    def member_call(self) -> CallRecord | None:
+        return next((call for call in self.calls if call.member == self.member), None)
+
+    @property
+    def raw(self) -> Any:
+        """What the driver's method returned (None when it raised or was never called)."""
+        call = self.member_call
+        return call.returned if call else None
+
+    @property
+    def raised(self) -> BaseException | None:
+        call = self.member_call
+        return call.raised if call else None
+
+    @property
+    def ok(self) -> bool | None:
+        return None if self.payload is None else bool(self.payload.get("ok"))
+
+    @property
+    def error(self) -> str | None:
+        return None if self.payload is None else self.payload.get("error")
+
+    @property
+    def states(self) -> list[Any]:
+        """Every state() report the SDK read during the call, in order."""
+        return [call.returned for call in self.calls if call.member == "state" and call.raised is None]
+
+    def expect_sdk_accepted(self) -> None:
+        """Fail BR-SDK-001 when the SDK rejected the driver's result or state (the run would stop)."""
+        expect(
+            self.sdk_error is None,
+            "BR-SDK-001",
+            f"the SDK toolset rejected what the driver returned for {self.member}: "
+            f"{type(self.sdk_error).__name__}: {self.sdk_error}",
+        )
+
+
+def _approve(*_args: object) -> bool:
+    return True
+
+
+async def _approve_async(*_args: object) -> bool:
+    return True
+
+
+class _RecordingProxy:
+    """Exposes exactly the driver's implemented members, recording every call and result."""
+
+    def __init__(self, driver: object, names: tuple[str, ...], flavour: str, log: list[CallRecord]) -> None:
+        for name in ("state", *names):
+            setattr(self, name, _record(getattr(driver, name), name, flavour, log))
+
+
+def _record(method: Callable[..., Any], name: str, flavour: str, log: list[CallRecord]) -> Callable[..., Any]:
+    # functools.wraps keeps __wrapped__, so the SDK sees the driver's own signature (its `cancelled` keyword)
+    # and flavour through the proxy.
+    if flavour == "async":
+
+        @functools.wraps(method)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
+            log.append(record)
+            try:
+                record.returned = await method(*args, **kwargs)
+            except BaseException as error:
+                record.raised = error
+                raise
+            return record.returned
+
+        return async_wrapper
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
+        log.append(record)
+        try:
+            record.returned = method(*args, **kwargs)
+        except BaseException as error:
+            record.raised = error
+            raise
+        return record.returned
+
+    return wrapper
+
+
+def declares_cancelled(method: Callable[..., Any]) -> bool:
+    """Whether a method accepts the ``cancelled`` keyword the way the documents describe."""
+    try:
+        parameter = inspect.signature(method).parameters.get("cancelled")
+    except (TypeError, ValueError):
+        return False
+    return parameter is not None and parameter.kind in (
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
+
+
+class Subject:
+    """A driver created by the factory for one check, with the ways a check may call it."""
+
+    def __init__(self, driver: object, profile: DriverProfile, loop: HarnessLoop, env: Environment) -> None:
+        self.driver = driver
+        self.profile = profile
+        self.loop = loop
+        self.env = env
+
+    @property
+    def flavour(self) -> str:
+        return self.profile.flavour
+
+    def implements(self, member: str) -> bool:
+        return member == "list_tabs" or member in self.profile.implemented
+
+    def require(self, *members: str) -> None:
+        for member in members:
+            if not self.implements(member):
+                not_implemented(member)
+
+    def run(self, value: object) -> Any:
+        """Settle ``value`` on the harness loop when it is awaitable."""
+        return self.loop.resolve(value)
+
+    def state(self) -> Any:
+        """The driver's own state() report, called directly."""
+        return self.run(self.driver.state())  # type: ignore[attr-defined]
+
+    def call_direct(
+        self, member: str, arguments: dict[str, Any], *, cancelled: Callable[[], bool] | None = None
+    ) -> Any:
+        """Call the driver's method without the SDK in between (``cancelled`` only if the method declares it)."""
+        method = getattr(self.driver, member)
+        if cancelled is not None and declares_cancelled(method):
+            return self.run(method(arguments, cancelled=cancelled))
+        return self.run(method(arguments))
+
+    def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> Outcome:
+        """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring."""
+        self.require(member)
+        if member not in BY_NAME:
+            raise ValueError(f"{member!r} is not a browser member")
+        outcome = Outcome(member, dict(arguments))
+        proxy: Any = _RecordingProxy(self.driver, self.profile.implemented, self.flavour, outcome.calls)
+        call = ResponseFunctionToolCall(
+            type="function_call",
+            call_id=f"call_kit_{next(_call_ids)}",
+            name=f"browser_{member}",
+            arguments=json.dumps(arguments),
+            status="completed",
+        )
+        try:
+            if self.flavour == "async":
+                async_toolset = AsyncBrowserToolset(
+                    proxy, members=[member], confirm=_approve_async, url_policy=_approve_async
+                )
+                output = self.run(async_toolset.execute(call, cancelled=cancelled))
+            else:
+                toolset = BrowserToolset(proxy, members=[member], confirm=_approve, url_policy=_approve)
+                output = toolset.execute(call, cancelled=cancelled)
+        except Exception as error:
+            # The SDK raises (rather than reporting ok: false) when a report is invalid: the run would stop.
+            outcome.sdk_error = error
+            return outcome
+        parts = output["output"]
+        outcome.payload = json.loads(parts[0]["text"])
+        if len(parts) > 1:
+            outcome.image = dict(parts[1])
+        return outcome
