@@ -17,7 +17,15 @@ from __future__ import annotations
 import json
 from typing import Self
 
-from conformance.cassettes import Cassette, Exchange, Fault, FaultKind, JSONObject, RecordedRequest, RecordedResponse
+from conformance.cassettes import (
+    Cassette,
+    Exchange,
+    Fault,
+    FaultKind,
+    JSONObject,
+    RecordedRequest,
+    RecordedResponse,
+)
 
 DEFAULT_USAGE: JSONObject = {
     "input_tokens": 10,
@@ -69,7 +77,12 @@ def computer_call(action: JSONObject, *, call_id: str, safety_checks: list[JSONO
 
 
 def web_search_call(item_id: str, *, status: str = "completed", query: str = "opening hours") -> JSONObject:
-    return {"type": "web_search_call", "id": item_id, "status": status, "action": {"type": "search", "query": query}}
+    return {
+        "type": "web_search_call",
+        "id": item_id,
+        "status": status,
+        "action": {"type": "search", "query": query},
+    }
 
 
 def image_generation_call(item_id: str, *, result: str = "aW1n") -> JSONObject:
@@ -144,7 +157,12 @@ def stream_events(response: JSONObject, *, indices: list[int] | None = None) -> 
     events: list[JSONObject] = [{"type": "response.created", "sequence_number": 0, "response": created}]
     for position, item in zip(positions, output, strict=True):
         events.append(
-            {"type": "response.output_item.done", "sequence_number": len(events), "output_index": position, "item": item}
+            {
+                "type": "response.output_item.done",
+                "sequence_number": len(events),
+                "output_index": position,
+                "item": item,
+            }
         )
     terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(
         str(response["status"]), "response.failed"
@@ -198,9 +216,21 @@ class CassetteBuilder:
         indices: list[int] | None = None,
         request_body: JSONObject | None = None,
     ) -> Self:
-        """One Responses exchange whose output is ``items`` (streamed, with optional explicit output indices)."""
-        response = response_object(f"resp_{len(self._exchanges) + 1}", list(items), status=status, usage=usage)
-        events = tuple(stream_events(response, indices=indices))
+        """One Responses exchange whose output is ``items``.
+
+        ``indices`` gives each item's stream ``output_index`` in the order the items are streamed; the completed
+        response then lists the items by index, as the API does, so out-of-order delivery can be authored.
+        """
+        ordered = list(items)
+        if indices is not None:
+            if sorted(indices) != list(range(len(items))):
+                raise ValueError("indices must be a permutation of the item positions; use drop_event for gaps")
+            ordered = [item for _, item in sorted(zip(indices, items, strict=True), key=lambda pair: pair[0])]
+        response = response_object(f"resp_{len(self._exchanges) + 1}", ordered, status=status, usage=usage)
+        events = tuple(stream_events({**response, "output": list(items)}, indices=indices))
+        if indices is not None:
+            # The terminal event must carry the index-ordered output, not the streaming order.
+            events = (*events[:-1], {**events[-1], "response": response})
         request = RecordedRequest("POST", "/v1/responses", request_body)
         self._exchanges.append(Exchange(request, RecordedResponse(200, events=events)))
         return self
@@ -220,9 +250,9 @@ class CassetteBuilder:
         self._exchanges[-1] = Exchange(last.request, last.response, (*last.faults, Fault(kind, fields)))
         return self
 
-    def http_error(self, status: int, message: str = "injected HTTP failure") -> Self:
+    def http_error(self, status: int, detail: str = "injected HTTP failure") -> Self:
         """An exchange that fails with an HTTP error (its recorded turn is never delivered)."""
-        return self.turn(message("unreachable")).fault("http_status", status=status, message=message)
+        return self.turn(message("unreachable")).fault("http_status", status=status, message=detail)
 
     def build(self) -> Cassette:
         """The finished cassette, validated by a round trip through the loader."""

@@ -1,0 +1,467 @@
+"""Run one scenario through the real SDK runner in one mode and capture everything observable.
+
+A scenario is written once (a cassette plus a :class:`Setup`) and executed in every mode it applies to: sync or
+async runner, plain or streamed, eager or not, with or without a ledger. The documents promise the same semantics
+in each mode, so checks compare the captured :class:`Outcome` against the documents, and the request-snapshot
+check compares modes against each other.
+
+Everything the runner does lands on one :class:`Timeline`: HTTP requests (from the fake transport), stream events
+(from ``on_event``), function executions and probe-driver calls, so order assertions need no timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx2
+import pytest
+from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
+from openai.lib.computer import AsyncComputerToolset, ComputerToolset
+from openai.lib.responses_tool_runner import (
+    AsyncRegisteredFunction,
+    AsyncResponsesToolLedger,
+    AsyncResponsesToolRunner,
+    RegisteredFunction,
+    ResponsesToolLedger,
+    ResponsesToolRunner,
+    ToolRunnerCancelledError,
+    ToolRunnerError,
+)
+
+from conformance import cassettes
+from conformance.fake_responses import CassetteTransport, SentRequest, fake_async_client, fake_client
+from conformance.probes import Act, ProbeLog, browser_probe, computer_probe
+
+STREAMS_DIR = Path(__file__).resolve().parents[3] / "fixtures" / "streams"
+
+
+@dataclass(frozen=True)
+class Mode:
+    flavour: Literal["sync", "async"]
+    stream: bool
+    eager: bool
+    ledger: bool
+
+    @property
+    def id(self) -> str:
+        delivery = "eager" if self.eager else "stream" if self.stream else "plain"
+        return f"{self.flavour}-{delivery}{'-ledger' if self.ledger else ''}"
+
+
+ALL_MODES: tuple[Mode, ...] = tuple(
+    Mode(flavour, stream, eager, ledger)
+    for flavour in ("sync", "async")
+    for stream, eager in ((False, False), (True, False), (True, True))
+    for ledger in (False, True)
+)
+
+
+def modes(*, stream: bool | None = None, eager: bool | None = None, ledger: bool | None = None) -> list[Any]:
+    """The modes matching the given filters, as pytest params with readable IDs."""
+    chosen = [
+        mode
+        for mode in ALL_MODES
+        if (stream is None or mode.stream == stream)
+        and (eager is None or mode.eager == eager)
+        and (ledger is None or mode.ledger == ledger)
+    ]
+    return [pytest.param(mode, id=mode.id) for mode in chosen]
+
+
+LOOKUP_SCHEMA = {
+    "type": "object",
+    "properties": {"reference": {"type": "string"}},
+    "required": ["reference"],
+    "additionalProperties": False,
+}
+
+
+def function_tool(name: str) -> dict[str, object]:
+    return {
+        "type": "function",
+        "name": name,
+        "description": f"{name} a reference",
+        "parameters": LOOKUP_SCHEMA,
+        "strict": True,
+    }
+
+
+class Timeline:
+    """Ordered, thread-safe record of what happened during a run."""
+
+    def __init__(self) -> None:
+        self.entries: list[str] = []
+        self._lock = threading.Lock()
+        self.active = 0
+        self.peak = 0
+
+    def add(self, entry: str) -> None:
+        with self._lock:
+            self.entries.append(entry)
+
+    def calls(self) -> list[str]:
+        """Executed call IDs (functions and drivers), in order."""
+        return [entry.split(":")[-1] for entry in self.entries if entry.startswith("call:")]
+
+    def index(self, entry: str) -> int:
+        return self.entries.index(entry)
+
+    def enter(self) -> None:
+        with self._lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+
+    def leave(self) -> None:
+        with self._lock:
+            self.active -= 1
+
+
+@dataclass(frozen=True)
+class Function:
+    """A registered function for the scenario: its reply (str, list, or an exception to raise) and options."""
+
+    name: str
+    reply: object = "ok"
+    independent: bool = False
+    allow_output_override: bool = False
+    # Seconds to hold the call open, so overlapping independent calls become visible.
+    hold: float = 0.0
+    # Called with the decoded arguments before replying (e.g. to set a cancellation flag).
+    side_effect: Callable[[dict[str, object]], None] | None = None
+
+
+@dataclass
+class Setup:
+    """Everything besides the cassette that a scenario needs: registrations, params and run options."""
+
+    functions: tuple[Function, ...] = (Function("lookup"),)
+    browser: tuple[str, ...] | None = None
+    browser_replies: dict[str, object] = field(default_factory=dict)
+    computer: bool = False
+    early_execution: Any = None
+    params: dict[str, Any] = field(default_factory=lambda: {"model": "gpt-test", "input": "hi"})
+    run_options: dict[str, Any] = field(default_factory=dict)
+    max_retries: int = 0
+
+    def with_params(self, **params: Any) -> Setup:
+        return replace(self, params={**self.params, **params})
+
+
+@dataclass
+class Outcome:
+    response: Any
+    error: BaseException | None
+    timeline: Timeline
+    requests: list[SentRequest]
+    checkpoints: list[dict[str, Any]]
+    probe_log: ProbeLog
+    turns: list[Any] = field(default_factory=list)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [request.body or {} for request in self.requests]
+
+    def input_of(self, request: int) -> list[dict[str, Any]]:
+        return list(self.bodies[request]["input"])
+
+    @property
+    def receipts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        error = self.error
+        assert isinstance(error, (ToolRunnerError, ToolRunnerCancelledError)), f"no runner error: {error!r}"
+        return tuple(error.attempted_call_ids), tuple(error.completed_call_ids)
+
+
+def load(name: str) -> cassettes.Cassette:
+    return cassettes.load(STREAMS_DIR / f"{name}.jsonl")
+
+
+class _ObservedTransport(CassetteTransport):
+    """The cassette transport, also writing each request onto the timeline."""
+
+    def __init__(self, cassette: cassettes.Cassette, timeline: Timeline) -> None:
+        super().__init__(cassette, match="endpoint")
+        self.timeline = timeline
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.timeline.add(f"request:{self.served}")
+        return super().handle_request(request)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.timeline.add(f"request:{self.served}")
+        return await super().handle_async_request(request)
+
+
+class Harness:
+    """Builds the runner for a mode, runs it over a cassette and returns the :class:`Outcome`."""
+
+    def __init__(self, cassette: cassettes.Cassette, setup: Setup, mode: Mode) -> None:
+        self.cassette = cassette
+        self.setup = setup
+        self.mode = mode
+        self.timeline = Timeline()
+        self.transport = _ObservedTransport(cassette, self.timeline)
+        self.checkpoints: list[dict[str, Any]] = []
+        self.diagnostics: list[dict[str, Any]] = []
+        self.probe_log = ProbeLog()
+        self.cancel_flag = threading.Event()
+
+    # ------------------------------------------------------------------ registrations
+
+    def _sync_execute(self, spec: Function) -> Callable[[dict[str, object]], object]:
+        def execute(arguments: dict[str, object]) -> object:
+            self.timeline.enter()
+            self.timeline.add(f"call:{spec.name}:{arguments.get('reference', '')}")
+            try:
+                if spec.side_effect is not None:
+                    spec.side_effect(arguments)
+                if spec.hold:
+                    time.sleep(spec.hold)
+                if isinstance(spec.reply, BaseException):
+                    raise spec.reply
+                return spec.reply
+            finally:
+                self.timeline.leave()
+
+        return execute
+
+    def _async_execute(self, spec: Function) -> Callable[[dict[str, object]], Any]:
+        async def execute(arguments: dict[str, object]) -> object:
+            self.timeline.enter()
+            self.timeline.add(f"call:{spec.name}:{arguments.get('reference', '')}")
+            try:
+                if spec.side_effect is not None:
+                    spec.side_effect(arguments)
+                if spec.hold:
+                    await asyncio.sleep(spec.hold)
+                if isinstance(spec.reply, BaseException):
+                    raise spec.reply
+                return spec.reply
+            finally:
+                self.timeline.leave()
+
+        return execute
+
+    def _browser_replies(self) -> dict[str, object]:
+        replies: dict[str, object] = {}
+        for member in self.setup.browser or ():
+            reply = self.setup.browser_replies.get(member)
+
+            def act(argument: object, member: str = member, reply: object = reply) -> object:
+                # The driver never sees the call ID, so scenarios put it in the click target.
+                label = argument.get("target") if isinstance(argument, dict) else None
+                self.timeline.add(f"call:browser_{member}:{label or ''}")
+                if isinstance(reply, BaseException):
+                    raise reply
+                if reply is None:
+                    from conformance.probes import default_browser_reply
+
+                    return default_browser_reply(member)
+                return reply
+
+            replies[member] = Act(act)
+        return replies
+
+    def build_runner(self) -> Any:
+        flavour = self.mode.flavour
+        browser = computer = None
+        if self.setup.browser is not None:
+            probe = browser_probe(
+                flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log
+            )
+            toolset = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
+            browser = toolset(probe, confirm=self._confirm())  # type: ignore[arg-type]
+        if self.setup.computer:
+            computer_driver = computer_probe(flavour, log=self.probe_log)
+            computer = (ComputerToolset if flavour == "sync" else AsyncComputerToolset)(computer_driver)  # type: ignore[arg-type]
+        if flavour == "sync":
+            functions: list[Any] = [
+                RegisteredFunction(
+                    tool=function_tool(spec.name),  # type: ignore[arg-type]
+                    execute=self._sync_execute(spec),  # type: ignore[arg-type]
+                    allow_output_override=spec.allow_output_override,
+                    independent=spec.independent,
+                )
+                for spec in self.setup.functions
+            ]
+            return ResponsesToolRunner(
+                browser=browser,
+                computer=computer,
+                functions=functions,
+                early_execution=self.setup.early_execution,
+            )
+        async_functions: list[Any] = [
+            AsyncRegisteredFunction(
+                tool=function_tool(spec.name),  # type: ignore[arg-type]
+                execute=self._async_execute(spec),
+                allow_output_override=spec.allow_output_override,
+                independent=spec.independent,
+            )
+            for spec in self.setup.functions
+        ]
+        return AsyncResponsesToolRunner(
+            browser=browser,
+            computer=computer,
+            functions=async_functions,
+            early_execution=self.setup.early_execution,
+        )
+
+    def _confirm(self) -> Callable[..., Any]:
+        if self.mode.flavour == "sync":
+            return lambda context: True
+
+        async def confirm(context: object) -> bool:
+            return True
+
+        return confirm
+
+    # ------------------------------------------------------------------ run options
+
+    def _adapt(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """The async runner awaits user callbacks: wrap a sync test callback in a coroutine function."""
+        if self.mode.flavour == "sync":
+            return callback
+
+        async def adapted(*args: Any) -> Any:
+            return callback(*args)
+
+        return adapted
+
+    def run_kwargs(self) -> dict[str, Any]:
+        options = dict(self.setup.run_options)
+        if self.mode.stream:
+
+            def on_event(event: Any) -> None:
+                self.timeline.add(f"event:{event.type}")
+
+            user_on_event = options.pop("on_event", None)
+
+            def combined(event: Any) -> None:
+                on_event(event)
+                if user_on_event is not None:
+                    user_on_event(event)
+
+            options["on_event"] = self._adapt(combined)
+        else:
+            options.pop("on_event", None)
+        for name in ("before_early_call", "approve_mcp", "approve_safety_checks", "before_action"):
+            if name in options:
+                options[name] = self._adapt(options[name])
+        options["on_diagnostic"] = self.diagnostics.append
+        if self.mode.ledger and "ledger" not in options:
+            options["ledger"] = self.ledger()
+        elif "ledger" in options and options["ledger"] is None:
+            del options["ledger"]
+        return {"stream": self.mode.stream, "eager": self.mode.eager, **options}
+
+    def ledger(self, resume_from: Any = None, run_id: str = "run-1") -> Any:
+        if self.mode.flavour == "sync":
+            return ResponsesToolLedger(run_id=run_id, save=self.checkpoints.append, resume_from=resume_from)
+
+        async def save(checkpoint: Any) -> None:
+            self.checkpoints.append(checkpoint)
+
+        return AsyncResponsesToolLedger(run_id=run_id, save=save, resume_from=resume_from)
+
+    # ------------------------------------------------------------------ running
+
+    def outcome(self, response: Any, error: BaseException | None, turns: list[Any] | None = None) -> Outcome:
+        return Outcome(
+            response,
+            error,
+            self.timeline,
+            list(self.transport.sent),
+            self.checkpoints,
+            self.probe_log,
+            turns or [],
+            self.diagnostics,
+        )
+
+    def run(self, params: dict[str, Any] | None = None, **overrides: Any) -> Outcome:
+        """``runner.run`` in this mode; runner errors are captured, not raised."""
+        runner = self.build_runner()
+        kwargs = {**self.run_kwargs(), **overrides}
+        params = dict(self.setup.params if params is None else params)
+        if self.mode.flavour == "sync":
+            client = fake_client(self.transport, max_retries=self.setup.max_retries)
+            try:
+                return self.outcome(runner.run(client, params, **kwargs), None)
+            except (ToolRunnerError, ValueError) as error:
+                return self.outcome(None, error)
+
+        async def go() -> Outcome:
+            client = fake_async_client(self.transport, max_retries=self.setup.max_retries)
+            try:
+                return self.outcome(await runner.run(client, params, **kwargs), None)
+            except (ToolRunnerError, ValueError) as error:
+                return self.outcome(None, error)
+
+        return asyncio.run(go())
+
+    def iterate(self, on_turn: Callable[[Any], None], **overrides: Any) -> Outcome:
+        """``runner.iterate`` in this mode, calling ``on_turn`` on every turn before advancing."""
+        runner = self.build_runner()
+        kwargs = {**self.run_kwargs(), **overrides}
+        turns: list[Any] = []
+        if self.mode.flavour == "sync":
+            client = fake_client(self.transport, max_retries=self.setup.max_retries)
+            try:
+                for turn in runner.iterate(client, dict(self.setup.params), **kwargs):
+                    turns.append(turn)
+                    on_turn(turn)
+            except (ToolRunnerError, ValueError) as error:
+                return self.outcome(None, error, turns)
+            return self.outcome(turns[-1].response if turns else None, None, turns)
+
+        async def go() -> Outcome:
+            client = fake_async_client(self.transport, max_retries=self.setup.max_retries)
+            try:
+                async for turn in runner.iterate(client, dict(self.setup.params), **kwargs):
+                    turns.append(turn)
+                    on_turn(turn)
+            except (ToolRunnerError, ValueError) as error:
+                return self.outcome(None, error, turns)
+            return self.outcome(turns[-1].response if turns else None, None, turns)
+
+        return asyncio.run(go())
+
+
+def run(name: str, setup: Setup, mode: Mode, **overrides: Any) -> Outcome:
+    """Load cassette ``name`` and run it once in ``mode``."""
+    return Harness(load(name), setup, mode).run(**overrides)
+
+
+def input_summary(items: list[dict[str, Any]]) -> list[str]:
+    """A compact, readable line per input item (used by request snapshots and order assertions)."""
+    lines = []
+    for item in items:
+        kind = item.get("type", "message")
+        if kind == "message" or ("role" in item and kind == "message"):
+            content = item.get("content")
+            text = (
+                content
+                if isinstance(content, str)
+                else (content[0].get("text", "") if isinstance(content, list) and content else "")
+            )
+            lines.append(f"{item.get('role')}:{str(text)[:60]}")
+        elif kind in ("function_call", "computer_call"):
+            lines.append(f"{kind}:{item.get('call_id')}:{item.get('name', '')}")
+        elif kind in ("function_call_output", "computer_call_output"):
+            output = item.get("output")
+            shown = output if isinstance(output, str) else "<content>"
+            lines.append(f"{kind}:{item.get('call_id')}:{str(shown)[:60]}")
+        elif kind == "mcp_approval_response":
+            lines.append(f"{kind}:{item.get('approval_request_id')}:{item.get('approve')}")
+        else:
+            lines.append(f"{kind}:{item.get('id', '')}")
+    return lines
+
+
+def iter_entries(timeline: Timeline, prefix: str) -> Iterator[str]:
+    return (entry for entry in timeline.entries if entry.startswith(prefix))
