@@ -403,8 +403,7 @@ SCOPED: tuple[Clause, ...] = (
         "BR-SCOPE-008",
         "000",
         _SCOPED,
-        "A root that the driver never issued as a scope ref, such as a CSS selector, is rejected with "
-        "BrowserError.",
+        "A root that the driver never issued as a scope ref, such as a CSS selector, is rejected with BrowserError.",
         "read_page_scoped",
     ),
     Clause(
