@@ -43,8 +43,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
-    global _CURRENT
-    _CURRENT = CertificationSession()
+    # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
+    # inside another (pytester) never mixes its results with the outer run's.
+    config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
     spec = config.getoption("--driver")
     if spec:
         try:
@@ -130,34 +131,39 @@ def _classify(
     return "failed", clause_ids, summary.splitlines()[0][:300] if summary else "failed"
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    for name, value in report.user_properties:
-        if name == USER_PROPERTY:
-            _CURRENT.add(CheckResult.from_property(str(value)))
+_RECORDER_NAME = "driverkit-recorder"
 
 
-# pytest_runtest_logreport gets no config, so the run's results live here; pytest_configure resets them.
-_CURRENT = CertificationSession()
+class _Recorder:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.run = CertificationSession()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == USER_PROPERTY:
+                self.run.add(CheckResult.from_property(str(value)))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        harness = self.config.stash.get(HARNESS_KEY, None)
+        if harness is not None:
+            harness.close()
+            del self.config.stash[HARNESS_KEY]
+        directory = self.config.getoption("--certificate")
+        if directory and self.run.results and not _is_xdist_worker(self.config):
+            written = reporting.write_certificate(self.config, self.run, Path(directory))
+            self.config.stash[reporting.WRITTEN_KEY] = written
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.run.results and not _is_xdist_worker(self.config):
+            reporting.summarize(terminalreporter, self.config, self.run)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    config = session.config
-    harness = config.stash.get(HARNESS_KEY, None)
-    if harness is not None:
-        harness.close()
-        del config.stash[HARNESS_KEY]
-    if _is_xdist_worker(config):
-        return
-    directory = config.getoption("--certificate")
-    if directory and _CURRENT.results:
-        written = reporting.write_certificate(config, _CURRENT, Path(directory))
-        config.stash[reporting.WRITTEN_KEY] = written
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    if _CURRENT.results and not _is_xdist_worker(config):
-        reporting.summarize(terminalreporter, config, _CURRENT)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    recorder = config.pluginmanager.get_plugin(_RECORDER_NAME)
+    if recorder is not None:
+        config.pluginmanager.unregister(recorder)
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:

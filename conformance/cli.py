@@ -1,0 +1,83 @@
+"""``driverkit``: certify a driver, list clauses and known deviations, replay a recorded run.
+
+``driverkit certify`` is pytest with the kit's own checks selected: everything after ``--`` is passed to pytest
+unchanged, so ``-n 2``, ``-k`` and ``--junitxml`` work as they do there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance.clauses import registry
+
+DEFAULT_DRIVER = "reference.browser:sync_factory"
+SDK_SUITES = ("conformance.contracts.toolset", "conformance.contracts.runner")
+
+
+def _certify(args: argparse.Namespace) -> int:
+    import pytest
+
+    pytest_args = ["-p", "no:cacheprovider", "--certificate", str(args.out)]
+    if args.sdk:
+        pytest_args += ["--pyargs", *SDK_SUITES]
+    else:
+        pytest_args.append(f"--driver={args.driver or DEFAULT_DRIVER}")
+    if args.computer_driver:
+        pytest_args.append(f"--computer-driver={args.computer_driver}")
+    pytest_args += args.pytest_args
+    return int(pytest.main(pytest_args))
+
+
+def _clauses(args: argparse.Namespace) -> int:
+    for clause in registry():
+        if args.part and clause.part != args.part:
+            continue
+        member = f" [{clause.member}]" if clause.member else ""
+        print(f"{clause.id}{member}: {clause.summary}  ({clause.source})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="driverkit", description=__doc__.splitlines()[0] if __doc__ else None)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    certify = commands.add_parser("certify", help="run the contract checks and write a certificate")
+    certify.add_argument(
+        "--driver", metavar="MODULE:FACTORY", help=f"browser driver factory (default {DEFAULT_DRIVER})"
+    )
+    certify.add_argument("--computer-driver", metavar="MODULE:FACTORY", help="computer driver factory")
+    certify.add_argument("--sdk", action="store_true", help="check the installed SDK's toolsets and runners instead")
+    certify.add_argument(
+        "--out", type=Path, default=Path("certificate"), help="certificate folder (default ./certificate)"
+    )
+    certify.add_argument("pytest_args", nargs=argparse.REMAINDER, help="arguments after -- go to pytest")
+    certify.set_defaults(handler=_certify)
+
+    clauses = commands.add_parser("clauses", help="list the contract clauses the kit checks")
+    clauses.add_argument("--part", choices=sorted({clause.part for clause in registry()}), help="only one family")
+    clauses.set_defaults(handler=_clauses)
+
+    deviations = commands.add_parser("deviations", help="list the recorded known SDK deviations")
+    deviations.set_defaults(handler=lambda args: importlib.import_module("conformance.deviations").list_command())
+
+    replay = commands.add_parser("replay", help="replay a recorded cassette through the runner")
+    replay_module = importlib.import_module("conformance.replay")
+    replay_module.add_arguments(replay)
+    replay.set_defaults(handler=replay_module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "pytest_args", None) and args.pytest_args[0] == "--":
+        args.pytest_args = args.pytest_args[1:]
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

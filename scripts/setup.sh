@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the kit needs on Debian 12 (as root, or with sudo): Debian's Chromium (Playwright cannot download
+# its own browser here), the X11 desktop tools, a Docker engine and debootstrap for the desktop image, and the
+# Python venv in .venv with the kit installed in editable mode. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+packages=(chromium xvfb xauth openbox xdotool x11-utils scrot fonts-dejavu-core docker.io debootstrap
+          busybox-static python3-venv ca-certificates)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[desktop,dev]' 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -c "import conformance.plugin, openai; print('setup: kit ready, openai', openai.__version__)"

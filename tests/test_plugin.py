@@ -1,0 +1,201 @@
+"""The plugin as a driver author meets it: option errors, factory forms, clause blame and the certificate."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+TINY_DRIVERS = """
+import contextlib
+
+CLEANED = []
+
+
+class Tiny:
+    def __init__(self, env):
+        self.env = env
+
+    def state(self):
+        return {"tabs": [{"id": "t1", "title": "Tiny", "url": self.env.main_origin, "active": True}]}
+
+    def get_page_text(self, args):
+        return "hello"
+
+
+class AsyncTiny(Tiny):
+    async def state(self):
+        return Tiny.state(self)
+
+    async def get_page_text(self, args):
+        return "hello"
+
+
+class Mixed(Tiny):
+    async def get_page_text(self, args):
+        return "hello"
+
+
+def plain(env):
+    return Tiny(env)
+
+
+@contextlib.contextmanager
+def managed(env):
+    yield Tiny(env)
+    open(env.url("x").rsplit("/", 2)[0].replace(":", "_").replace("/", "_") + ".cleaned", "w").close()
+
+
+def generator(env):
+    yield Tiny(env)
+
+
+@contextlib.asynccontextmanager
+async def async_managed(env):
+    yield AsyncTiny(env)
+
+
+async def async_generator(env):
+    yield AsyncTiny(env)
+
+
+async def awaitable(env):
+    return AsyncTiny(env)
+
+
+def raising(env):
+    raise RuntimeError("no browser here")
+
+
+def stateless(env):
+    return object()
+
+
+def mixed(env):
+    return Mixed(env)
+
+
+def empty_generator(env):
+    return
+    yield
+
+
+NOT_CALLABLE = 3
+"""
+
+CHECKS = """
+import pytest
+from conformance.assertions import expect
+
+
+@pytest.mark.clause("BR-SDK-001")
+def test_text(subject):
+    outcome = subject.call("get_page_text", tab_id=None)
+    expect(outcome.raw == "hello", "BR-SDK-001", "unexpected text")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.clause("BR-SDK-001")
+def test_flavour(subject):
+    assert subject.flavour == subject.driver.__class__.__name__.startswith("Async") and "async" or "sync"
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(tinydrivers=TINY_DRIVERS, test_checks=CHECKS)
+    pytester.syspathinsert()
+    return pytester
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nocolon", "expected module:attribute"),
+        ("missing_module_xyz:make", "module 'missing_module_xyz' not found"),
+        ("tinydrivers:absent", "has no attribute 'absent'"),
+        ("tinydrivers:NOT_CALLABLE", "not a callable factory"),
+        ("tinydrivers:raising", "the driver factory raised RuntimeError: no browser here"),
+        ("tinydrivers:stateless", "has no callable state()"),
+        ("tinydrivers:mixed", "mixes sync and async methods"),
+        ("tinydrivers:empty_generator", "finished without yielding a driver"),
+    ],
+)
+def test_bad_driver_is_one_usage_error(project: pytest.Pytester, spec: str, message: str) -> None:
+    result = project.runpytest_subprocess(f"--driver={spec}", "test_checks.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+@pytest.mark.parametrize("factory", ["plain", "managed", "generator", "async_managed", "async_generator", "awaitable"])
+def test_every_factory_form_is_accepted(project: pytest.Pytester, factory: str) -> None:
+    result = project.runpytest_subprocess(f"--driver=tinydrivers:{factory}", "test_checks.py")
+    result.assert_outcomes(passed=2)
+
+
+def test_certificate_names_blamed_clause_and_unimplemented_members(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_more=textwrap.dedent(
+            """
+            import pytest
+            from conformance.assertions import expect
+
+
+            @pytest.mark.clause("BR-SDK-001")
+            def test_click_needs_member(subject):
+                subject.require("click")
+
+
+            @pytest.mark.clause("BR-SDK-001")
+            def test_blames_one_clause(subject):
+                expect(False, "BR-SDK-001", "deliberately broken")
+            """
+        )
+    )
+    out = project.path / "cert"
+    result = project.runpytest_subprocess("--driver=tinydrivers:plain", f"--certificate={out}", "test_more.py")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    certificate = json.loads((out / "certificate.json").read_text())
+    statuses = {clause["id"]: clause for clause in certificate["clauses"]}
+    assert statuses["BR-SDK-001"]["status"] == "failed"
+    assert statuses["BR-SDK-001"]["reasons"] == ["deliberately broken"]
+    assert certificate["verdict"] == "does not conform"
+    assert certificate["subjects"][0]["profile"] == {"flavour": "sync", "implemented": ["get_page_text"]}
+    assert "FAILED" in (out / "certificate.md").read_text()
+    result.stdout.fnmatch_lines(["*FAILED BR-SDK-001*deliberately broken*", "verdict: does not conform"])
+
+
+def test_not_implemented_is_not_a_failure(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_missing="""
+import pytest
+
+
+@pytest.mark.clause("BR-SDK-001")
+def test_click(subject):
+    subject.require("click")
+"""
+    )
+    out = project.path / "cert"
+    result = project.runpytest_subprocess("--driver=tinydrivers:plain", f"--certificate={out}", "test_missing.py")
+    assert result.ret == pytest.ExitCode.OK
+    certificate = json.loads((out / "certificate.json").read_text())
+    clause = next(c for c in certificate["clauses"] if c["id"] == "BR-SDK-001")
+    assert clause["status"] == "not_implemented"
+    assert clause["reasons"] == ["click"]
+    assert certificate["verdict"] == "conforms"
+
+
+def test_driver_alone_collects_the_bundled_checks(project: pytest.Pytester) -> None:
+    # No paths given: the plugin collects its own check_*.py modules even though python_files excludes them.
+    result = project.runpytest_subprocess("--driver=tinydrivers:plain", "--collect-only", "-q")
+    assert "contracts/browser/check_" in result.stdout.str()
+    assert "test_checks.py" not in result.stdout.str()
+
+
+def test_browser_checks_skip_without_driver(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("test_checks.py", "-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*--driver=module:factory*"])
