@@ -218,8 +218,9 @@ def _server_failed() -> CassetteBuilder:
 
 @source("server-tool-undeclared")
 def _server_undeclared() -> CassetteBuilder:
-    return _b("server-tool-undeclared", "A web search result the request never declared.").turn(
-        call("lookup", "c1"), web_search_call("ws_1")
+    # The server result comes first so even an eager run has not started the later local call.
+    return _b("server-tool-undeclared", "A web search result the request never declared, then a local call.").turn(
+        web_search_call("ws_1"), call("lookup", "c1")
     )
 
 
