@@ -22,6 +22,14 @@ RUNNER_DEVIATIONS: tuple[tuple[str, str, str, str], ...] = (
         "streamed, although spec/000 says the suffix after a gap waits for the completed response; the same "
         "cassette succeeds without eager (a mode difference)",
     ),
+    (
+        "3.57.0",
+        "test_browser_failure_skips_rest_of_response_and_recovers",
+        "ledger",
+        "with a ledger a recoverable BrowserError stops the run ('Browser result requires reconciliation before "
+        "another call.'), although spec/000 (browser failures) and spec/002 'Handle failures' say the runner "
+        "skips later browser calls in that response and lets the model recover next turn, with no ledger caveat",
+    ),
 )
 
 

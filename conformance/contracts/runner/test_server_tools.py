@@ -107,8 +107,8 @@ def test_rejected_params(extra: dict[str, Any], mode: Mode) -> None:
     expect(outcome.requests == [], "RN-PARAM-001", "a request was sent")
 
 
-@pytest.mark.clause("RN-BROWSER-001", "RN-BROWSER-002")
-@pytest.mark.parametrize("mode", modes(ledger=False))
+@pytest.mark.clause("RN-BROWSER-001", "RN-BROWSER-002", "RN-LOOP-003")
+@pytest.mark.parametrize("mode", modes())
 def test_browser_failure_skips_rest_of_response_and_recovers(mode: Mode) -> None:
     setup = Setup(
         browser=("get_page_text", "click"),
