@@ -1,0 +1,62 @@
+#!/bin/sh
+# Start the desktop: Xvfb on display $KIT_DISPLAY, openbox, the optional page server, then Chromium in kiosk
+# mode as the container's main process (the container stops when the browser does).
+#
+#   KIT_DISPLAY     display number; the host picked it and owns its lock file (required)
+#   KIT_SCREEN      WIDTHxHEIGHT of the screen (default 1280x800)
+#   KIT_START_URL   the page Chromium shows
+#   KIT_SERVE_DIR   when set, serve this directory on 127.0.0.1:$KIT_SERVE_PORT inside the container and
+#   KIT_EVENTS_FILE append the events pages post to /events to this file (both needed together)
+set -eu
+
+: "${KIT_DISPLAY:?KIT_DISPLAY must name the display number the host reserved}"
+screen="${KIT_SCREEN:-1280x800}"
+width="${screen%x*}"
+height="${screen#*x}"
+export DISPLAY=":$KIT_DISPLAY"
+
+# -nolisten tcp: the display is reached only through the shared unix socket.
+Xvfb "$DISPLAY" -screen 0 "${screen}x24" -nolisten tcp -noreset &
+tries=0
+until xdpyinfo >/dev/null 2>&1; do
+    tries=$((tries + 1))
+    if [ "$tries" -gt 200 ]; then
+        echo "kit-desktop: Xvfb did not start on $DISPLAY" >&2
+        exit 1
+    fi
+    sleep 0.05
+done
+# Xvfb's compiled-in default is already US, but the driver's key tables assume it: make it explicit.
+setxkbmap -layout us
+
+openbox >/dev/null 2>&1 &
+
+if [ -n "${KIT_SERVE_DIR:-}" ]; then
+    : "${KIT_EVENTS_FILE:?KIT_EVENTS_FILE is required with KIT_SERVE_DIR}"
+    python3 /opt/kit/page_server.py --root "$KIT_SERVE_DIR" --events "$KIT_EVENTS_FILE" \
+        --port "${KIT_SERVE_PORT:-8000}" &
+    tries=0
+    until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 0.2)" \
+            "${KIT_SERVE_PORT:-8000}" 2>/dev/null; do
+        tries=$((tries + 1))
+        if [ "$tries" -gt 100 ]; then
+            echo "kit-desktop: page server did not start" >&2
+            exit 1
+        fi
+        sleep 0.05
+    done
+fi
+
+# --no-sandbox: Docker's default seccomp profile blocks the user namespaces Chromium's sandbox needs; the
+# container (non-root, no capabilities, no network) is the isolation boundary instead.
+# --host-resolver-rules keeps every lookup inside Chromium, so background services cannot reach the internet
+# even if a network were attached; --test-type hides the unsupported-flag bar that would shift the page.
+exec /usr/lib/chromium/chromium \
+    --no-sandbox --test-type --disable-gpu --disable-dev-shm-usage \
+    --no-first-run --no-default-browser-check --disable-default-apps --disable-extensions \
+    --disable-background-networking --disable-component-update --disable-sync --disable-quic \
+    --password-store=basic --noerrdialogs --disable-session-crashed-bubble \
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost" \
+    --user-data-dir="$HOME/chromium-profile" \
+    --kiosk --window-position=0,0 "--window-size=${width},${height}" \
+    "${KIT_START_URL:-about:blank}" 2>/dev/null

@@ -1,0 +1,126 @@
+"""The reference asynchronous computer driver, for ``AsyncComputerToolset``.
+
+X calls block, and python-xlib connections must not be used from two threads at once, so every action runs on
+one dedicated worker thread while the event loop stays free. ``wait`` sleeps on the event loop itself and checks
+the cancellation probe between short sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from openai.lib.computer import Screenshot
+
+from .capture import DEFAULT_PNG_LEVEL
+from .coordinates import Region
+from .driver import (
+    DEFAULT_DRAG_STEP_SECONDS,
+    DEFAULT_PIXELS_PER_NOTCH,
+    DEFAULT_WAIT_SECONDS,
+    ActionCancelled,
+    Cancelled,
+    XvfbComputerDriver,
+)
+
+_T = TypeVar("_T")
+_CANCEL_POLL_SECONDS = 0.02
+
+
+class AsyncXvfbComputerDriver:
+    """Implements the SDK's ``AsyncComputerDriver`` over one X display; same options as the sync driver."""
+
+    def __init__(
+        self,
+        display: str,
+        *,
+        scale: float = 1.0,
+        region: Region | None = None,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+        pixels_per_notch: int = DEFAULT_PIXELS_PER_NOTCH,
+        png_level: int = DEFAULT_PNG_LEVEL,
+        drag_step_seconds: float = DEFAULT_DRAG_STEP_SECONDS,
+    ) -> None:
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xvfb-driver")
+        try:
+            # Open the X connections on the worker thread that will use them.
+            self._sync = self._worker.submit(
+                XvfbComputerDriver,
+                display,
+                scale=scale,
+                region=region,
+                wait_seconds=wait_seconds,
+                pixels_per_notch=pixels_per_notch,
+                png_level=png_level,
+                drag_step_seconds=drag_step_seconds,
+            ).result()
+        except BaseException:
+            self._worker.shutdown(wait=True)
+            raise
+        self.display = display
+        self.wait_seconds = wait_seconds
+        self.coordinates = self._sync.coordinates
+
+    async def _call(self, method: Callable[..., _T], *args: Any, cancelled: Cancelled) -> _T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._worker, functools.partial(method, *args, cancelled=cancelled))
+
+    async def click(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.click, action, cancelled=cancelled)
+
+    async def double_click(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.double_click, action, cancelled=cancelled)
+
+    async def drag(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.drag, action, cancelled=cancelled)
+
+    async def keypress(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.keypress, action, cancelled=cancelled)
+
+    async def move(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.move, action, cancelled=cancelled)
+
+    async def scroll(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.scroll, action, cancelled=cancelled)
+
+    async def type(self, action: Any, *, cancelled: Cancelled = None) -> None:
+        await self._call(self._sync.type, action, cancelled=cancelled)
+
+    async def wait(self, action: Any = None, *, cancelled: Cancelled = None) -> None:
+        deadline = time.monotonic() + self.wait_seconds
+        while True:
+            if cancelled is not None and cancelled():
+                raise ActionCancelled("the computer action was cancelled")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            await asyncio.sleep(min(remaining, _CANCEL_POLL_SECONDS))
+
+    async def screenshot(self, *, cancelled: Cancelled = None) -> Screenshot:
+        return await self._call(self._sync.screenshot, cancelled=cancelled)
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self._sync.screen_size
+
+    def close(self) -> None:
+        try:
+            self._worker.submit(self._sync.close).result()
+        finally:
+            self._worker.shutdown(wait=True)
+
+    async def aclose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
+    async def __aenter__(self) -> AsyncXvfbComputerDriver:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+__all__ = ["AsyncXvfbComputerDriver"]

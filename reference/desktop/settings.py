@@ -1,0 +1,74 @@
+"""What a desktop shows and how big it is, shared by the local and the Docker desktop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+# Inside the container the page server always listens here; on the host the port is picked at run time.
+CONTAINER_SERVE_PORT: Final = 8000
+
+
+@dataclass(frozen=True)
+class DesktopSettings:
+    """A ``width`` x ``height`` screen with Chromium in kiosk mode.
+
+    With ``site_dir`` the desktop serves that directory on a loopback port next to the browser, records the
+    events its pages post (see :mod:`reference.desktop.page_server`) and opens ``start_path`` on it. Without
+    ``site_dir``, Chromium opens ``start_url`` as given.
+    """
+
+    width: int = 1280
+    height: int = 800
+    site_dir: Path | None = None
+    start_path: str = "index.html"
+    start_url: str = "about:blank"
+    startup_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not (64 <= self.width <= 8192 and 64 <= self.height <= 8192):
+            raise ValueError(f"screen size {self.width}x{self.height} is outside 64..8192 pixels per side")
+        if self.site_dir is not None and not self.site_dir.is_dir():
+            raise NotADirectoryError(f"site directory {self.site_dir} does not exist")
+        if self.start_path.startswith("/") or "://" in self.start_path:
+            raise ValueError(f"start_path must be relative to the site, got {self.start_path!r}")
+
+    @property
+    def screen(self) -> str:
+        return f"{self.width}x{self.height}"
+
+
+def chromium_arguments(settings: DesktopSettings, profile_dir: Path, url: str) -> list[str]:
+    """Kiosk Chromium that stays off the internet: every host name resolves to nothing except loopback.
+
+    ``--no-sandbox`` is needed because the host runs it as root (and Docker's seccomp profile blocks the sandbox
+    in the container); the isolation comes from the desktop around it. ``--test-type`` hides the warning bar
+    that flag would show, which would push the page down and break screen-to-page coordinates.
+    """
+    return [
+        "--no-sandbox",
+        "--test-type",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-default-apps",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--password-store=basic",
+        "--noerrdialogs",
+        "--disable-session-crashed-bubble",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+        f"--user-data-dir={profile_dir}",
+        "--kiosk",
+        "--window-position=0,0",
+        f"--window-size={settings.width},{settings.height}",
+        url,
+    ]
+
+
+__all__ = ["CONTAINER_SERVE_PORT", "DesktopSettings", "chromium_arguments"]
