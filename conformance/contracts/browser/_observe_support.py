@@ -1,0 +1,269 @@
+"""Shared pieces of the observation checks: the BrowserReadV1 rules, fixture secrets, ref and error helpers.
+
+Every rule here fails through ``expect`` with the one clause it belongs to, so a check that validates a read
+with :func:`check_read_report` blames the exact clause a driver broke.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from openai.lib.browser import BrowserError
+
+from conformance.assertions import expect, not_implemented
+from conformance.environment import Environment
+from conformance.members import OMISSION_CODES, READ_ROLES
+from conformance.subject import Outcome, Subject
+
+# Values the fixture pages put into private fields (private.html, sections.html). They never appear in any
+# markup, so the only way a report can contain them is by reading the live field.
+PRIVATE_VALUES: tuple[str, ...] = ("pw-Zebra-7731", "481913", "pin-3571")
+
+# Effects that mean the page was clicked, typed into, keyed or scrolled.
+INTERACTION_KINDS: tuple[str, ...] = (
+    "click",
+    "dblclick",
+    "contextmenu",
+    "auxclick",
+    "mousedown",
+    "mouseup",
+    "input",
+    "change",
+    "keydown",
+    "keyup",
+    "scroll",
+    "wheel",
+)
+
+# Pieces of text that only appear when an error message passes on a library's exception or traceback.
+RAW_ERROR_MARKERS: tuple[str, ...] = (
+    "Traceback",
+    'File "',
+    "Call log",
+    "playwright",
+    "locator(",
+    "waiting for",
+    "TimeoutError",
+    "=====",
+    "Error: ",
+    "selenium",
+    "puppeteer",
+)
+
+
+def utf8_length(text: str) -> int:
+    return len(text.encode("utf-8", errors="surrogatepass"))
+
+
+def valid_unicode(text: str) -> bool:
+    """True when ``text`` holds only Unicode scalar values (no lone surrogates)."""
+    return re.search(r"[\ud800-\udfff]", text) is None
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string anywhere inside a report (keys included), for scanning it for secrets."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings_in(key)
+            yield from strings_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from strings_in(item)
+
+
+def contains_any(value: Any, needles: Iterable[str]) -> list[str]:
+    """The needles that occur in any string inside ``value``."""
+    haystack = "\n".join(strings_in(value))
+    return [needle for needle in needles if needle in haystack]
+
+
+def is_structured(raw: Any) -> bool:
+    return isinstance(raw, dict)
+
+
+def read_text(raw: Any) -> str:
+    """The text of a read result: the string itself, a structured read's text, or "" for None."""
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, dict) and isinstance(raw.get("text"), str):
+        return str(raw["text"])
+    return ""
+
+
+def read_elements(raw: Any) -> list[dict[str, Any]]:
+    if isinstance(raw, dict) and isinstance(raw.get("elements"), list):
+        return [element for element in raw["elements"] if isinstance(element, dict)]
+    return []
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def squash(text: str) -> str:
+    """Whitespace-normalized NFC text, so a check compares content rather than layout."""
+    return " ".join(nfc(text).split())
+
+
+def check_result_kind(raw: Any, clause: str, member: str) -> None:
+    """BR-READ-001/002/003: a plain read member answers None, a string or a dict."""
+    expect(
+        raw is None or isinstance(raw, (str, dict)),
+        clause,
+        f"{member} returned {type(raw).__name__}; only None, a string or a BrowserReadV1 dict are allowed",
+    )
+
+
+def check_read_report(raw: dict[str, Any], *, member: str, scoped: bool = False) -> None:
+    """Every BrowserReadV1 rule a driver owns, each failing on its own clause.
+
+    For ``read_page_scoped`` (``scoped=True``) the same rules fail on BR-SCOPE-010 instead, since the scoped
+    report extends BrowserReadV1 rather than being one of the three plain reads.
+    """
+
+    def rule(clause: str) -> str:
+        return "BR-SCOPE-010" if scoped else clause
+
+    expect(
+        type(raw.get("version")) is int and raw.get("version") == 1,
+        rule("BR-READ-004"),
+        f"{member}: version must be the integer 1, got {raw.get('version')!r}",
+    )
+    expect(isinstance(raw.get("text"), str), rule("BR-READ-004"), f"{member}: text must be a string")
+    expect(isinstance(raw.get("elements"), list), rule("BR-READ-004"), f"{member}: elements must be a list")
+    expect(isinstance(raw.get("omitted"), list), rule("BR-READ-004"), f"{member}: omitted must be a list")
+    expect(
+        valid_unicode(raw["text"]),
+        rule("BR-READ-014"),
+        f"{member}: text contains a lone surrogate",
+    )
+    refs: list[str] = []
+    for index, element in enumerate(raw["elements"]):
+        where = f"{member}: element {index}"
+        expect(isinstance(element, dict), rule("BR-READ-004"), f"{where} is not an object")
+        ref, role, label = element.get("ref"), element.get("role"), element.get("label")
+        expect(isinstance(ref, str) and ref != "", rule("BR-READ-005"), f"{where} has no string ref")
+        expect(ref not in refs, rule("BR-READ-005"), f"{where} repeats ref {ref!r}")
+        refs.append(ref)
+        expect(role in READ_ROLES, rule("BR-READ-006"), f"{where} has role {role!r}, not one of {READ_ROLES}")
+        expect(isinstance(label, str) and label.strip() != "", rule("BR-READ-007"), f"{where} has an empty label")
+        expect(utf8_length(ref) <= 256, rule("BR-READ-008"), f"{where}: ref is {utf8_length(ref)} bytes")
+        expect(utf8_length(label) <= 256, rule("BR-READ-008"), f"{where}: label is {utf8_length(label)} bytes")
+        expect(
+            valid_unicode(ref) and valid_unicode(label),
+            rule("BR-READ-014"),
+            f"{where}: ref or label contains a lone surrogate",
+        )
+        if "value" in element:
+            value = element["value"]
+            expect(isinstance(value, str), rule("BR-READ-009"), f"{where}: value is {type(value).__name__}")
+            expect(utf8_length(value) <= 512, rule("BR-READ-009"), f"{where}: value is {utf8_length(value)} bytes")
+            expect(valid_unicode(value), rule("BR-READ-014"), f"{where}: value contains a lone surrogate")
+        if "checked" in element:
+            expect(
+                role in ("checkbox", "radio") and type(element["checked"]) is bool,
+                rule("BR-READ-010"),
+                f"{where}: checked={element['checked']!r} on role {role!r}",
+            )
+        for option_index, option in enumerate(element.get("options") or []):
+            spot = f"{where} option {option_index}"
+            expect(isinstance(option, dict), rule("BR-READ-009"), f"{spot} is not an object")
+            option_label, option_value = option.get("label"), option.get("value")
+            expect(
+                isinstance(option_label, str) and option_label != "" and utf8_length(option_label) <= 256,
+                rule("BR-READ-009"),
+                f"{spot}: label must be nonempty and at most 256 bytes, got {option_label!r}",
+            )
+            expect(
+                isinstance(option_value, str) and utf8_length(option_value) <= 512,
+                rule("BR-READ-009"),
+                f"{spot}: value must be a string of at most 512 bytes, got {option_value!r}",
+            )
+            if "selected" in option:
+                expect(
+                    role == "listbox" and type(option["selected"]) is bool,
+                    rule("BR-READ-011"),
+                    f"{spot}: selected={option['selected']!r} on role {role!r}",
+                )
+    codes = raw["omitted"]
+    expect(
+        all(code in OMISSION_CODES for code in codes),
+        rule("BR-READ-012"),
+        f"{member}: unknown omission codes {[code for code in codes if code not in OMISSION_CODES]}",
+    )
+    expect(len(set(codes)) == len(codes), rule("BR-READ-012"), f"{member}: repeated omission codes {codes}")
+
+
+def is_browser_error(error: BaseException | None) -> bool:
+    return isinstance(error, BrowserError)
+
+
+def expect_refused(outcome: Outcome, clause: str, what: str) -> None:
+    """The driver raised BrowserError (a safe, recoverable refusal) for ``what``."""
+    error = outcome.raised
+    expect(
+        is_browser_error(error),
+        clause,
+        f"{what}: expected BrowserError, got "
+        + (f"{type(error).__name__}" if error is not None else f"a normal return {outcome.raw!r}"),
+    )
+
+
+def first_action(subject: Subject) -> str:
+    """An element action the driver implements, for checks that need to try a ref (click preferred)."""
+    for member in ("click", "hover", "scroll_to"):
+        if subject.implements(member):
+            return member
+    not_implemented("click, hover or scroll_to (an element action to try refs with)")
+
+
+def act_on(subject: Subject, member: str, ref: str, tab_id: str | None = None) -> Outcome:
+    return subject.call(member, target=ref, tab_id=tab_id)
+
+
+def activation_effects(env: Environment, probe: str) -> list[Any]:
+    """Effects showing that the element with ``data-probe=probe`` was clicked, hovered or focused."""
+    return [
+        effect
+        for effect in env.effects()
+        if effect.get("target") == probe and effect.get("kind") in ("click", "mouseover", "mousedown", "focus")
+    ]
+
+
+def structured_read(subject: Subject, *, filter: str = "all", tab_id: str | None = None) -> dict[str, Any]:
+    """A read_page result as a structured read; checks about refs cannot run on a text-only driver."""
+    subject.require("read_page")
+    outcome = subject.call("read_page", filter=filter, tab_id=tab_id)
+    raw = outcome.raw
+    if outcome.raised is not None:
+        raise AssertionError(f"read_page failed: {type(outcome.raised).__name__}: {outcome.raised}")
+    if not isinstance(raw, dict):
+        not_implemented("read_page returning BrowserReadV1 (refs are only observable in structured reads)")
+    return raw
+
+
+def ref_for(read: dict[str, Any], label_part: str, role: str | None = None) -> str | None:
+    """The ref of the first element whose label contains ``label_part`` (and has ``role``, if given)."""
+    for element in read_elements(read):
+        label = str(element.get("label", ""))
+        if label_part.casefold() in label.casefold() and (role is None or element.get("role") == role):
+            return str(element["ref"])
+    return None
+
+
+def active_tab(state: Any) -> dict[str, Any] | None:
+    tabs = state.get("tabs") if isinstance(state, dict) else None
+    for tab in tabs or []:
+        if isinstance(tab, dict) and tab.get("active") is True:
+            return tab
+    return None
+
+
+def tab_ids(state: Any) -> list[str]:
+    tabs = state.get("tabs") if isinstance(state, dict) else None
+    return [str(tab.get("id")) for tab in tabs or [] if isinstance(tab, dict)]

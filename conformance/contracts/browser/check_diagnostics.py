@@ -1,0 +1,103 @@
+"""Diagnostics (opt-in read_diagnostics): bounded, filtered console and network summaries (BR-DIAG).
+
+diagnostics.html writes twenty numbered console messages and two that carry secrets, receives a cookie, sends
+a bearer token and a token query parameter, and fetches twelve numbered API paths. The checks wait for the page
+to record that it finished before reading diagnostics.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect, violation
+from conformance.contracts.browser._observe_support import contains_any, read_text, valid_unicode
+from conformance.environment import Environment
+from conformance.members import OMISSION_CODES
+from conformance.subject import Outcome, Subject
+
+CONSOLE_SECRETS: tuple[str, ...] = ("hunter2-secret-553", "sk-kit-SECRET-8812")
+COOKIE_SECRETS: tuple[str, ...] = ("cookie-secret-4711", "kit_secret")
+HEADER_SECRETS: tuple[str, ...] = ("SECRET-BEARER-9917",)
+URL_SECRETS: tuple[str, ...] = ("SECRET-TOKEN-6402",)
+
+
+def diagnostics(subject: Subject, source: str, limit: int) -> Outcome:
+    return subject.call("read_diagnostics", tab_id=None, source=source, limit=limit)
+
+
+def diagnostic_report(outcome: Outcome) -> dict[str, Any]:
+    """BR-DIAG-001: a structured read with no elements."""
+    if outcome.raised is not None:
+        violation("BR-DIAG-001", f"read_diagnostics failed on a working page: {type(outcome.raised).__name__}")
+    raw = outcome.raw
+    expect(isinstance(raw, dict), "BR-DIAG-001", f"read_diagnostics returned {type(raw).__name__}, not a read")
+    expect(raw.get("version") == 1 and type(raw.get("version")) is int, "BR-DIAG-001", "version must be 1")
+    expect(
+        isinstance(raw.get("text"), str) and valid_unicode(raw["text"]),
+        "BR-DIAG-001",
+        "text must be valid Unicode text",
+    )
+    expect(raw.get("elements") == [], "BR-DIAG-001", f"elements must be empty, got {raw.get('elements')!r}"[:200])
+    omitted = raw.get("omitted")
+    expect(
+        isinstance(omitted, list) and all(code in OMISSION_CODES for code in omitted),
+        "BR-DIAG-001",
+        f"omitted must list documented codes, got {omitted!r}",
+    )
+    outcome.expect_sdk_accepted()
+    return raw
+
+
+def markers(text: str, pattern: str) -> set[str]:
+    return set(re.findall(pattern, text))
+
+
+@pytest.mark.page("diagnostics.html")
+@pytest.mark.hints(members=("read_diagnostics",))
+@pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-006", "BR-DIAG-007")
+def test_console_diagnostics_are_bounded_and_filtered(subject: Subject, env: Environment) -> None:
+    subject.require("read_diagnostics")
+    env.wait_for_effect("diagnostics_ready", timeout=10)
+    full = diagnostic_report(diagnostics(subject, "console", 100))
+    leaked = contains_any([full, diagnostics(subject, "console", 100).payload], CONSOLE_SECRETS)
+    expect(not leaked, "BR-DIAG-006", f"console diagnostics repeat secrets from console messages: {leaked}")
+    expect(
+        markers(read_text(full), r"kit-console-\d\d"),
+        "BR-DIAG-007",
+        "console diagnostics mention none of the twenty console messages the page wrote",
+    )
+    small = diagnostic_report(diagnostics(subject, "console", 3))
+    shown = markers(read_text(small), r"kit-console-\d\d")
+    expect(
+        len(shown) <= 3, "BR-DIAG-002", f"a console read with limit 3 reports {len(shown)} messages: {sorted(shown)}"
+    )
+
+
+@pytest.mark.page("diagnostics.html")
+@pytest.mark.hints(members=("read_diagnostics",))
+@pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-003", "BR-DIAG-004", "BR-DIAG-005", "BR-DIAG-008")
+def test_network_diagnostics_are_bounded_and_filtered(subject: Subject, env: Environment) -> None:
+    subject.require("read_diagnostics")
+    env.wait_for_effect("diagnostics_ready", timeout=10)
+    outcome = diagnostics(subject, "network", 100)
+    full = diagnostic_report(outcome)
+    seen = [full, outcome.payload]
+    cookies = contains_any(seen, COOKIE_SECRETS)
+    expect(not cookies, "BR-DIAG-003", f"network diagnostics show the page's cookie: {cookies}")
+    headers = contains_any(seen, (*HEADER_SECRETS, "Bearer ", "Authorization:", "Set-Cookie"))
+    expect(not headers, "BR-DIAG-004", f"network diagnostics show raw request headers: {headers}")
+    credentials = contains_any(seen, URL_SECRETS)
+    expect(not credentials, "BR-DIAG-005", f"network diagnostics show the token from a request URL: {credentials}")
+    expect(
+        "__api" in read_text(full) or markers(read_text(full), r"items-\d+"),
+        "BR-DIAG-008",
+        f"network diagnostics mention none of the page's API requests: {read_text(full)[:200]!r}",
+    )
+    small = diagnostic_report(diagnostics(subject, "network", 2))
+    shown = markers(read_text(small), r"items-\d+")
+    expect(
+        len(shown) <= 2, "BR-DIAG-002", f"a network read with limit 2 reports {len(shown)} requests: {sorted(shown)}"
+    )

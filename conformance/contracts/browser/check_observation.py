@@ -1,0 +1,277 @@
+"""Observation metadata V1 in state: its shape, its change notices, its history and title cutting (BR-OBS)."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect, not_implemented
+from conformance.contracts.browser._observe_support import active_tab, tab_ids, utf8_length
+from conformance.environment import Environment
+from conformance.fixture_server import fixtures_dir
+from conformance.subject import Subject
+
+# Each documented change type and the fields (beyond type and sequence) it carries, with their allowed values;
+# None means "a tab ID" (a string, or null where the type allows it).
+CHANGE_FIELDS: dict[str, dict[str, tuple[str | None, ...]]] = {
+    "tab_opened": {"tab_id": ()},
+    "tab_closed": {"tab_id": ()},
+    "tab_switched": {"tab_id": ()},
+    "navigation": {"tab_id": ()},
+    "navigation_refused": {"tab_id": (None,), "reason": ("policy", "unsupported")},
+    "dialog_dismissed": {"tab_id": (), "kind": ("alert", "confirm", "prompt", "beforeunload", "other")},
+    "download": {"tab_id": (None,), "status": ("blocked", "started", "completed", "failed")},
+}
+
+
+def observation_of(state: Any) -> dict[str, Any]:
+    """The state's observation metadata; drivers that do not report it leave these checks not implemented."""
+    if not isinstance(state, dict) or "observation" not in state:
+        not_implemented("observation metadata V1 in state (env.hints.observation=True)")
+    observation: dict[str, Any] = state["observation"]
+    return observation
+
+
+def is_counter(value: object) -> bool:
+    return type(value) is int and 0 <= value <= 9_007_199_254_740_991
+
+
+def check_observation_shape(observation: Any, where: str) -> None:
+    expect(isinstance(observation, dict), "BR-OBS-001", f"{where}: observation is not a dict")
+    expect(
+        type(observation.get("version")) is int and observation.get("version") == 1,
+        "BR-OBS-001",
+        f"{where}: observation version must be 1, got {observation.get('version')!r}",
+    )
+    for key in ("sequence", "dropped_changes"):
+        expect(
+            is_counter(observation.get(key)),
+            "BR-OBS-001",
+            f"{where}: {key} must be a nonnegative integer, got {observation.get(key)!r}",
+        )
+    expect(
+        type(observation.get("title_truncated")) is bool,
+        "BR-OBS-001",
+        f"{where}: title_truncated must be a bool, got {observation.get('title_truncated')!r}",
+    )
+    expect(isinstance(observation.get("changes"), list), "BR-OBS-001", f"{where}: changes must be a list")
+
+
+def check_changes(observation: dict[str, Any], state: Any, known_tabs: set[str], where: str) -> None:
+    """BR-OBS-002 (documented types and fields) and BR-OBS-003 (no URLs, titles or free text in notices)."""
+    titles = {str(tab.get("title")) for tab in state.get("tabs", []) if tab.get("title")}
+    for index, change in enumerate(observation["changes"]):
+        spot = f"{where}: change {index}"
+        expect(isinstance(change, dict), "BR-OBS-002", f"{spot} is not a dict")
+        kind = change.get("type")
+        expect(kind in CHANGE_FIELDS, "BR-OBS-002", f"{spot} has undocumented type {kind!r}")
+        fields = CHANGE_FIELDS[kind]
+        extra = sorted(set(change) - {"type", "sequence", *fields})
+        expect(not extra, "BR-OBS-003", f"{spot} ({kind}) carries undocumented fields {extra}")
+        expect(is_counter(change.get("sequence")), "BR-OBS-002", f"{spot} has sequence {change.get('sequence')!r}")
+        for name, allowed in fields.items():
+            expect(name in change, "BR-OBS-002", f"{spot} ({kind}) lacks {name}")
+            value = change[name]
+            if name == "tab_id":
+                if value is None:
+                    expect(None in allowed, "BR-OBS-002", f"{spot} ({kind}) has a null tab_id")
+                    continue
+                expect(isinstance(value, str) and value != "", "BR-OBS-002", f"{spot} has tab_id {value!r}")
+                expect(
+                    value in known_tabs,
+                    "BR-OBS-002",
+                    f"{spot} names tab {value!r}, which no state report listed",
+                )
+            else:
+                expect(value in allowed, "BR-OBS-002", f"{spot} ({kind}) has {name}={value!r}")
+        text = " ".join(str(value) for value in change.values() if isinstance(value, str))
+        expect(
+            "://" not in text and not any(title and title in text for title in titles),
+            "BR-OBS-003",
+            f"{spot} carries a URL or a page title: {text[:120]!r}",
+        )
+
+
+def check_history(earlier: dict[str, Any], later: dict[str, Any], where: str) -> None:
+    """BR-OBS-005: nothing already observed disappears or changes, and counters only grow."""
+    expect(
+        later["sequence"] >= earlier["sequence"] and later["dropped_changes"] >= earlier["dropped_changes"],
+        "BR-OBS-005",
+        f"{where}: counters went backwards: sequence {earlier['sequence']} -> {later['sequence']}, "
+        f"dropped {earlier['dropped_changes']} -> {later['dropped_changes']}",
+    )
+    earlier_by_sequence = {change.get("sequence"): change for change in earlier["changes"]}
+    for change in later["changes"]:
+        previous = earlier_by_sequence.get(change.get("sequence"))
+        expect(
+            previous is None or previous == change,
+            "BR-OBS-005",
+            f"{where}: change {change.get('sequence')} was {previous!r} and is now {change!r}",
+        )
+
+
+def new_changes(earlier: dict[str, Any], later: dict[str, Any]) -> list[dict[str, Any]]:
+    return [change for change in later["changes"] if change.get("sequence", 0) > earlier["sequence"]]
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-001", "BR-OBS-002", "BR-OBS-003", "BR-OBS-004", "BR-OBS-009", "BR-URL-003")
+def test_observation_metadata_is_well_formed_and_not_consumed(subject: Subject, env: Environment) -> None:
+    first_state = subject.state()
+    first = observation_of(first_state)
+    check_observation_shape(first, "first read")
+    known = set(tab_ids(first_state))
+    check_changes(first, first_state, known, "first read")
+    second_state = subject.state()
+    second = observation_of(second_state)
+    check_observation_shape(second, "second read")
+    expect(
+        second == first,
+        "BR-OBS-004",
+        f"two state reads with no activity between them differ: {first!r} then {second!r}"[:400],
+    )
+    expect(
+        first["title_truncated"] is False,
+        "BR-OBS-009",
+        "title_truncated is set although the only page has a 20-byte title",
+    )
+    for tab in first_state["tabs"]:
+        url = str(tab.get("url"))
+        expect(
+            url == "about:blank" or re.match(r"https?://", url, re.IGNORECASE) is not None,
+            "BR-URL-003",
+            f"with observation metadata a tab reports the URL scheme of {url[:40]!r}",
+        )
+    outcome = subject.call("list_tabs")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-002", "BR-OBS-003", "BR-OBS-005", "BR-OBS-006")
+def test_a_navigation_is_observed(subject: Subject, env: Environment) -> None:
+    subject.require("navigate")
+    before_state = subject.state()
+    before = observation_of(before_state)
+    tab = active_tab(before_state)
+    assert tab is not None, "the driver reports no active tab"
+    outcome = subject.call("navigate", url=env.url("text.html"), tab_id=None)
+    expect(outcome.raised is None, "BR-OBS-006", f"navigate to a permitted page failed: {outcome.raised!r}")
+    outcome.expect_sdk_accepted()
+    after_state = subject.state()
+    after = observation_of(after_state)
+    check_observation_shape(after, "after navigate")
+    check_changes(after, after_state, set(tab_ids(before_state)) | set(tab_ids(after_state)), "after navigate")
+    check_history(before, after, "navigate")
+    added = new_changes(before, after)
+    expect(
+        any(change.get("type") == "navigation" and change.get("tab_id") == tab["id"] for change in added)
+        or after["dropped_changes"] > before["sequence"],
+        "BR-OBS-006",
+        f"navigating tab {tab['id']!r} added no navigation change (new changes: {added!r})",
+    )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-002", "BR-OBS-005", "BR-OBS-007", "BR-URL-003")
+def test_opening_and_closing_a_tab_is_observed(subject: Subject, env: Environment) -> None:
+    subject.require("new_tab", "close_tab")
+    start_state = subject.state()
+    start = observation_of(start_state)
+    opened = subject.call("new_tab", url=None)
+    expect(opened.raised is None, "BR-OBS-007", f"new_tab(None) failed: {opened.raised!r}")
+    opened.expect_sdk_accepted()
+    open_state = subject.state()
+    observed = observation_of(open_state)
+    added_ids = [tab_id for tab_id in tab_ids(open_state) if tab_id not in tab_ids(start_state)]
+    expect(len(added_ids) == 1, "BR-OBS-007", f"new_tab added {len(added_ids)} tabs to state")
+    new_id = added_ids[0]
+    for tab in open_state["tabs"]:
+        url = str(tab.get("url"))
+        expect(
+            url == "about:blank" or re.match(r"https?://", url, re.IGNORECASE) is not None,
+            "BR-URL-003",
+            f"with observation metadata a tab reports the URL scheme of {url[:40]!r}",
+        )
+    known = set(tab_ids(start_state)) | set(added_ids)
+    check_changes(observed, open_state, known, "after new_tab")
+    check_history(start, observed, "new_tab")
+    expect(
+        any(c.get("type") == "tab_opened" and c.get("tab_id") == new_id for c in new_changes(start, observed))
+        or observed["dropped_changes"] > start["sequence"],
+        "BR-OBS-007",
+        f"opening tab {new_id!r} added no tab_opened change: {new_changes(start, observed)!r}",
+    )
+    closed = subject.call("close_tab", tab_id=new_id)
+    expect(closed.raised is None, "BR-OBS-007", f"close_tab({new_id!r}) failed: {closed.raised!r}")
+    closed.expect_sdk_accepted()
+    close_state = subject.state()
+    final = observation_of(close_state)
+    check_changes(final, close_state, known, "after close_tab")
+    check_history(observed, final, "close_tab")
+    expect(
+        any(c.get("type") == "tab_closed" and c.get("tab_id") == new_id for c in new_changes(observed, final))
+        or final["dropped_changes"] > observed["sequence"],
+        "BR-OBS-007",
+        f"closing tab {new_id!r} added no tab_closed change: {new_changes(observed, final)!r}",
+    )
+
+
+def fixture_title(page: str) -> str:
+    """The title exactly as the fixture file spells it (the check's independent source of truth)."""
+    source = (fixtures_dir() / "pages" / page).read_text(encoding="utf-8")
+    match = re.search(r"<title>(.*?)</title>", source, re.DOTALL)
+    assert match, f"fixture {page} has no title"
+    return html.unescape(match.group(1))
+
+
+def best_cut(title: str, limit: int = 1024) -> str:
+    """The longest prefix of ``title`` within ``limit`` UTF-8 bytes: a cut on a character boundary."""
+    return title.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+
+
+@pytest.mark.page("long-title.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-001", "BR-OBS-008")
+def test_a_long_title_is_cut_on_a_character_boundary(subject: Subject, env: Environment) -> None:
+    full = fixture_title("long-title.html")
+    assert utf8_length(full) > 1024, "long-title.html must keep a title over 1,024 bytes"
+    state = subject.state()
+    observation = observation_of(state)
+    check_observation_shape(observation, "long title")
+    tab = active_tab(state)
+    assert tab is not None, "the driver reports no active tab"
+    raw_title = str(tab["title"])
+    # A driver may leave the cut to the SDK (full title) or cut itself; a cut of its own must be a
+    # character-boundary prefix within 1,024 bytes and must set title_truncated.
+    if raw_title != full:
+        expect(
+            full.startswith(raw_title) and utf8_length(raw_title) <= 1024,
+            "BR-OBS-008",
+            f"the reported title is not a prefix of the page title within 1,024 bytes ({utf8_length(raw_title)} bytes)",
+        )
+        expect(
+            observation["title_truncated"] is True,
+            "BR-OBS-008",
+            "the driver shortened the title but did not set title_truncated",
+        )
+    outcome = subject.call("list_tabs")
+    outcome.expect_sdk_accepted()
+    assert outcome.payload is not None
+    shown = active_tab(outcome.payload["state"])
+    assert shown is not None
+    expect(
+        shown["title"] == best_cut(full) or (full.startswith(shown["title"]) and utf8_length(shown["title"]) <= 1024),
+        "BR-OBS-008",
+        f"the model sees a {utf8_length(shown['title'])}-byte title that is not a boundary cut of the page title",
+    )
+    expect(
+        outcome.payload["state"]["observation"]["title_truncated"] is True,
+        "BR-OBS-008",
+        "the model's state shows a cut title without title_truncated",
+    )

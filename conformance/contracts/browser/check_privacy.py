@@ -1,0 +1,71 @@
+"""Field privacy: no read and no error message discloses a password or one-time-code value (BR-PRIV).
+
+private.html fills its password and one-time-code fields from a script, so their values exist only in the live
+fields; a report can contain them only if the driver read those fields' values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.browser._observe_support import (
+    PRIVATE_VALUES,
+    act_on,
+    contains_any,
+    first_action,
+    is_browser_error,
+)
+from conformance.environment import Environment
+from conformance.subject import Outcome, Subject
+
+
+def disclosed(outcome: Outcome) -> list[str]:
+    """Private values found in what the driver returned, what the SDK passed on, or the driver's error."""
+    seen: list[Any] = [outcome.raw, outcome.payload]
+    if outcome.raised is not None:
+        seen.append(str(outcome.raised))
+    return contains_any(seen, PRIVATE_VALUES)
+
+
+@pytest.mark.page("private.html")
+@pytest.mark.clause("BR-PRIV-001")
+def test_read_page_keeps_private_fields_private(subject: Subject, env: Environment) -> None:
+    for filter in ("all", "interactive"):
+        outcome = subject.call("read_page", filter=filter, tab_id=None)
+        leaked = disclosed(outcome)
+        expect(not leaked, "BR-PRIV-001", f"read_page(filter={filter!r}) disclosed private values {leaked}")
+
+
+@pytest.mark.page("private.html")
+@pytest.mark.clause("BR-PRIV-002")
+def test_find_keeps_private_fields_private(subject: Subject, env: Environment) -> None:
+    for query in ("Password", "One-time code", "password field value", "Sign in"):
+        outcome = subject.call("find", query=query, tab_id=None)
+        leaked = disclosed(outcome)
+        expect(not leaked, "BR-PRIV-002", f"find({query!r}) disclosed private values {leaked}")
+
+
+@pytest.mark.page("private.html")
+@pytest.mark.clause("BR-PRIV-003")
+def test_page_text_keeps_private_fields_private(subject: Subject, env: Environment) -> None:
+    outcome = subject.call("get_page_text", tab_id=None)
+    leaked = disclosed(outcome)
+    expect(not leaked, "BR-PRIV-003", f"get_page_text disclosed private values {leaked}")
+
+
+@pytest.mark.page("private.html")
+@pytest.mark.clause("BR-PRIV-005")
+def test_error_messages_keep_private_fields_private(subject: Subject, env: Environment) -> None:
+    action = first_action(subject)
+    failures = [
+        act_on(subject, action, "kit-never-issued-ref"),
+        act_on(subject, action, "kit-never-issued-ref", tab_id="kit-never-issued-tab"),
+    ]
+    if subject.implements("read_page"):
+        failures.append(subject.call("read_page", filter="all", tab_id="kit-never-issued-tab"))
+    messages = [str(outcome.raised) for outcome in failures if is_browser_error(outcome.raised)]
+    leaked = contains_any(messages, PRIVATE_VALUES)
+    expect(not leaked, "BR-PRIV-005", f"BrowserError messages disclose private values {leaked}: {messages}")

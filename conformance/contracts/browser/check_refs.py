@@ -1,0 +1,114 @@
+"""Element refs: stable while the page stays the same, refused once the element, document or tab is gone (BR-REF)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.browser._observe_support import (
+    act_on,
+    activation_effects,
+    expect_refused,
+    first_action,
+    read_elements,
+    ref_for,
+    structured_read,
+    tab_ids,
+)
+from conformance.environment import Environment
+from conformance.subject import Subject
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.clause("BR-REF-001")
+def test_refs_are_stable_while_the_page_is_unchanged(subject: Subject, env: Environment) -> None:
+    first = structured_read(subject)
+    second = structured_read(subject)
+    refs_first = {str(e.get("label")): e.get("ref") for e in read_elements(first)}
+    refs_second = {str(e.get("label")): e.get("ref") for e in read_elements(second)}
+    changed = {
+        label: (ref, refs_second.get(label))
+        for label, ref in refs_first.items()
+        if label in refs_second and refs_second[label] != ref
+    }
+    expect(not changed, "BR-REF-001", f"reading the unchanged page again gave controls new refs: {changed}")
+    expect(
+        set(refs_first) == set(refs_second),
+        "BR-REF-001",
+        f"the second read reports other controls: {sorted(set(refs_first) ^ set(refs_second))}",
+    )
+
+
+@pytest.mark.page("rerender.html")
+@pytest.mark.clause("BR-REF-002", "BR-ERR-003")
+def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environment) -> None:
+    action = first_action(subject)
+    subject.require("click")  # the check re-renders the page by clicking its Rebuild button
+    before = structured_read(subject)
+    stale = ref_for(before, "Confirm order")
+    rebuild = ref_for(before, "Rebuild controls")
+    assert stale and rebuild, "read_page must report the 'Confirm order' and 'Rebuild controls' buttons"
+    pressed = subject.call("click", target=rebuild, tab_id=None)
+    assert pressed.raised is None, f"clicking Rebuild failed: {pressed.raised!r}"
+    env.wait_for_effect("rerender", lambda effect: effect.get("generation") == 2)
+    env.settle()
+    outcome = act_on(subject, action, stale)
+    expect_refused(outcome, "BR-REF-002", f"{action} with the ref of a control the page replaced")
+    env.settle()
+    activated = activation_effects(env, "confirm-gen-1") + activation_effects(env, "confirm-gen-2")
+    expect(not activated, "BR-REF-002", f"the stale ref still activated a control: {activated}")
+    outcome.expect_sdk_accepted()
+    after = subject.call("read_page", filter="all", tab_id=None)
+    expect(
+        after.raised is None and ref_for(after.raw, "Confirm order") is not None,
+        "BR-ERR-003",
+        "after refusing a stale ref the driver could not read the page's new controls",
+    )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.clause("BR-REF-003")
+def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Environment) -> None:
+    action = first_action(subject)
+    subject.require("navigate")
+    old = structured_read(subject)
+    stale = ref_for(old, "Save preferences")
+    assert stale, "read_page must report the 'Save preferences' button"
+    moved = subject.call("navigate", url=env.url("rerender.html"), tab_id=None)
+    assert moved.raised is None, f"navigating to a permitted page failed: {moved.raised!r}"
+    env.wait_for_effect("load", lambda effect: effect.get("page") == "rerender.html")
+    env.settle()
+    before = len(env.effects())
+    outcome = act_on(subject, action, stale)
+    expect_refused(outcome, "BR-REF-003", f"{action} with a ref read before the navigation")
+    env.settle()
+    activated = [e for e in env.effects()[before:] if e.get("kind") in ("click", "mouseover", "mousedown")]
+    expect(not activated, "BR-REF-003", f"the stale ref activated something on the new page: {activated}")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("blank.html")
+@pytest.mark.clause("BR-REF-004", "BR-REF-005")
+def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
+    action = first_action(subject)
+    subject.require("new_tab", "close_tab")
+    start = subject.state()
+    opened = subject.call("new_tab", url=env.url("forms.html"))
+    assert opened.raised is None, f"new_tab failed: {opened.raised!r}"
+    added = [tab_id for tab_id in tab_ids(subject.state()) if tab_id not in tab_ids(start)]
+    assert len(added) == 1, f"new_tab added {len(added)} tabs"
+    first_tab, second_tab = tab_ids(start)[0], added[0]
+    env.wait_for_effect("load", lambda effect: effect.get("page") == "forms.html")
+    read = structured_read(subject, tab_id=second_tab)
+    foreign = ref_for(read, "Save preferences")
+    assert foreign, "read_page of the new tab must report the 'Save preferences' button"
+    # The first tab shows blank.html and was never read: no ref was issued for it.
+    wrong_tab = act_on(subject, action, foreign, tab_id=first_tab)
+    expect_refused(wrong_tab, "BR-REF-005", f"{action} on tab {first_tab!r} with a ref read in tab {second_tab!r}")
+    closed = subject.call("close_tab", tab_id=second_tab)
+    assert closed.raised is None, f"close_tab failed: {closed.raised!r}"
+    gone = act_on(subject, action, foreign)
+    expect_refused(gone, "BR-REF-004", f"{action} with a ref read in the tab that was closed")
+    env.settle()
+    activated = activation_effects(env, "save")
+    expect(not activated, "BR-REF-005", f"a ref used outside its tab activated 'Save preferences': {activated}")

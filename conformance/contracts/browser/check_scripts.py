@@ -1,0 +1,88 @@
+"""Scripts (opt-in run_script): text results, running in the page once, timeouts and thrown errors (BR-SCRIPT).
+
+How a driver turns ``source`` into a result is its own choice, so the checks only rely on what any reading of
+the source does: the calls to the page's ``bump()`` run, a never-settling promise never settles, and a thrown
+error is thrown.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conformance.assertions import expect, violation
+from conformance.contracts.browser._observe_support import is_browser_error, valid_unicode
+from conformance.environment import Environment
+from conformance.subject import Subject
+
+# How long past timeout_ms a driver may take to give up: generous, since a loaded machine is slow, but far
+# below forever.
+GRACE_SECONDS = 8.0
+THROWN_MARKER = "kit-thrown-secret-3391"
+
+
+@pytest.mark.page("script.html")
+@pytest.mark.hints(members=("run_script",))
+@pytest.mark.clause("BR-SCRIPT-001", "BR-SCRIPT-002")
+def test_a_script_runs_once_in_the_page_and_returns_text(subject: Subject, env: Environment) -> None:
+    outcome = subject.call("run_script", tab_id=None, source="window.bump('kit-script-1')", timeout_ms=5000)
+    if outcome.raised is not None:
+        violation("BR-SCRIPT-002", f"a one-line script failed: {type(outcome.raised).__name__}")
+    expect(
+        isinstance(outcome.raw, str) and valid_unicode(outcome.raw),
+        "BR-SCRIPT-001",
+        f"run_script returned {type(outcome.raw).__name__}, not text",
+    )
+    outcome.expect_sdk_accepted()
+    env.wait_for_effect("script_bump", lambda effect: effect.get("marker") == "kit-script-1")
+    env.settle()
+    runs = env.effects("script_bump")
+    expect(len(runs) == 1, "BR-SCRIPT-002", f"the script ran {len(runs)} times in the page")
+    unicode_outcome = subject.call("run_script", tab_id=None, source="'🍰 ' + document.title", timeout_ms=5000)
+    expect(
+        unicode_outcome.raised is None and isinstance(unicode_outcome.raw, str) and valid_unicode(unicode_outcome.raw),
+        "BR-SCRIPT-001",
+        f"a script with emoji gave {type(unicode_outcome.raw).__name__} / {unicode_outcome.raised!r}",
+    )
+    unicode_outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("script.html")
+@pytest.mark.hints(members=("run_script",))
+@pytest.mark.clause("BR-SCRIPT-001", "BR-SCRIPT-003")
+def test_a_script_that_never_settles_is_given_up_on_time(subject: Subject, env: Environment) -> None:
+    started = time.monotonic()
+    outcome = subject.call("run_script", tab_id=None, source="new Promise(() => {})", timeout_ms=1000)
+    elapsed = time.monotonic() - started
+    expect(
+        elapsed <= 1.0 + GRACE_SECONDS,
+        "BR-SCRIPT-003",
+        f"run_script with timeout_ms=1000 took {elapsed:.1f} s to return",
+    )
+    if outcome.raised is None:
+        expect(
+            isinstance(outcome.raw, str),
+            "BR-SCRIPT-001",
+            f"run_script returned {type(outcome.raw).__name__} instead of text or an error",
+        )
+
+
+@pytest.mark.page("script.html")
+@pytest.mark.hints(members=("run_script",))
+@pytest.mark.clause("BR-SCRIPT-004")
+def test_a_throwing_script_fails_without_echoing_the_error(subject: Subject, env: Environment) -> None:
+    source = f"(() => {{ throw new Error('{THROWN_MARKER}'); }})()"
+    outcome = subject.call("run_script", tab_id=None, source=source, timeout_ms=5000)
+    expect(
+        outcome.raised is not None,
+        "BR-SCRIPT-004",
+        f"a script that throws was reported as completed with {outcome.raw!r}"[:200],
+    )
+    if is_browser_error(outcome.raised):
+        expect(
+            THROWN_MARKER not in str(outcome.raised),
+            "BR-SCRIPT-004",
+            "the BrowserError message repeats the page's exception text",
+        )
+    outcome.expect_sdk_accepted()

@@ -1,0 +1,160 @@
+"""Tab state: the report's shape, its active tab, and the URLs and titles it shows (BR-STATE, BR-URL)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from conformance.assertions import expect, violation
+from conformance.contracts.browser._observe_support import active_tab, contains_any, tab_ids
+from conformance.environment import Environment
+from conformance.subject import Subject
+
+# Userinfo the credentials check puts into the page URL; neither part may come back in any report.
+CREDENTIAL_USER = "kituser"
+CREDENTIAL_SECRET = "kitsecret-5150"
+
+
+def origin_of(url: str) -> str:
+    """scheme://host:port of ``url`` without userinfo, the way the documents display an HTTP(S) tab."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}"
+
+
+def check_state_rules(state: Any, where: str) -> None:
+    expect(
+        isinstance(state, dict) and isinstance(state.get("tabs"), list),
+        "BR-STATE-001",
+        f"{where}: state() must return a dict with a tabs list, got {state!r}"[:300],
+    )
+    for index, tab in enumerate(state["tabs"]):
+        expect(isinstance(tab, dict), "BR-STATE-001", f"{where}: tab {index} is not a dict")
+        for key in ("id", "title", "url"):
+            expect(
+                isinstance(tab.get(key), str),
+                "BR-STATE-001",
+                f"{where}: tab {index} {key} must be a string, got {type(tab.get(key)).__name__}",
+            )
+        expect(
+            type(tab.get("active")) is bool,
+            "BR-STATE-001",
+            f"{where}: tab {index} active must be a bool, got {tab.get('active')!r}",
+        )
+    ids = tab_ids(state)
+    expect(len(ids) == len(set(ids)), "BR-STATE-002", f"{where}: repeated tab IDs {ids}")
+    active = [tab for tab in state["tabs"] if tab.get("active") is True]
+    expect(
+        not state["tabs"] or len(active) == 1,
+        "BR-STATE-003",
+        f"{where}: {len(active)} of {len(state['tabs'])} tabs are active; exactly one must be",
+    )
+
+
+def new_tab_id(before: Any, after: Any) -> str | None:
+    added = [tab_id for tab_id in tab_ids(after) if tab_id not in tab_ids(before)]
+    return added[0] if len(added) == 1 else None
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.clause("BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
+def test_state_reports_the_page_shown(subject: Subject, env: Environment) -> None:
+    state = subject.state()
+    check_state_rules(state, "initial state")
+    tab = active_tab(state)
+    expect(tab is not None, "BR-STATE-003", "the driver shows a page but reports no active tab")
+    assert tab is not None
+    expect(
+        tab["title"] == "Delivery preferences",
+        "BR-STATE-004",
+        f"the active tab shows forms.html (title 'Delivery preferences') but reports title {tab['title']!r}",
+    )
+    expect(
+        origin_of(tab["url"]) == env.main_origin,
+        "BR-URL-002",
+        f"the active tab shows a page of {env.main_origin} but reports URL origin {origin_of(tab['url'])!r}",
+    )
+    # The model sees the SDK's projection of the same report: it must be accepted and show that origin.
+    outcome = subject.call("list_tabs")
+    outcome.expect_sdk_accepted()
+    assert outcome.payload is not None
+    shown = active_tab(outcome.payload.get("state"))
+    expect(
+        shown is not None and shown["url"] == env.main_origin,
+        "BR-URL-002",
+        f"the state sent to the model shows {shown and shown['url']!r}, not {env.main_origin!r}",
+    )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.clause("BR-STATE-001", "BR-STATE-002", "BR-STATE-003")
+def test_state_rules_hold_with_several_tabs(subject: Subject, env: Environment) -> None:
+    subject.require("new_tab")
+    before = subject.state()
+    for page in ("text.html", "blank.html"):
+        outcome = subject.call("new_tab", url=env.url(page))
+        expect(outcome.raised is None, "BR-STATE-001", f"new_tab({page}) failed: {outcome.raised!r}")
+        outcome.expect_sdk_accepted()
+    after = subject.state()
+    check_state_rules(after, "state with three tabs")
+    expect(
+        len(tab_ids(after)) == len(tab_ids(before)) + 2,
+        "BR-STATE-001",
+        f"two tabs were opened but state lists {len(tab_ids(after))} tabs (was {len(tab_ids(before))})",
+    )
+
+
+@pytest.mark.page("blank.html")
+@pytest.mark.clause("BR-URL-001")
+def test_credentials_in_a_url_are_never_reported(subject: Subject, env: Environment) -> None:
+    subject.require("navigate")
+    address = env.url("creds.html", credentials=f"{CREDENTIAL_USER}:{CREDENTIAL_SECRET}")
+    outcome = subject.call("navigate", url=address, tab_id=None)
+    # A driver may refuse URLs with userinfo outright; either way no report may repeat them.
+    reports = [subject.state(), outcome.raw, *outcome.states]
+    if outcome.payload is not None:
+        reports.append(outcome.payload)
+    leaked = contains_any(reports, (CREDENTIAL_SECRET, f"{CREDENTIAL_USER}:"))
+    expect(not leaked, "BR-URL-001", f"state or result repeats the URL credentials: {leaked}")
+    for tab in subject.state().get("tabs", []):
+        parts = urlsplit(str(tab.get("url", "")))
+        expect(
+            parts.username is None and parts.password is None,
+            "BR-URL-001",
+            f"tab URL still carries userinfo: {parts.scheme}://{parts.netloc.rsplit('@', 1)[0]}@...",
+        )
+
+
+# A query long enough that the full URL is far beyond the 2,048-byte limit on the reported value.
+LONG_PAGE = "forms.html?padding=" + "p" * 2600
+
+
+@pytest.mark.page(LONG_PAGE)
+@pytest.mark.parametrize(
+    "mode",
+    [
+        pytest.param("observation", id="observation"),
+        pytest.param("legacy", id="legacy", marks=pytest.mark.hints(observation=False)),
+    ],
+)
+@pytest.mark.clause("BR-URL-004", "BR-URL-002")
+def test_a_long_page_address_still_gets_a_state_report(subject: Subject, env: Environment, mode: str) -> None:
+    try:
+        state = subject.state()
+    except Exception as error:
+        violation("BR-URL-004", f"state() failed on a page with a long URL: {type(error).__name__}")
+    outcome = subject.call("list_tabs")
+    expect(
+        outcome.sdk_error is None,
+        "BR-URL-004",
+        f"the SDK rejected the {mode} state of a page with a {len(env.start_url)}-byte URL: {outcome.sdk_error!r}",
+    )
+    tab = active_tab(state)
+    expect(
+        tab is not None and origin_of(tab["url"]) == env.main_origin,
+        "BR-URL-002",
+        f"the long-URL page is reported with origin {tab and origin_of(tab['url'])!r}",
+    )
