@@ -254,9 +254,7 @@ class _ProbeBase:
         replies = dict(replies or {})
         if has_state:
             state_reply = replies.pop("state", state)
-            self.state = _make_function(
-                self.log, "state", _constant(state_reply), self._flavour, declares_cancelled
-            )
+            self.state = _make_function(self.log, "state", _constant(state_reply), self._flavour, declares_cancelled)
         for member in chosen:
             reply = replies.get(member, default_browser_reply(member))
             method = _make_function(self.log, member, _constant(reply), self._flavour, declares_cancelled)
@@ -315,9 +313,7 @@ class _ComputerProbeBase:
         for method_name in chosen:
             default: object = default_computer_screenshot() if method_name == "screenshot" else None
             reply = replies.get(method_name, default)
-            method = _make_function(
-                self.log, method_name, _constant(reply), self._flavour, declares_cancelled
-            )
+            method = _make_function(self.log, method_name, _constant(reply), self._flavour, declares_cancelled)
             setattr(self, method_name, method)
 
     def close(self) -> None:

@@ -44,8 +44,7 @@ CLAUSES: tuple[Clause, ...] = (
         "TS-SEL-001",
         "002",
         "Select methods",
-        "Without a selection the toolset exposes the implemented default members and derives list_tabs "
-        "from state().",
+        "Without a selection the toolset exposes the implemented default members and derives list_tabs from state().",
     ),
     Clause(
         "TS-SEL-002",
@@ -59,9 +58,7 @@ CLAUSES: tuple[Clause, ...] = (
         _DRIVER,
         "members picks the complete exposed set; an empty list exposes no tools at all.",
     ),
-    Clause(
-        "TS-SEL-004", "000", _DRIVER, "additional_members adds the named members to the implemented defaults."
-    ),
+    Clause("TS-SEL-004", "000", _DRIVER, "additional_members adds the named members to the implemented defaults."),
     Clause(
         "TS-SEL-005",
         "000",
@@ -85,8 +82,7 @@ CLAUSES: tuple[Clause, ...] = (
         "TS-SEL-009",
         "000",
         _DRIVER,
-        "DEFAULT_BROWSER_MEMBERS and BROWSER_MEMBERS are immutable tuples of the documented default and "
-        "fixed names.",
+        "DEFAULT_BROWSER_MEMBERS and BROWSER_MEMBERS are immutable tuples of the documented default and fixed names.",
     ),
     Clause(
         "TS-SEL-010",
@@ -111,8 +107,7 @@ CLAUSES: tuple[Clause, ...] = (
         "TS-VAL-001",
         "000",
         _DRIVER,
-        "A call with malformed JSON, missing fields or extra fields is refused without reaching consent "
-        "or the driver.",
+        "A call with malformed JSON, missing fields or extra fields is refused without reaching consent or the driver.",
     ),
     Clause(
         "TS-VAL-002",
@@ -167,9 +162,7 @@ CLAUSES: tuple[Clause, ...] = (
         "is 1 through 32; filter is all or interactive.",
         "read_page_scoped",
     ),
-    Clause(
-        "TS-VAL-009", "000", _OPT_IN, "A file grant_id is nonempty valid Unicode of at most 256 UTF-8 bytes."
-    ),
+    Clause("TS-VAL-009", "000", _OPT_IN, "A file grant_id is nonempty valid Unicode of at most 256 UTF-8 bytes."),
     Clause(
         "TS-VAL-010",
         "000",
@@ -189,8 +182,7 @@ CLAUSES: tuple[Clause, ...] = (
         "TS-CONF-001",
         "000",
         _CONFIRM,
-        "Construction needs confirm when a selected member changes state or reads diagnostics, and only "
-        "then.",
+        "Construction needs confirm when a selected member changes state or reads diagnostics, and only then.",
     ),
     Clause("TS-CONF-002", "000", _CONFIRM, "Selecting navigate or new_tab needs url_policy as well."),
     Clause(
@@ -225,9 +217,7 @@ CLAUSES: tuple[Clause, ...] = (
         "A read in confirm_reads asks confirm (phase before_read, state None) before any state read; a "
         "refusal returns fixed text with no state and never reaches the driver.",
     ),
-    Clause(
-        "TS-CONF-008", "000", _CONFIRM, "confirm_reads may list only read members registered by this toolset."
-    ),
+    Clause("TS-CONF-008", "000", _CONFIRM, "confirm_reads may list only read members registered by this toolset."),
     Clause(
         "TS-CONF-009",
         "000",
@@ -248,9 +238,7 @@ CLAUSES: tuple[Clause, ...] = (
         "new_tab with a null URL still asks confirm but has no URL for the policy.",
     ),
     # Driver results
-    Clause(
-        "TS-RES-001", "000", _DRIVER, "An invalid state report stops the run instead of reaching the model."
-    ),
+    Clause("TS-RES-001", "000", _DRIVER, "An invalid state report stops the run instead of reaching the model."),
     Clause(
         "TS-RES-002",
         "000",
@@ -309,6 +297,26 @@ CLAUSES: tuple[Clause, ...] = (
         "Browser driver contract",
         "Current state is returned after ordinary operations, including failed ones.",
     ),
+    Clause(
+        "TS-RES-012",
+        "000",
+        _DRIVER,
+        "Legacy tab state reports HTTP(S) URLs as origins without credentials, paths, queries or fragments, "
+        "keeps about:blank, reduces other URLs to their scheme, and applies its 2048-byte limit to that value.",
+    ),
+    Clause(
+        "TS-RES-013",
+        "000",
+        _DRIVER,
+        "State with observation metadata accepts only HTTP(S) URLs or about:blank, shows HTTP(S) origins, and "
+        "cuts titles to 1024 UTF-8 bytes at a character boundary, setting title_truncated.",
+    ),
+    Clause(
+        "TS-RES-014",
+        "000",
+        _DRIVER,
+        "The SDK imposes no tab-count limit, with or without observation metadata.",
+    ),
     # Lifecycle
     Clause(
         "TS-LIFE-001",
@@ -344,8 +352,7 @@ CLAUSES: tuple[Clause, ...] = (
         "TS-FLAV-002",
         "002",
         "Browser driver contract",
-        "A sync method whose result turns out to be awaitable is caught when called and not treated as "
-        "a result.",
+        "A sync method whose result turns out to be awaitable is caught when called and not treated as a result.",
     ),
     # Computer toolset
     Clause(

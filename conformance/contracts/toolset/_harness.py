@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.types.responses import ResponseComputerToolCall, ResponseFunctionToolCall
 
+from conformance.assertions import violation
 from conformance.probes import Flavour, ProbeLog, browser_probe
 
 # Fixed texts are part of the SDK's observable behaviour, but the documents only promise that a refusal or
@@ -63,9 +65,15 @@ def callback(log: ProbeLog, name: str, flavour: Flavour, reply: object = True, *
     return log.callback(name, reply, flavour=flavour, **options)
 
 
-def gated(flavour: Flavour, members: Sequence[str], *, confirm_reply: object = True,
-          policy_reply: object = True, replies: dict[str, object] | None = None,
-          **options: Any) -> tuple[Toolset, Any]:
+def gated(
+    flavour: Flavour,
+    members: Sequence[str],
+    *,
+    confirm_reply: object = True,
+    policy_reply: object = True,
+    replies: dict[str, object] | None = None,
+    **options: Any,
+) -> tuple[Toolset, Any]:
     """A toolset over a probe implementing ``members``, with recording confirm and url_policy."""
     driver = browser_probe(flavour, members, replies=replies)
     confirm = callback(driver.log, "confirm", flavour, confirm_reply)
@@ -74,11 +82,18 @@ def gated(flavour: Flavour, members: Sequence[str], *, confirm_reply: object = T
     return toolset, driver
 
 
-def computer_call(actions: Sequence[dict[str, Any]], *, checks: Sequence[dict[str, Any]] = (),
-                  call_id: str = "cc-1") -> ResponseComputerToolCall:
+def computer_call(
+    actions: Sequence[dict[str, Any]], *, checks: Sequence[dict[str, Any]] = (), call_id: str = "cc-1"
+) -> ResponseComputerToolCall:
     return ResponseComputerToolCall.model_validate(
-        {"type": "computer_call", "id": f"item-{call_id}", "call_id": call_id, "status": "completed",
-         "pending_safety_checks": list(checks), "actions": list(actions)}
+        {
+            "type": "computer_call",
+            "id": f"item-{call_id}",
+            "call_id": call_id,
+            "status": "completed",
+            "pending_safety_checks": list(checks),
+            "actions": list(actions),
+        }
     )
 
 
@@ -113,3 +128,14 @@ VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "upload_file": {"grant_id": "grant-1"},
     "download_file": {"grant_id": "grant-1"},
 }
+
+
+@contextmanager
+def expect_stop(clause: str, what: str) -> Iterator[None]:
+    """The block must raise: the documents say the call stops (the run ends) without naming an exception type,
+    so any exception counts, and finishing normally is a violation of ``clause``."""
+    try:
+        yield
+    except Exception:
+        return
+    violation(clause, f"{what} did not stop the call")

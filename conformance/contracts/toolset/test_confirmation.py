@@ -58,7 +58,7 @@ def test_url_policy_then_confirm_then_driver(flavour: str, member: str) -> None:
     steps = [name for name in driver.log.names() if name != "state"]
     expect(report.get("ok") is True, "TS-CONF-003", f"approved {member} failed: {report.get('error')}")
     expect(steps == ["url_policy", "confirm", member], "TS-CONF-003", f"order was {steps}")
-    context, url = driver.log.of("url_policy")[0].args
+    _, url = driver.log.of("url_policy")[0].args
     expect(url == VALID_ARGUMENTS[member]["url"], "TS-CONF-003", "url_policy did not receive the requested URL")
 
 
@@ -82,8 +82,14 @@ def test_confirm_refusal_stops_before_driver(flavour: str, member: str) -> None:
 
 
 NOT_TRUE: dict[str, object] = {
-    "one": 1, "yes": "yes", "True-string": "True", "list": [True], "dict": {"approved": True}, "none": None,
-    "false": False, "raises": RuntimeError("approval service down"),
+    "one": 1,
+    "yes": "yes",
+    "True-string": "True",
+    "list": [True],
+    "dict": {"approved": True},
+    "none": None,
+    "false": False,
+    "raises": RuntimeError("approval service down"),
 }
 
 
@@ -95,18 +101,28 @@ def test_only_exactly_true_approves(flavour: str, reply: str, which: str) -> Non
     options = {"confirm_reply": answer} if which == "confirm" else {"policy_reply": answer}
     toolset, driver = gated(flavour, ["navigate"], **options)  # type: ignore[arg-type]
     report = payload(execute(toolset, function_call("navigate", VALID_ARGUMENTS["navigate"])))
-    expect(report.get("ok") is False and driver.log.count("navigate") == 0, "TS-CONF-004",
-           f"{which} returning {answer!r} let navigate run")
+    expect(
+        report.get("ok") is False and driver.log.count("navigate") == 0,
+        "TS-CONF-004",
+        f"{which} returning {answer!r} let navigate run",
+    )
 
 
 @pytest.mark.clause("TS-CONF-004", "TS-CONF-007")
 @pytest.mark.parametrize("reply", ["one", "yes", "none", "raises"])
 def test_only_exactly_true_approves_protected_reads(flavour: str, reply: str) -> None:
-    toolset, driver = gated(flavour, ["get_page_text"], confirm_reply=NOT_TRUE[reply],  # type: ignore[arg-type]
-                            confirm_reads=["get_page_text"])
+    toolset, driver = gated(
+        flavour,
+        ["get_page_text"],
+        confirm_reply=NOT_TRUE[reply],  # type: ignore[arg-type]
+        confirm_reads=["get_page_text"],
+    )
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
-    expect(report.get("ok") is False and driver.log.names() == ["confirm"], "TS-CONF-004",
-           f"confirm returning {NOT_TRUE[reply]!r} led to {driver.log.names()}")
+    expect(
+        report.get("ok") is False and driver.log.names() == ["confirm"],
+        "TS-CONF-004",
+        f"confirm returning {NOT_TRUE[reply]!r} led to {driver.log.names()}",
+    )
 
 
 @pytest.mark.clause("TS-CONF-005")
@@ -129,14 +145,26 @@ def test_callbacks_get_detached_copies(flavour: str) -> None:
     report = payload(execute(toolset, function_call("navigate", VALID_ARGUMENTS["navigate"], call_id="call-77")))
     sent = driver.log.of("navigate")
     expect(report.get("ok") is True and len(sent) == 1, "TS-CONF-005", "navigate did not run after approval")
-    expect(sent[0].argument == VALID_ARGUMENTS["navigate"], "TS-CONF-005",
-           f"edits made by a callback reached the driver: {sent[0].argument}")
+    expect(
+        sent[0].argument == VALID_ARGUMENTS["navigate"],
+        "TS-CONF-005",
+        f"edits made by a callback reached the driver: {sent[0].argument}",
+    )
     seen = log.of("confirm")[0].argument
-    expect(isinstance(seen, dict) and seen.get("call_id") == "call-77" and seen.get("member") == "navigate"
-           and seen.get("arguments") == VALID_ARGUMENTS["navigate"] and isinstance(seen.get("state"), dict),
-           "TS-CONF-005", f"confirm context lacks call_id/member/arguments/state: {seen}")
-    expect(log.of("confirm")[0].argument["arguments"]["url"] == VALID_ARGUMENTS["navigate"]["url"], "TS-CONF-005",
-           "url_policy's edit showed up in the context handed to confirm")
+    expect(
+        isinstance(seen, dict)
+        and seen.get("call_id") == "call-77"
+        and seen.get("member") == "navigate"
+        and seen.get("arguments") == VALID_ARGUMENTS["navigate"]
+        and isinstance(seen.get("state"), dict),
+        "TS-CONF-005",
+        f"confirm context lacks call_id/member/arguments/state: {seen}",
+    )
+    expect(
+        log.of("confirm")[0].argument["arguments"]["url"] == VALID_ARGUMENTS["navigate"]["url"],
+        "TS-CONF-005",
+        "url_policy's edit showed up in the context handed to confirm",
+    )
 
 
 @pytest.mark.clause("TS-CONF-006")
@@ -144,8 +172,11 @@ def test_callbacks_get_detached_copies(flavour: str) -> None:
 def test_reads_do_not_ask_confirm_by_default(flavour: str, member: str) -> None:
     toolset, driver = gated(flavour, [member])  # type: ignore[arg-type]
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
-    expect(report.get("ok") is True and driver.log.count("confirm") == 0, "TS-CONF-006",
-           f"read {member} asked confirm without confirm_reads")
+    expect(
+        report.get("ok") is True and driver.log.count("confirm") == 0,
+        "TS-CONF-006",
+        f"read {member} asked confirm without confirm_reads",
+    )
 
 
 @pytest.mark.clause("TS-CONF-007")
@@ -154,13 +185,22 @@ def test_confirm_reads_asks_before_any_state_read(flavour: str, member: str) -> 
     toolset, driver = gated(flavour, [member], confirm_reads=[member])  # type: ignore[arg-type]
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member], call_id="call-9")))
     names = driver.log.names()
-    expect(report.get("ok") is True and names and names[0] == "confirm", "TS-CONF-007",
-           f"protected {member} did not ask confirm first: {names}")
+    expect(
+        report.get("ok") is True and names and names[0] == "confirm",
+        "TS-CONF-007",
+        f"protected {member} did not ask confirm first: {names}",
+    )
     context = driver.log.of("confirm")[0].argument
-    expect(isinstance(context, dict) and context.get("phase") == "before_read" and context.get("state") is None
-           and context.get("member") == member and context.get("call_id") == "call-9"
-           and context.get("arguments") == VALID_ARGUMENTS[member],
-           "TS-CONF-007", f"read confirm context is not before_read with no state: {context}")
+    expect(
+        isinstance(context, dict)
+        and context.get("phase") == "before_read"
+        and context.get("state") is None
+        and context.get("member") == member
+        and context.get("call_id") == "call-9"
+        and context.get("arguments") == VALID_ARGUMENTS[member],
+        "TS-CONF-007",
+        f"read confirm context is not before_read with no state: {context}",
+    )
 
 
 @pytest.mark.clause("TS-CONF-007")
@@ -168,8 +208,11 @@ def test_confirm_reads_asks_before_any_state_read(flavour: str, member: str) -> 
 def test_refused_protected_read_returns_no_state(flavour: str, member: str) -> None:
     toolset, driver = gated(flavour, [member], confirm_reply=False, confirm_reads=[member])  # type: ignore[arg-type]
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
-    expect(report.get("ok") is False and "state" not in report and "result" not in report, "TS-CONF-007",
-           f"refused protected {member} returned {sorted(report)}")
+    expect(
+        report.get("ok") is False and "state" not in report and "result" not in report,
+        "TS-CONF-007",
+        f"refused protected {member} returned {sorted(report)}",
+    )
     expect(driver.log.names() == ["confirm"], "TS-CONF-007", f"refused protected read reached {driver.log.names()}")
 
 
@@ -190,8 +233,7 @@ def test_confirm_reads_lists_only_registered_reads(flavour: str, case: str) -> N
     confirm = callback(driver.log, "confirm", flavour)  # type: ignore[arg-type]
     selected = [name for name in members if name != "find"]
     with pytest.raises(ValueError):
-        browser_toolset(flavour, driver, members=selected, confirm=confirm,
-                        confirm_reads=CONFIRM_READS_ERRORS[case])
+        browser_toolset(flavour, driver, members=selected, confirm=confirm, confirm_reads=CONFIRM_READS_ERRORS[case])
 
 
 # A sync toolset that never awaits an async callback's coroutine makes Python warn; that is the expected path.
@@ -211,8 +253,11 @@ def test_callbacks_must_match_the_toolset_flavour(flavour: str, which: str) -> N
     except (TypeError, ValueError):
         return
     report = payload(execute(toolset, function_call("navigate", VALID_ARGUMENTS["navigate"])))
-    expect(report.get("ok") is False and driver.log.count("navigate") == 0, "TS-CONF-009",
-           f"a {other} {which} on a {flavour} toolset approved navigate")
+    expect(
+        report.get("ok") is False and driver.log.count("navigate") == 0,
+        "TS-CONF-009",
+        f"a {other} {which} on a {flavour} toolset approved navigate",
+    )
 
 
 @pytest.mark.clause("TS-CONF-010")
@@ -234,8 +279,11 @@ def test_cancelled_passed_only_when_declared(flavour: str, declares: bool) -> No
     names = driver.log.names()
     expect(names == ["state", "url_policy", "confirm", member, "state"], "TS-CONF-010", f"unexpected calls {names}")
     passed = {call.name: call.cancelled_passed for call in driver.log.calls}
-    expect(all(flag is declares for flag in passed.values()), "TS-CONF-010",
-           f"cancelled passed={passed} but callables {'do' if declares else 'do not'} declare it")
+    expect(
+        all(flag is declares for flag in passed.values()),
+        "TS-CONF-010",
+        f"cancelled passed={passed} but callables {'do' if declares else 'do not'} declare it",
+    )
     if declares:
         predicate = driver.log.of(member)[0].cancelled
         expect(callable(predicate) and predicate() is False, "TS-CONF-010", "the passed cancelled is not a predicate")
@@ -246,11 +294,15 @@ def test_protected_read_confirm_gets_cancelled_only_when_declared(flavour: str) 
     for declares in (True, False):
         driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
         confirm = driver.log.callback("confirm", flavour=flavour, declares_cancelled=declares)  # type: ignore[arg-type]
-        toolset = browser_toolset(flavour, driver, members=["get_page_text"], confirm=confirm,
-                                  confirm_reads=["get_page_text"])
+        toolset = browser_toolset(
+            flavour, driver, members=["get_page_text"], confirm=confirm, confirm_reads=["get_page_text"]
+        )
         execute(toolset, function_call("get_page_text", {"tab_id": None}), cancelled=lambda: False)
-        expect(driver.log.of("confirm")[0].cancelled_passed is declares, "TS-CONF-010",
-               f"read confirm (declares={declares}) got cancelled={not declares}")
+        expect(
+            driver.log.of("confirm")[0].cancelled_passed is declares,
+            "TS-CONF-010",
+            f"read confirm (declares={declares}) got cancelled={not declares}",
+        )
 
 
 @pytest.mark.clause("TS-CONF-011")
@@ -258,5 +310,8 @@ def test_blank_new_tab_asks_confirm_without_url_policy(flavour: str) -> None:
     toolset, driver = gated(flavour, ["new_tab"])  # type: ignore[arg-type]
     report = payload(execute(toolset, function_call("new_tab", {"url": None})))
     steps = [name for name in driver.log.names() if name != "state"]
-    expect(report.get("ok") is True and steps == ["confirm", "new_tab"], "TS-CONF-011",
-           f"blank new_tab went through {steps}")
+    expect(
+        report.get("ok") is True and steps == ["confirm", "new_tab"],
+        "TS-CONF-011",
+        f"blank new_tab went through {steps}",
+    )

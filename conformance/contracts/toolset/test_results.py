@@ -41,7 +41,7 @@ def _stops(flavour: str, member: str, reply: object, clause: str, what: str) -> 
 
 
 def _succeeds(flavour: str, member: str, reply: object, clause: str, what: str) -> tuple[dict[str, Any], Any]:
-    toolset, driver = _run(flavour, member, reply)
+    toolset, _ = _run(flavour, member, reply)
     output = execute(toolset, function_call(member, VALID_ARGUMENTS[member]))
     report = payload(output)
     expect(report.get("ok") is True, clause, f"{what} was refused: {report.get('error')}")
@@ -72,24 +72,35 @@ def test_invalid_state_stops_the_run(flavour: str, case: str) -> None:
 
 @pytest.mark.clause("TS-RES-001")
 def test_invalid_final_state_stops_the_run(flavour: str) -> None:
-    _stops(flavour, "state", Script({"tabs": [TAB]}, {"tabs": [{**TAB, "active": "yes"}]}), "TS-RES-001",
-           "an invalid state after the action")
+    _stops(
+        flavour,
+        "state",
+        Script({"tabs": [TAB]}, {"tabs": [{**TAB, "active": "yes"}]}),
+        "TS-RES-001",
+        "an invalid state after the action",
+    )
 
 
 @pytest.mark.clause("TS-RES-001", "TS-RES-011")
 def test_empty_tab_list_is_valid_state(flavour: str) -> None:
     toolset, _ = _run(flavour, "state", {"tabs": []})
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
-    expect(report.get("ok") is True and report.get("state", {}).get("tabs") == [], "TS-RES-001",
-           f"an empty tab list was not reported: {report}")
+    expect(
+        report.get("ok") is True and report.get("state", {}).get("tabs") == [],
+        "TS-RES-001",
+        f"an empty tab list was not reported: {report}",
+    )
 
 
 # --- structured reads ----------------------------------------------------------------------------------------
 
+
 def _read(**changes: Any) -> dict[str, Any]:
     read: dict[str, Any] = {
-        "version": 1, "text": "Dispatch queue",
-        "elements": [{"ref": "e1", "role": "button", "label": "Dispatch"}], "omitted": [],
+        "version": 1,
+        "text": "Dispatch queue",
+        "elements": [{"ref": "e1", "role": "button", "label": "Dispatch"}],
+        "omitted": [],
     }
     read.update(changes)
     return read
@@ -115,6 +126,10 @@ BAD_READS: dict[str, object] = {
     "value-513-bytes": _read(elements=[_element(value="v" * 513)]),
     "option-empty-label": _read(elements=[_element(role="listbox", options=[{"label": "", "value": "a"}])]),
     "option-value-513-bytes": _read(elements=[_element(role="listbox", options=[{"label": "A", "value": "v" * 513}])]),
+    "option-selected-string": _read(
+        elements=[_element(role="listbox", options=[{"label": "A", "value": "a", "selected": "yes"}])]
+    ),
+    "label-lone-surrogate": _read(elements=[_element(label="a\ud800")]),
     "checkbox-checked-string": _read(elements=[_element(role="checkbox", checked="yes")]),
     "omitted-unknown": _read(omitted=["bogus"]),
     "omitted-duplicate": _read(omitted=["value", "value"]),
@@ -140,11 +155,28 @@ GOOD_READS: dict[str, object] = {
     "label-256-bytes": _read(elements=[_element(label="é" * 128)]),
     "value-512-bytes": _read(elements=[_element(value="v" * 512)]),
     "value-empty": _read(elements=[_element(value="")]),
-    "every-role": _read(elements=[_element(ref=f"r{i}", role=role) for i, role in enumerate(
-        ["button", "textbox", "combobox", "checkbox", "radio", "slider", "listbox"])]),
-    "every-omission": _read(omitted=["report_limit", "text_limit", "target_limit", "work_limit", "frame_limit",
-                                     "unsupported_root", "unsupported_control", "remote_action", "private",
-                                     "value", "name_limit"]),
+    "every-role": _read(
+        elements=[
+            _element(ref=f"r{i}", role=role)
+            for i, role in enumerate(["button", "textbox", "combobox", "checkbox", "radio", "slider", "listbox"])
+        ]
+    ),
+    "every-omission": _read(
+        omitted=[
+            "report_limit",
+            "text_limit",
+            "target_limit",
+            "work_limit",
+            "frame_limit",
+            "unsupported_root",
+            "unsupported_control",
+            "remote_action",
+            "private",
+            "value",
+            "name_limit",
+        ]
+    ),
+    "radio-checked": _read(elements=[_element(role="radio", checked=False)]),
     "many-elements": _read(text="t" * 100_000, elements=[_element(ref=f"r{i}") for i in range(2000)]),
 }
 
@@ -168,28 +200,41 @@ def test_string_results_pass_through_unparsed(flavour: str, member: str, text: s
 @pytest.mark.parametrize("member", ["read_page", "get_page_text", "find"])
 def test_none_read_supplies_only_state(flavour: str, member: str) -> None:
     report, _ = _succeeds(flavour, member, None, "TS-RES-002", f"{member} None result")
-    expect(report.get("result") is None and "state" in report, "TS-RES-002",
-           f"{member} None result gave {report}")
+    expect(report.get("result") is None and "state" in report, "TS-RES-002", f"{member} None result gave {report}")
 
 
 @pytest.mark.clause("TS-RES-003")
 def test_unknown_read_fields_are_dropped(flavour: str) -> None:
-    element = _element(role="listbox", options=[{"label": "A", "value": "a", "selected": True, "secret": 1}],
-                       tooltip="internal")
-    report, _ = _succeeds(flavour, "read_page", {**_read(elements=[element]), "debug": {"cookie": "x"}},
-                          "TS-RES-003", "read with unknown fields")
+    element = _element(
+        role="listbox", options=[{"label": "A", "value": "a", "selected": True, "secret": 1}], tooltip="internal"
+    )
+    report, _ = _succeeds(
+        flavour,
+        "read_page",
+        {**_read(elements=[element]), "debug": {"cookie": "x"}},
+        "TS-RES-003",
+        "read with unknown fields",
+    )
     result = report.get("result", {})
     expect("debug" not in result, "TS-RES-003", "an unknown report field reached the model")
     kept = result.get("elements", [{}])[0]
     expect("tooltip" not in kept, "TS-RES-003", "an unknown element field reached the model")
-    expect(kept.get("options") == [{"label": "A", "value": "a", "selected": True}], "TS-RES-003",
-           f"options were not reduced to known fields: {kept.get('options')}")
+    expect(
+        kept.get("options") == [{"label": "A", "value": "a", "selected": True}],
+        "TS-RES-003",
+        f"options were not reduced to known fields: {kept.get('options')}",
+    )
 
 
 @pytest.mark.clause("TS-RES-003")
 def test_checked_is_dropped_on_roles_without_it(flavour: str) -> None:
-    report, _ = _succeeds(flavour, "read_page", _read(elements=[_element(role="button", checked=True)]),
-                          "TS-RES-003", "button with checked")
+    report, _ = _succeeds(
+        flavour,
+        "read_page",
+        _read(elements=[_element(role="button", checked=True)]),
+        "TS-RES-003",
+        "button with checked",
+    )
     expect("checked" not in report["result"]["elements"][0], "TS-RES-003", "checked kept on a button")
 
 
@@ -203,6 +248,8 @@ GOOD_IMAGES: dict[str, dict[str, Any]] = {
     "detail-none": {**IMAGE, "detail": None},
     **{f"detail-{level}": {**IMAGE, "detail": level} for level in ("auto", "low", "high", "original")},
     "breakpoint": {**IMAGE, "prompt_cache_breakpoint": {"mode": "explicit"}},
+    "breakpoint-none": {**IMAGE, "prompt_cache_breakpoint": None},
+    "file-none-beside-url": {**IMAGE, "file_id": None},
 }
 BAD_IMAGES: dict[str, object] = {
     "string": PIXEL_DATA_URL,
@@ -223,8 +270,11 @@ BAD_IMAGES: dict[str, object] = {
 def test_valid_image_is_sent_as_input_image(flavour: str, member: str, case: str) -> None:
     _, output = _succeeds(flavour, member, GOOD_IMAGES[case], "TS-RES-004", f"{member} image {case}")
     parts = output["output"]
-    expect(len(parts) == 2 and parts[0]["type"] == "input_text" and parts[1]["type"] == "input_image",
-           "TS-RES-004", f"{member} output parts are {[part.get('type') for part in parts]}")
+    expect(
+        len(parts) == 2 and parts[0]["type"] == "input_text" and parts[1]["type"] == "input_image",
+        "TS-RES-004",
+        f"{member} output parts are {[part.get('type') for part in parts]}",
+    )
     image = {key: value for key, value in parts[1].items() if value is not None}
     wanted = {key: value for key, value in GOOD_IMAGES[case].items() if value is not None}
     expect(image == wanted, "TS-RES-004", f"{member} image was altered: {image}")
@@ -235,11 +285,13 @@ def test_valid_image_is_sent_as_input_image(flavour: str, member: str, case: str
 @pytest.mark.parametrize("case", sorted(BAD_IMAGES))
 def test_invalid_image_stops_before_final_state(flavour: str, member: str, case: str) -> None:
     driver = _stops(flavour, member, BAD_IMAGES[case], "TS-RES-004", f"{member} image {case}")
-    expect(driver.log.count("state") == 1, "TS-RES-004",
-           f"the final state was read before {member}'s image was validated")
+    expect(
+        driver.log.count("state") == 1, "TS-RES-004", f"the final state was read before {member}'s image was validated"
+    )
 
 
 # --- scoped reads, diagnostics, scripts ----------------------------------------------------------------------
+
 
 def _scoped(**changes: Any) -> dict[str, Any]:
     return {**_read(), "scopes": [{"ref": "s1", "label": "Main"}, {"ref": "s2", "label": "Main"}], **changes}
@@ -265,7 +317,8 @@ def test_invalid_scoped_read_stops_the_run(flavour: str, case: str) -> None:
 
 @pytest.mark.clause("TS-RES-005")
 def test_valid_scoped_read_is_kept(flavour: str) -> None:
-    scoped = _scoped(scopes=[{"ref": "s" * 256, "label": "Main"}, {"ref": "s2", "label": "Main"}])
+    many = [{"ref": f"s{index}", "label": "Section"} for index in range(2, 1500)]
+    scoped = _scoped(scopes=[{"ref": "s" * 256, "label": "Main"}, *many])
     report, _ = _succeeds(flavour, "read_page_scoped", scoped, "TS-RES-005", "scoped read with repeated labels")
     expect(report.get("result") == scoped, "TS-RES-005", "a valid scoped read was altered")
 
@@ -273,8 +326,12 @@ def test_valid_scoped_read_is_kept(flavour: str) -> None:
 @pytest.mark.clause("TS-RES-006")
 @pytest.mark.parametrize("case", ["none", "string", "with-element", "bad-version"])
 def test_invalid_diagnostics_read_stops_the_run(flavour: str, case: str) -> None:
-    reply = {"none": None, "string": "console: ok", "with-element": _read(), "bad-version": _read(elements=[],
-             version=0)}[case]
+    reply = {
+        "none": None,
+        "string": "console: ok",
+        "with-element": _read(),
+        "bad-version": _read(elements=[], version=0),
+    }[case]
     _stops(flavour, "read_diagnostics", reply, "TS-RES-006", f"diagnostics read {case}")
 
 
@@ -312,14 +369,18 @@ FILE_CASES = [
 
 @pytest.mark.clause("TS-RES-008")
 @pytest.mark.parametrize(("member", "status", "effect", "cleanup"), FILE_CASES)
-def test_file_outcome_sets_ok_only_when_completed(flavour: str, member: str, status: str, effect: str,
-                                                  cleanup: str) -> None:
+def test_file_outcome_sets_ok_only_when_completed(
+    flavour: str, member: str, status: str, effect: str, cleanup: str
+) -> None:
     outcome = {"version": 1, "status": status, "effect": effect, "cleanup": cleanup}
-    toolset, driver = _run(flavour, member, outcome)
+    toolset, _ = _run(flavour, member, outcome)
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     expect(report.get("ok") is (status == "completed"), "TS-RES-008", f"{status}/{effect} gave ok={report.get('ok')}")
-    expect(report.get("result") == outcome and "state" in report, "TS-RES-008",
-           f"the file outcome was not kept with state: {report}")
+    expect(
+        report.get("result") == outcome and "state" in report,
+        "TS-RES-008",
+        f"the file outcome was not kept with state: {report}",
+    )
 
 
 BAD_FILES: dict[str, object] = {
@@ -344,29 +405,45 @@ def test_invalid_file_outcome_stops_before_final_state(flavour: str, case: str) 
 
 # --- errors and other results --------------------------------------------------------------------------------
 
+
 @pytest.mark.clause("TS-RES-009", "TS-RES-011")
 @pytest.mark.parametrize("member", ["click", "get_page_text", "screenshot"])
 def test_browser_error_text_reaches_the_model_with_state(flavour: str, member: str) -> None:
     toolset, driver = _run(flavour, member, BrowserError("Element no longer exists."))
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
-    expect(report.get("ok") is False and report.get("error") == "Element no longer exists.", "TS-RES-009",
-           f"BrowserError text did not pass through: {report}")
-    expect("state" in report and driver.log.count("state") == 2, "TS-RES-011",
-           "a failed operation did not report current state")
+    expect(
+        report.get("ok") is False and report.get("error") == "Element no longer exists.",
+        "TS-RES-009",
+        f"BrowserError text did not pass through: {report}",
+    )
+    expect(
+        "state" in report and driver.log.count("state") == 2,
+        "TS-RES-011",
+        "a failed operation did not report current state",
+    )
 
 
 @pytest.mark.clause("TS-RES-009", "TS-RES-011")
-@pytest.mark.parametrize("error", [ValueError("secret page text"), KeyError("token=abc123"),
-                                   RuntimeError("https://probe.example/private")], ids=["value", "key", "runtime"])
+@pytest.mark.parametrize(
+    "error",
+    [ValueError("secret page text"), KeyError("token=abc123"), RuntimeError("https://probe.example/private")],
+    ids=["value", "key", "runtime"],
+)
 def test_other_exceptions_become_a_generic_message(flavour: str, error: Exception) -> None:
     toolset, _ = _run(flavour, "click", error)
     output = execute(toolset, function_call("click", VALID_ARGUMENTS["click"]))
     report = payload(output)
     leaked = str(error).strip("'")
-    expect(report.get("ok") is False and isinstance(report.get("error"), str), "TS-RES-009",
-           "a driver exception did not produce a failure report")
-    expect(leaked not in json.dumps(output) and type(error).__name__ not in report["error"], "TS-RES-009",
-           f"exception text leaked to the model: {report['error']}")
+    expect(
+        report.get("ok") is False and isinstance(report.get("error"), str),
+        "TS-RES-009",
+        "a driver exception did not produce a failure report",
+    )
+    expect(
+        leaked not in json.dumps(output) and type(error).__name__ not in report["error"],
+        "TS-RES-009",
+        f"exception text leaked to the model: {report['error']}",
+    )
     expect("state" in report, "TS-RES-011", "a failed operation did not report current state")
 
 
@@ -380,8 +457,11 @@ def test_action_results_must_be_string_or_none(flavour: str, reply: object) -> N
         raise AssertionError("[TS-RES-010] an invalid action result raised BrowserError") from error
     except Exception:
         return
-    expect(report.get("ok") is False and report.get("result") != reply, "TS-RES-010",
-           f"an action result of {reply!r} was accepted")
+    expect(
+        report.get("ok") is False and report.get("result") != reply,
+        "TS-RES-010",
+        f"an action result of {reply!r} was accepted",
+    )
 
 
 @pytest.mark.clause("TS-RES-010", "TS-RES-011")
@@ -396,3 +476,100 @@ def test_refused_action_still_reports_state(flavour: str) -> None:
     toolset, driver = gated(flavour, ["click"], confirm_reply=False)  # type: ignore[arg-type]
     report = payload(execute(toolset, function_call("click", VALID_ARGUMENTS["click"])))
     expect(report.get("ok") is False and "state" in report, "TS-RES-011", f"refused click gave {report}")
+    expect(driver.log.count("state") == 2, "TS-RES-011", "a refused action did not read current state again")
+
+
+# --- state projection ----------------------------------------------------------------------------------------
+
+OBSERVATION = {"version": 1, "sequence": 0, "dropped_changes": 0, "title_truncated": False, "changes": []}
+LEGACY_URLS: dict[str, str] = {
+    "https://user:secret@Example.COM:443/account?token=1#top": "https://example.com",
+    "http://probe.example:80/path": "http://probe.example",
+    "https://probe.example:8443/a/b": "https://probe.example:8443",
+    "about:blank": "about:blank",
+    "data:text/html,<p>private</p>": "data:",
+    "file:///home/user/notes.txt": "file:",
+    "https://probe.example/" + "p" * 5000: "https://probe.example",
+}
+
+
+def _state_of(flavour: str, tabs: list[dict[str, Any]], observation: dict[str, Any] | None) -> dict[str, Any]:
+    state: dict[str, Any] = {"tabs": tabs}
+    if observation is not None:
+        state["observation"] = observation
+    toolset, _ = _run(flavour, "state", state)
+    report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
+    return report["state"]
+
+
+@pytest.mark.clause("TS-RES-012")
+@pytest.mark.parametrize("url", sorted(LEGACY_URLS), ids=lambda url: url[:40])
+def test_legacy_state_reports_origins_or_schemes(flavour: str, url: str) -> None:
+    reported = _state_of(flavour, [{**TAB, "url": url}], None)["tabs"][0]["url"]
+    expect(reported == LEGACY_URLS[url], "TS-RES-012", f"{url[:60]} was reported as {reported[:80]}")
+
+
+@pytest.mark.clause("TS-RES-012")
+def test_legacy_limit_applies_to_the_reported_value(flavour: str) -> None:
+    _stops(
+        flavour,
+        "state",
+        {"tabs": [{**TAB, "url": "https://" + "h" * 2100 + ".example/"}]},
+        "TS-RES-012",
+        "a reported origin over 2048 bytes",
+    )
+
+
+@pytest.mark.clause("TS-RES-013")
+@pytest.mark.parametrize("url", ["data:text/html,x", "file:///tmp/x", "ftp://probe.example/", "chrome://settings"])
+def test_observed_state_rejects_other_schemes(flavour: str, url: str) -> None:
+    _stops(
+        flavour,
+        "state",
+        {"tabs": [{**TAB, "url": url}], "observation": OBSERVATION},
+        "TS-RES-013",
+        f"observed state with {url}",
+    )
+
+
+@pytest.mark.clause("TS-RES-013")
+@pytest.mark.parametrize("url", ["https://user:pw@Probe.Example/x?q=1#f", "about:blank"])
+def test_observed_state_shows_origins(flavour: str, url: str) -> None:
+    reported = _state_of(flavour, [{**TAB, "url": url}], OBSERVATION)["tabs"][0]["url"]
+    wanted = "about:blank" if url == "about:blank" else "https://probe.example"
+    expect(reported == wanted, "TS-RES-013", f"{url} was reported as {reported}")
+
+
+TITLES = {
+    "ascii-1024": ("x" * 1024, False),
+    "ascii-1025": ("x" * 1025, True),
+    "two-byte-600": ("é" * 600, True),
+    "three-byte-342": ("€" * 342, True),
+    "two-byte-512": ("é" * 512, False),
+}
+
+
+@pytest.mark.clause("TS-RES-013")
+@pytest.mark.parametrize("case", sorted(TITLES))
+def test_observed_titles_are_cut_at_a_character_boundary(flavour: str, case: str) -> None:
+    title, cut = TITLES[case]
+    state = _state_of(flavour, [{**TAB, "title": title}], OBSERVATION)
+    reported = state["tabs"][0]["title"]
+    size = len(reported.encode("utf-8"))
+    expect(title.startswith(reported) and size <= 1024, "TS-RES-013", f"title of {size} bytes is not a prefix cut")
+    expect(
+        state["observation"]["title_truncated"] is cut,
+        "TS-RES-013",
+        f"title_truncated is {state['observation']['title_truncated']} for {case}",
+    )
+    if cut:
+        width = len(title[0].encode("utf-8"))
+        expect(size > 1024 - width, "TS-RES-013", f"title was cut to {size} bytes, short of the 1024-byte limit")
+
+
+@pytest.mark.clause("TS-RES-014")
+@pytest.mark.parametrize("observed", [False, True], ids=["legacy", "observed"])
+def test_no_tab_count_limit(flavour: str, observed: bool) -> None:
+    tabs = [{**TAB, "id": f"tab-{index}", "active": index == 0} for index in range(600)]
+    state = _state_of(flavour, tabs, OBSERVATION if observed else None)
+    expect(len(state["tabs"]) == 600, "TS-RES-014", f"600 tabs were reported as {len(state['tabs'])}")

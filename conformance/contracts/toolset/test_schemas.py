@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from openai.lib import browser as sdk_browser
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import browser_toolset
@@ -43,9 +42,10 @@ def _field(schema: dict[str, Any]) -> str:
 
 def _signatures(tools: list[Any]) -> list[str]:
     return [
-        tool["name"] + "(" + ", ".join(
-            f"{name}: {_field(schema)}" for name, schema in tool["parameters"]["properties"].items()
-        ) + ")"
+        tool["name"]
+        + "("
+        + ", ".join(f"{name}: {_field(schema)}" for name, schema in tool["parameters"]["properties"].items())
+        + ")"
         for tool in tools
     ]
 
@@ -54,24 +54,39 @@ def _signatures(tools: list[Any]) -> list[str]:
 def test_every_tool_is_strict_with_all_fields_required(flavour: str) -> None:
     for tool in _every_member_toolset(flavour).tools:
         parameters = tool["parameters"]
-        expect(tool["type"] == "function" and tool.get("strict") is True, "TS-SCHEMA-001",
-               f"{tool['name']} is not a strict function tool")
-        expect(parameters.get("type") == "object" and parameters.get("additionalProperties") is False,
-               "TS-SCHEMA-001", f"{tool['name']} parameters allow extra properties")
-        expect(sorted(parameters.get("required", [])) == sorted(parameters.get("properties", {})),
-               "TS-SCHEMA-001", f"{tool['name']} does not require every field")
+        expect(
+            tool["type"] == "function" and tool.get("strict") is True,
+            "TS-SCHEMA-001",
+            f"{tool['name']} is not a strict function tool",
+        )
+        expect(
+            parameters.get("type") == "object" and parameters.get("additionalProperties") is False,
+            "TS-SCHEMA-001",
+            f"{tool['name']} parameters allow extra properties",
+        )
+        expect(
+            sorted(parameters.get("required", [])) == sorted(parameters.get("properties", {})),
+            "TS-SCHEMA-001",
+            f"{tool['name']} does not require every field",
+        )
 
 
 @pytest.mark.clause("TS-SCHEMA-003")
 def test_tool_fields_are_the_documented_arguments(flavour: str) -> None:
     tools = _every_member_toolset(flavour).tools
-    expect([tool["name"] for tool in tools] == [BY_NAME[name].tool_name for name in ALL_NAMES],
-           "TS-SCHEMA-003", "the full selection does not declare exactly one tool per documented member")
+    expect(
+        [tool["name"] for tool in tools] == [BY_NAME[name].tool_name for name in ALL_NAMES],
+        "TS-SCHEMA-003",
+        "the full selection does not declare exactly one tool per documented member",
+    )
     for tool in tools:
         member = BY_NAME[tool["name"].removeprefix("browser_")]
-        expect(sorted(tool["parameters"]["properties"]) == sorted(member.arguments), "TS-SCHEMA-003",
-               f"{tool['name']} declares {sorted(tool['parameters']['properties'])}, "
-               f"documents list {sorted(member.arguments)}")
+        expect(
+            sorted(tool["parameters"]["properties"]) == sorted(member.arguments),
+            "TS-SCHEMA-003",
+            f"{tool['name']} declares {sorted(tool['parameters']['properties'])}, "
+            f"documents list {sorted(member.arguments)}",
+        )
 
 
 @pytest.mark.clause("TS-SCHEMA-002")
@@ -81,12 +96,18 @@ def test_tool_order_is_fixed_whatever_the_selection_order(flavour: str) -> None:
     policy = driver.log.callback("url_policy", flavour=flavour)  # type: ignore[arg-type]
     reversed_names = list(reversed(ALL_NAMES))
     toolset = browser_toolset(flavour, driver, members=reversed_names, confirm=confirm, url_policy=policy)
-    expect([tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
-           "TS-SCHEMA-002", "tools follow the selection order, not the fixed order")
+    expect(
+        [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
+        "TS-SCHEMA-002",
+        "tools follow the selection order, not the fixed order",
+    )
     added = list(reversed(OPT_IN_NAMES))
     toolset = browser_toolset(flavour, driver, additional_members=added, confirm=confirm, url_policy=policy)
-    expect([tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
-           "TS-SCHEMA-002", "additional_members are not placed in the fixed order")
+    expect(
+        [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
+        "TS-SCHEMA-002",
+        "additional_members are not placed in the fixed order",
+    )
 
 
 def _selection_cases() -> dict[str, dict[str, Any]]:
@@ -121,12 +142,18 @@ def test_selections_match_snapshot(flavour: str, snapshot: Any) -> None:
         policy = driver.log.callback("url_policy", flavour=flavour)  # type: ignore[arg-type]
         toolset = browser_toolset(flavour, driver, confirm=confirm, url_policy=policy, **options)
         names = [tool["name"].removeprefix("browser_") for tool in toolset.tools]
-        expect(names == [name for name in ALL_NAMES if name in names], "TS-SCHEMA-002",
-               f"selection {selection} is not declared in the fixed order: {names}")
+        expect(
+            names == [name for name in ALL_NAMES if name in names],
+            "TS-SCHEMA-002",
+            f"selection {selection} is not declared in the fixed order: {names}",
+        )
         declared[selection] = names
     expect(declared["default"] == list(DEFAULT_NAMES), "TS-SEL-001", "default selection differs")
     expect(declared["members-empty"] == [], "TS-SEL-003", "an empty members list still declares tools")
     for name in OPT_IN_NAMES:
-        expect(declared[f"add-{name}"] == [n for n in ALL_NAMES if n in (*DEFAULT_NAMES, name)], "TS-SEL-004",
-               f"additional_members=[{name!r}] does not add exactly {name} to the defaults")
+        expect(
+            declared[f"add-{name}"] == [n for n in ALL_NAMES if n in (*DEFAULT_NAMES, name)],
+            "TS-SEL-004",
+            f"additional_members=[{name!r}] does not add exactly {name} to the defaults",
+        )
     assert declared == snapshot

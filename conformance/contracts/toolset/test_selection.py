@@ -114,18 +114,12 @@ def test_unimplemented_selection_is_rejected(flavour: str, option: str, missing:
 def test_list_tabs_needs_only_state(flavour: str) -> None:
     driver = browser_probe(flavour, [])  # type: ignore[arg-type]
     toolset = browser_toolset(flavour, driver, members=["list_tabs"])
-    expect(
-        _names(toolset) == ["list_tabs"], "TS-SEL-006", "list_tabs was not exposed for a state-only driver"
-    )
+    expect(_names(toolset) == ["list_tabs"], "TS-SEL-006", "list_tabs was not exposed for a state-only driver")
 
 
 @pytest.mark.clause("TS-SEL-007")
-@pytest.mark.parametrize(
-    "lists", [([], []), (["read_page"], ["read_page_scoped"])], ids=["empty", "nonempty"]
-)
-def test_members_and_additional_members_together_are_rejected(
-    flavour: str, lists: tuple[list[str], list[str]]
-) -> None:
+@pytest.mark.parametrize("lists", [([], []), (["read_page"], ["read_page_scoped"])], ids=["empty", "nonempty"])
+def test_members_and_additional_members_together_are_rejected(flavour: str, lists: tuple[list[str], list[str]]) -> None:
     driver = browser_probe(flavour, ["read_page", "read_page_scoped"])  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, members=lists[0], additional_members=lists[1])

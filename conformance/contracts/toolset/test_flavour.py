@@ -1,0 +1,73 @@
+"""Sync/async flavour between toolsets and drivers (spec/000 "Driver contract", spec/002 "Browser driver
+contract", "Computer driver contract")."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.toolset._harness import (
+    VALID_ARGUMENTS,
+    browser_toolset,
+    computer_toolset,
+    execute,
+    function_call,
+    payload,
+)
+from conformance.probes import browser_probe, computer_probe
+
+
+def _other(flavour: str) -> str:
+    return "async" if flavour == "sync" else "sync"
+
+
+@pytest.mark.clause("TS-FLAV-001")
+@pytest.mark.parametrize(
+    "members", [["list_tabs"], ["get_page_text"], ["click"], ["run_script"]], ids=lambda names: names[0]
+)
+def test_browser_constructor_rejects_the_other_flavour(flavour: str, members: list[str]) -> None:
+    implemented = [name for name in members if name != "list_tabs"]
+    driver = browser_probe(_other(flavour), implemented)  # type: ignore[arg-type]
+    confirm = driver.log.callback("confirm", flavour=flavour)  # type: ignore[arg-type]
+    with pytest.raises((TypeError, ValueError)):
+        browser_toolset(flavour, driver, members=members, confirm=confirm)
+    expect(driver.log.calls == [], "TS-FLAV-001", "construction called the driver")
+
+
+@pytest.mark.clause("TS-FLAV-001")
+def test_browser_constructor_rejects_a_single_mismatched_method(flavour: str) -> None:
+    driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
+    stranger = browser_probe(_other(flavour), ["find"])  # type: ignore[arg-type]
+    driver.find = stranger.find  # type: ignore[attr-defined]
+    with pytest.raises((TypeError, ValueError)):
+        browser_toolset(flavour, driver, members=["get_page_text", "find"])
+
+
+@pytest.mark.clause("TS-COMP-001", "TS-FLAV-001")
+def test_computer_constructor_rejects_the_other_flavour(flavour: str) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        computer_toolset(flavour, computer_probe(_other(flavour)))  # type: ignore[arg-type]
+
+
+@pytest.mark.clause("TS-FLAV-002")
+def test_opaque_method_of_the_wrong_flavour_is_caught_when_called(flavour: str) -> None:
+    """An unannotated wrapper hides its flavour; calling it must not turn a mismatch into a success."""
+    driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
+
+    async def coroutine_text() -> str:
+        return "late text"
+
+    if flavour == "sync":
+        driver.get_page_text = lambda args: coroutine_text()  # type: ignore[attr-defined]
+    else:
+        driver.get_page_text = lambda args: "plain text"  # type: ignore[attr-defined]
+    toolset = browser_toolset(flavour, driver, members=["get_page_text"])
+    try:
+        report = payload(execute(toolset, function_call("get_page_text", VALID_ARGUMENTS["get_page_text"])))
+    except Exception:
+        return
+    expect(
+        report.get("ok") is False and report.get("result") not in ("late text", "plain text"),
+        "TS-FLAV-002",
+        f"a {_other(flavour)} result from an opaque method was accepted: {report}",
+    )

@@ -1,0 +1,244 @@
+"""Known deviations: where an installed SDK version disagrees with the documents.
+
+Checks are written to the documents. When an SDK version does something else, the disagreement is recorded
+in ``conformance/known_deviations/<openai version>.toml`` and the named checks run as ``xfail(strict=True)``:
+they still run, an expected failure is reported as such, and a check that starts passing (the SDK was fixed)
+fails the run so the entry gets removed.
+
+File format (TOML, one ``[[deviation]]`` table per entry, every key required)::
+
+    [[deviation]]
+    id = "DEV-TS-001"          # unique within the file, stable across edits
+    clause = "TS-CONF-009"     # the clause the SDK breaks; must exist in conformance/clauses
+    tests = [                  # checks that fail because of it, relative to conformance/contracts/
+        "toolset/test_confirmation.py::test_callbacks_must_match_the_toolset_flavour",
+        "toolset/test_confirmation.py::test_only_exactly_true_approves[sync-one-confirm]",
+    ]
+    sdk = "One line on what this SDK version does instead."
+
+A test named without ``[...]`` covers every parametrization of it; with ``[...]`` exactly that one. Each
+named check must declare the entry's clause with ``@pytest.mark.clause``.
+
+Which file applies: the one for the newest version not newer than the installed SDK, so known deviations
+carry over to an upgraded SDK until reviewed (a fixed one then shows up as a strict-xfail failure). With no
+such file there are no known deviations. Malformed files raise :class:`DeviationFileError` naming the file
+and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Final, Protocol
+
+import pytest
+
+from conformance.clauses import registry
+
+DEVIATIONS_DIR: Final[Path] = Path(__file__).parent / "known_deviations"
+CONTRACTS_DIR: Final[Path] = Path(__file__).parent / "contracts"
+REASON_PREFIX: Final[str] = "known deviation "
+_KEYS: Final[frozenset[str]] = frozenset({"id", "clause", "tests", "sdk"})
+_TEST_PATTERN: Final = re.compile(r"^[\w./-]+\.py::[\w.]+(\[[^\]]*\])?$")
+_VERSION: Final = re.compile(r"^\d+(\.\d+)*$")
+
+
+class DeviationFileError(ValueError):
+    """A known-deviation file is malformed; the message names the file and the entry (with its line)."""
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One recorded disagreement between an SDK version and the documents."""
+
+    id: str
+    clause: str
+    tests: tuple[str, ...]
+    sdk: str
+    source: str
+
+    @property
+    def reason(self) -> str:
+        return f"{REASON_PREFIX}{self.id} ({self.clause}): {self.sdk}"
+
+
+class _Item(Protocol):
+    """The parts of a collected pytest item this module needs."""
+
+    nodeid: str
+    path: Path
+
+    def add_marker(self, marker: pytest.MarkDecorator) -> None: ...
+
+    def iter_markers(self, name: str | None = None) -> Iterable[pytest.Mark]: ...
+
+
+def installed_sdk_version() -> str:
+    return metadata.version("openai")
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def deviation_file(version: str, directory: Path = DEVIATIONS_DIR) -> Path | None:
+    """The deviation file that applies to SDK ``version`` (newest not newer than it), or None."""
+    if not _VERSION.match(version):
+        raise DeviationFileError(f"cannot compare SDK version {version!r} with deviation files")
+    candidates: list[tuple[tuple[int, ...], Path]] = []
+    for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
+        if not _VERSION.match(path.stem):
+            raise DeviationFileError(f"{path}: file name must be an openai version such as 3.57.0.toml")
+        if _version_key(path.stem) <= _version_key(version):
+            candidates.append((_version_key(path.stem), path))
+    return max(candidates)[1] if candidates else None
+
+
+def _entry_lines(text: str) -> list[int]:
+    return [number for number, line in enumerate(text.splitlines(), 1) if line.strip() == "[[deviation]]"]
+
+
+def parse_deviations(text: str, source: str) -> tuple[Deviation, ...]:
+    """Parse and check one deviation file's text; ``source`` names it in error messages."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise DeviationFileError(f"{source}: not valid TOML: {error}") from None
+    unknown_tables = sorted(set(document) - {"deviation"})
+    if unknown_tables:
+        raise DeviationFileError(f"{source}: unexpected top-level keys {unknown_tables}; use [[deviation]] tables")
+    entries = document.get("deviation", [])
+    if not isinstance(entries, list):
+        raise DeviationFileError(f"{source}: 'deviation' must be an array of tables ([[deviation]])")
+    lines = _entry_lines(text)
+    clauses = registry()
+    seen: set[str] = set()
+    deviations: list[Deviation] = []
+    for index, entry in enumerate(entries):
+        line = lines[index] if index < len(lines) else 0
+        where = f"{source}:{line}: deviation #{index + 1}"
+        if not isinstance(entry, dict):
+            raise DeviationFileError(f"{where}: must be a table")
+        missing = sorted(_KEYS - set(entry))
+        extra = sorted(set(entry) - _KEYS)
+        if missing or extra:
+            raise DeviationFileError(f"{where}: missing keys {missing}, unknown keys {extra}")
+        ident, clause, tests, sdk = entry["id"], entry["clause"], entry["tests"], entry["sdk"]
+        if not isinstance(ident, str) or not ident.strip():
+            raise DeviationFileError(f"{where}: id must be a nonempty string")
+        where = f"{where} ({ident})"
+        if ident in seen:
+            raise DeviationFileError(f"{where}: duplicate id")
+        seen.add(ident)
+        if not isinstance(clause, str) or clause not in clauses:
+            raise DeviationFileError(f"{where}: unknown clause ID {clause!r}")
+        if not isinstance(sdk, str) or not sdk.strip() or "\n" in sdk.strip():
+            raise DeviationFileError(f"{where}: sdk must be one nonempty line")
+        if not isinstance(tests, list) or not tests:
+            raise DeviationFileError(f"{where}: tests must be a nonempty list of test node IDs")
+        for test in tests:
+            if not isinstance(test, str) or not _TEST_PATTERN.match(test):
+                raise DeviationFileError(
+                    f"{where}: test {test!r} is not '<dir>/<module>.py::<test>' or '...::<test>[<params>]'"
+                )
+            module = CONTRACTS_DIR / test.split("::", 1)[0]
+            if not module.is_file():
+                raise DeviationFileError(f"{where}: test module {module} does not exist")
+        deviations.append(Deviation(ident, clause, tuple(tests), sdk.strip(), source))
+    return tuple(deviations)
+
+
+def load_deviations(version: str | None = None, directory: Path = DEVIATIONS_DIR) -> tuple[Deviation, ...]:
+    """The known deviations for SDK ``version`` (default: the installed one)."""
+    path = deviation_file(version or installed_sdk_version(), directory)
+    if path is None:
+        return ()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise DeviationFileError(f"{path}: cannot read: {error}") from None
+    return parse_deviations(text, str(path))
+
+
+def _item_key(item: _Item) -> str | None:
+    """``<dir>/<module>.py::<test>[params]`` relative to the contracts package, or None for other items."""
+    try:
+        relative = Path(item.path).resolve().relative_to(CONTRACTS_DIR.resolve())
+    except ValueError:
+        return None
+    return f"{relative.as_posix()}::{item.nodeid.split('::', 1)[1]}" if "::" in item.nodeid else None
+
+
+def _matches(pattern: str, key: str) -> bool:
+    return key == pattern or ("[" not in pattern and key.split("[", 1)[0] == pattern)
+
+
+def apply_deviations(items: Sequence[_Item], openai_version: str | None = None) -> list[Deviation]:
+    """Mark the collected checks named by the applicable deviation file as ``xfail(strict=True)``.
+
+    Returns the deviations that matched at least one item. Safe to call twice (items are marked once).
+    Raises :class:`DeviationFileError` for a malformed file or an entry naming a check that does not declare
+    the entry's clause.
+    """
+    deviations = load_deviations(openai_version)
+    applied: list[Deviation] = []
+    for deviation in deviations:
+        matched = False
+        for item in items:
+            key = _item_key(item)
+            if key is None or not any(_matches(pattern, key) for pattern in deviation.tests):
+                continue
+            declared = {str(arg) for mark in item.iter_markers("clause") for arg in mark.args}
+            if deviation.clause not in declared:
+                raise DeviationFileError(
+                    f"{deviation.source}: deviation {deviation.id} names {item.nodeid}, "
+                    f"which does not declare clause {deviation.clause}"
+                )
+            matched = True
+            already = any(
+                str(mark.kwargs.get("reason", "")).startswith(REASON_PREFIX) for mark in item.iter_markers("xfail")
+            )
+            if not already:
+                item.add_marker(pytest.mark.xfail(strict=True, reason=deviation.reason))
+        if matched:
+            applied.append(deviation)
+    return applied
+
+
+def list_command() -> int:
+    """Print the known deviations for the installed SDK (``driverkit deviations``); 0 on success, 2 on error."""
+    version = installed_sdk_version()
+    try:
+        path = deviation_file(version)
+        deviations = load_deviations(version)
+    except DeviationFileError as error:
+        print(f"driverkit: {error}", file=sys.stderr)
+        return 2
+    if path is None:
+        print(f"openai {version}: no known-deviation file applies; every check must pass.")
+        return 0
+    print(f"openai {version}: {len(deviations)} known deviation(s) from {path.name}")
+    clauses = registry()
+    for deviation in deviations:
+        print(f"\n{deviation.id}  {deviation.clause}: {clauses.get(deviation.clause).summary}")
+        print(f"  SDK: {deviation.sdk}")
+        for test in deviation.tests:
+            print(f"  check: {test}")
+    return 0
+
+
+__all__ = [
+    "Deviation",
+    "DeviationFileError",
+    "apply_deviations",
+    "deviation_file",
+    "installed_sdk_version",
+    "list_command",
+    "load_deviations",
+    "parse_deviations",
+]
