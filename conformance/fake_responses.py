@@ -64,11 +64,46 @@ class Divergence:
     actual: JSONObject | None
 
 
-def comparable_body(body: JSONObject | None) -> JSONObject | None:
-    """A request body without the fields that only reflect the invocation mode."""
+DRIVER_OUTPUT: Final = "<driver output>"
+IMAGE: Final = "<image>"
+
+
+def _mask_images(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _mask_images(item) for key, item in cast(dict[str, object], value).items()}
+    if isinstance(value, list):
+        return [_mask_images(item) for item in cast(list[object], value)]
+    if isinstance(value, str) and value.startswith("data:image/"):
+        return IMAGE
+    return value
+
+
+def _mask_driver_outputs(items: list[object]) -> list[object]:
+    """Replace outputs that a browser or computer driver produced, which a probe driver cannot reproduce."""
+    driver_calls = {
+        item.get("call_id")
+        for item in items
+        if isinstance(item, dict)
+        and (item.get("type") == "computer_call" or str(item.get("name", "")).startswith("browser_"))
+    }
+    return [
+        {**item, "output": DRIVER_OUTPUT}
+        if isinstance(item, dict) and str(item.get("type", "")).endswith("call_output") and item.get("call_id") in
+        driver_calls
+        else item
+        for item in items
+    ]
+
+
+def comparable_body(body: JSONObject | None, *, mask_driver_outputs: bool = False) -> JSONObject | None:
+    """A request body as replay compares it: without mode fields, with inline images reduced to a marker
+    (recordings may redact them), and optionally with driver-produced outputs masked."""
     if body is None:
         return None
-    return {key: value for key, value in body.items() if key not in MODE_FIELDS}
+    result = cast(JSONObject, _mask_images({key: value for key, value in body.items() if key not in MODE_FIELDS}))
+    if mask_driver_outputs and isinstance(result.get("input"), list):
+        result["input"] = _mask_driver_outputs(cast(list[object], result["input"]))
+    return result
 
 
 def _sse(events: list[JSONObject]) -> bytes:
@@ -84,12 +119,19 @@ def _json_bytes(value: object) -> bytes:
 def derived_events(response: JSONObject) -> list[JSONObject]:
     """SSE events for a recorded non-streamed response: created, each output item done, then the terminal event."""
     status = response.get("status")
-    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(str(status), "response.failed")
+    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(
+        str(status), "response.failed"
+    )
     created = {**response, "status": "in_progress", "output": []}
     events: list[JSONObject] = [{"type": "response.created", "sequence_number": 0, "response": created}]
     for index, item in enumerate(cast(list[object], response.get("output") or [])):
         events.append(
-            {"type": "response.output_item.done", "sequence_number": len(events), "output_index": index, "item": item}
+            {
+                "type": "response.output_item.done",
+                "sequence_number": len(events),
+                "output_index": index,
+                "item": item,
+            }
         )
     events.append({"type": terminal, "sequence_number": len(events), "response": response})
     return events
@@ -129,7 +171,10 @@ def _prepare(exchange: Exchange, streamed: bool) -> _Served:
             events = [event for event in events if event.get("sequence_number") != fault.fields["sequence"]]
         elif fault.kind == "completed_output":
             events = [
-                {**event, "response": {**cast(JSONObject, event["response"]), "output": fault.fields["output"]}}
+                {
+                    **event,
+                    "response": {**cast(JSONObject, event["response"]), "output": fault.fields["output"]},
+                }
                 if event.get("type") == "response.completed"
                 else event
                 for event in events
@@ -160,19 +205,24 @@ class CassetteTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
     """Serve ``cassette`` exchange by exchange and record what was sent.
 
     ``match`` chooses how strictly each request must agree with its recorded counterpart: ``"body"`` compares the
-    endpoint and (when recorded) the JSON body minus mode fields, ``"endpoint"`` only the endpoint, ``"none"``
-    nothing. A mismatch, or a request beyond the last exchange, is kept in :attr:`divergence` and answered with a
+    endpoint and (when recorded) the JSON body as :func:`comparable_body` reduces it, ``"endpoint"`` only the
+    endpoint, ``"none"`` nothing. ``mask_driver_outputs`` ignores outputs produced by browser/computer drivers.
+    A mismatch, or a request beyond the last exchange, is kept in :attr:`divergence` and answered with a
     non-retryable 400 so the client stops promptly.
     """
 
-    def __init__(self, cassette: Cassette, *, match: MatchMode = "body") -> None:
+    def __init__(self, cassette: Cassette, *, match: MatchMode = "body", mask_driver_outputs: bool = False) -> None:
         self.cassette = cassette
         self.match = match
+        self.mask_driver_outputs = mask_driver_outputs
         self.sent: list[SentRequest] = []
         self.divergence: Divergence | None = None
         # Bodies are rendered once per exchange and mode so serving costs no more than a prebuilt mock.
         self._prepared: dict[tuple[int, bool], _Served] = {}
-        self._expected: list[JSONObject | None] = [comparable_body(e.request.body) for e in cassette.exchanges]
+        self._expected: list[JSONObject | None] = [
+            comparable_body(exchange.request.body, mask_driver_outputs=mask_driver_outputs)
+            for exchange in cassette.exchanges
+        ]
 
     @property
     def served(self) -> int:
@@ -222,7 +272,8 @@ class CassetteTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
                 f"recorded {recorded.method} .../{recorded_endpoint}"
             )
         expected = self._expected[index]
-        if self.match == "body" and expected is not None and comparable_body(sent.body) != expected:
+        actual = comparable_body(sent.body, mask_driver_outputs=self.mask_driver_outputs)
+        if self.match == "body" and expected is not None and actual != expected:
             return f"request {index} body differs from the recording"
         return None
 

@@ -77,22 +77,47 @@ CLAUSES: tuple[Clause, ...] = (
     _c("RN-MCP-003", "000", MIX, "A later MCP call must match the approved server, name and arguments."),
     _c("RN-MCP-004", "000", MIX, "Approval is required by default; an empty never filter applies to every tool."),
     _c("RN-MCP-005", "000", MIX, "Requests declaring MCP tools are not retried automatically."),
-    _c("RN-MCP-006", "000", MIX, "Approved requests without a completed call are asked again before the first request."),
+    _c(
+        "RN-MCP-006",
+        "000",
+        MIX,
+        "Approved requests without a completed call are asked again before the first request.",
+    ),
     # Turns
-    _c("RN-TURN-001", "000", EARLY, "supply_outputs replaces an unattempted override-enabled function, never a browser call."),
-    _c("RN-TURN-002", "000", BUDGET, "append_user_text adds a user message after that turn's outputs; final turns refuse."),
+    _c(
+        "RN-TURN-001",
+        "000",
+        EARLY,
+        "supply_outputs replaces an unattempted override-enabled function, never a browser call.",
+    ),
+    _c(
+        "RN-TURN-002",
+        "000",
+        BUDGET,
+        "append_user_text adds a user message after that turn's outputs; final turns refuse.",
+    ),
     _c("RN-TURN-003", "000", EARLY, "Closing iterate() at a boundary runs no pending tools and sends no request."),
     # Diagnostics and cancellation
     _c("RN-DIAG-001", "000", STREAMING, "Each completed request emits a diagnostic with native usage."),
     _c("RN-CANCEL-001", "000", STREAMING, "A true cancelled predicate stops the run with the call receipts."),
-    _c("RN-CANCEL-002", "000", STREAMING, "Async task cancellation surfaces as ToolRunnerCancelledError with receipts."),
+    _c(
+        "RN-CANCEL-002",
+        "000",
+        STREAMING,
+        "Async task cancellation surfaces as ToolRunnerCancelledError with receipts.",
+    ),
     # Decisions
     _c("RN-DEC-001", "000", DECISIONS, "Only verify returning True on a fresh observation gives verified."),
     _c("RN-DEC-002", "000", DECISIONS, "Without a verifier, choosing done gives unverified."),
     _c("RN-DEC-003", "000", DECISIONS, "A model refusal gives refused."),
     _c("RN-DEC-004", "000", DECISIONS, "One done-only candidate ends locally without an API request."),
     _c("RN-DEC-005", "000", DECISIONS, "Candidates need unique IDs, one done choice, and 2 to 255 entries."),
-    _c("RN-DEC-006", "000", DECISIONS, "max_steps counts Decisions requests; a choice on the last request does not run."),
+    _c(
+        "RN-DEC-006",
+        "000",
+        DECISIONS,
+        "max_steps counts Decisions requests; a choice on the last request does not run.",
+    ),
     _c("RN-DEC-007", "000", DECISIONS, "Each request carries only the task and the current observation."),
     _c("RN-DEC-008", "000", DECISIONS, "After failed verification another choice is possible while requests remain."),
 )

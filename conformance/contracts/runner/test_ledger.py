@@ -50,7 +50,8 @@ def test_saves_surround_each_effect(mode: Mode) -> None:
         item.get("call_id") == "c1" for item in before["pending_items"]),
         "RN-LEDGER-002", f"the save before the effect does not record call c1: {before}")
     expect(
-        any(output.get("call_id") == "c1" for output in after["returned_outputs"]) or "c1" in after["returned_call_ids"],
+        any(output.get("call_id") == "c1" for output in after["returned_outputs"])
+        or "c1" in after["returned_call_ids"],
         "RN-LEDGER-002",
         f"the save after the effect does not record its output: {after}",
     )

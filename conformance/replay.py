@@ -1,0 +1,437 @@
+"""Replay a recorded Responses cassette through the SDK runner, offline, to reproduce a runner bug.
+
+    driverkit replay bug.jsonl                         # probe drivers, the recorded delivery mode
+    driverkit replay bug.jsonl --driver mypkg:make_driver --mode async-eager
+
+The runner is rebuilt from the first recorded request: its browser tools become a browser toolset (a recording
+probe driver, or the driver your factory returns), its other function tools become functions that answer with
+the outputs recorded for them, a computer declaration becomes a probe computer, and server tools and the
+remaining parameters are passed through. The fake transport then serves the recorded responses and compares
+every request the runner sends with the recorded one. The report says whether the run matched; otherwise it
+names the first divergent request and shows a unified diff of sent versus recorded, plus the call receipts.
+
+Replay approves browser confirmations and URL policies, and answers MCP approvals as recorded: it reproduces a
+recorded run, it does not decide anything. Outputs produced by drivers are not compared unless ``--strict`` is
+given, because a probe driver cannot reproduce a real page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import importlib
+import inspect
+import json
+import sys
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, cast
+
+import pytest
+from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
+from openai.lib.computer import AsyncComputerToolset, ComputerToolset
+from openai.lib.responses_tool_runner import (
+    AsyncRegisteredFunction,
+    AsyncResponsesToolRunner,
+    RegisteredFunction,
+    ResponsesToolRunner,
+    ToolRunnerCancelledError,
+    ToolRunnerError,
+)
+
+from conformance import cassettes
+from conformance.cassettes import Cassette, CassetteError, JSONObject
+from conformance.fake_responses import (
+    CassetteTransport,
+    Divergence,
+    comparable_body,
+    fake_async_client,
+    fake_client,
+)
+from conformance.members import ALL_NAMES
+from conformance.probes import ProbeLog, browser_probe, computer_probe
+
+Flavour = Literal["sync", "async"]
+MODES: Final[dict[str, tuple[Flavour, bool, bool]]] = {
+    f"{flavour}-{delivery}": (flavour, delivery != "plain", delivery == "eager")
+    for flavour in ("sync", "async")
+    for delivery in ("plain", "stream", "eager")
+}
+# Request fields the runner fills in itself; everything else in the first request came from the caller's params.
+RUNNER_OWNED: Final = frozenset({"tools", "include", "stream", "input"})
+ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
+COMPUTER_TYPES: Final = frozenset({"computer", "computer_use_preview"})
+NO_RECORDED_OUTPUT: Final = "driverkit replay: no output was recorded for this call"
+
+
+class ReplayError(ValueError):
+    """The cassette or the options cannot be replayed (not a divergence: nothing was run)."""
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    cassette: str
+    mode: str
+    exchanges: int
+    requests_sent: int
+    divergence: Divergence | None
+    diff: str
+    calls: tuple[str, ...]
+    attempted_call_ids: tuple[str, ...] = ()
+    completed_call_ids: tuple[str, ...] = ()
+    error: str | None = None
+    final_text: str | None = None
+    unused_exchanges: int = field(default=0)
+
+    @property
+    def ok(self) -> bool:
+        """The runner sent exactly the recorded requests, in order, and used every recorded exchange."""
+        return self.divergence is None and self.unused_exchanges == 0
+
+    def render(self) -> str:
+        lines = [f"replay {self.cassette} ({self.mode}): {'MATCH' if self.ok else 'DIVERGED'}"]
+        lines.append(f"requests sent: {self.requests_sent} of {self.exchanges} recorded")
+        if self.divergence is not None:
+            lines.append(f"first divergence: request {self.divergence.index}: {self.divergence.reason}")
+            if self.diff:
+                lines.append(self.diff.rstrip("\n"))
+        elif self.unused_exchanges:
+            lines.append(f"the run ended with {self.unused_exchanges} recorded exchange(s) never requested")
+        lines.append(f"local calls executed: {', '.join(self.calls) or '(none)'}")
+        if self.error is not None:
+            lines.append(f"runner stopped: {self.error}")
+            lines.append(f"attempted_call_ids: {list(self.attempted_call_ids)}")
+            lines.append(f"completed_call_ids: {list(self.completed_call_ids)}")
+        elif self.final_text is not None:
+            lines.append(f"final output text: {self.final_text!r}")
+        return "\n".join(lines) + "\n"
+
+
+def unified_diff(recorded: JSONObject | None, sent: JSONObject | None, index: int) -> str:
+    def lines(value: JSONObject | None) -> list[str]:
+        if value is None:
+            return ["(nothing)\n"]
+        return [line + "\n" for line in json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()]
+
+    return "".join(
+        difflib.unified_diff(lines(recorded), lines(sent), f"recorded request {index}", f"sent request {index}")
+    )
+
+
+# ------------------------------------------------------------------------------------------ rebuilding the run
+
+
+@dataclass
+class _RecordedOutputs:
+    """The outputs the recorded run sent for each function call, looked up by name and arguments.
+
+    Executors only receive decoded arguments, so a call is matched to its recording by (name, arguments) in the
+    order the model issued such calls.
+    """
+
+    queues: dict[tuple[str, str], deque[str]] = field(default_factory=lambda: defaultdict(deque))
+    outputs: dict[str, object] = field(default_factory=dict)
+    approvals: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def from_cassette(cls, cassette: Cassette) -> _RecordedOutputs:
+        recorded = cls()
+        for exchange in cassette.exchanges:
+            for item in cast(list[JSONObject], (exchange.request.body or {}).get("input") or []):
+                if not isinstance(item, dict):
+                    continue
+                if item.get("type") == "function_call_output":
+                    recorded.outputs.setdefault(str(item.get("call_id")), item.get("output"))
+                elif item.get("type") == "mcp_approval_response":
+                    recorded.approvals[str(item.get("approval_request_id"))] = bool(item.get("approve"))
+            final = exchange.response.final_response() or {}
+            for item in cast(list[JSONObject], final.get("output") or []):
+                if isinstance(item, dict) and item.get("type") == "function_call":
+                    key = (str(item.get("name")), _canonical(item.get("arguments")))
+                    recorded.queues[key].append(str(item.get("call_id")))
+        return recorded
+
+    def answer(self, name: str, arguments: dict[str, object]) -> object:
+        queue = self.queues.get((name, _canonical(json.dumps(arguments))))
+        if not queue:
+            return NO_RECORDED_OUTPUT
+        return self.outputs.get(queue.popleft(), NO_RECORDED_OUTPUT)
+
+
+def _canonical(arguments: object) -> str:
+    try:
+        return json.dumps(json.loads(str(arguments)), sort_keys=True)
+    except json.JSONDecodeError:
+        return str(arguments)
+
+
+@dataclass
+class _Plan:
+    params: dict[str, object]
+    browser_members: list[str]
+    functions: list[JSONObject]
+    computer: bool
+    recorded_stream: bool
+
+
+def plan_from(cassette: Cassette) -> _Plan:
+    """Work out the runner configuration from the first recorded request."""
+    if not cassette.exchanges:
+        raise ReplayError("the cassette has no exchanges to replay")
+    first = cassette.exchanges[0].request
+    if first.path.rstrip("/").rsplit("/", 1)[-1] != "responses":
+        raise ReplayError(f"replay supports Responses cassettes; the first request went to {first.path}")
+    if first.body is None:
+        raise ReplayError("the first exchange has no recorded request body, so the run cannot be rebuilt")
+    body = first.body
+    params = {key: value for key, value in body.items() if key not in RUNNER_OWNED}
+    params["input"] = body.get("input", [])
+    include = [value for value in cast(list[object], body.get("include") or []) if value != ENCRYPTED_REASONING]
+    if include:
+        params["include"] = include
+    browser_members: list[str] = []
+    functions: list[JSONObject] = []
+    server_tools: list[object] = []
+    computer = False
+    for tool in cast(list[JSONObject], body.get("tools") or []):
+        name = str(tool.get("name", ""))
+        if tool.get("type") == "function" and name.startswith("browser_") and name[8:] in ALL_NAMES:
+            browser_members.append(name[8:])
+        elif tool.get("type") == "function":
+            functions.append(tool)
+        elif tool.get("type") in COMPUTER_TYPES:
+            computer = True
+            if tool != {"type": "computer"}:
+                server_tools.append(tool)
+        else:
+            server_tools.append(tool)
+    if server_tools:
+        params["tools"] = server_tools
+    return _Plan(params, browser_members, functions, computer, body.get("stream") is True)
+
+
+def load_factory(spec: str) -> Callable[..., Any]:
+    """Resolve ``module:attribute`` to a driver factory."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ReplayError(f"driver must look like module:factory, got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise ReplayError(f"cannot load driver factory {spec!r}: {error}") from None
+    if not callable(factory):
+        raise ReplayError(f"driver factory {spec!r} is not callable")
+    return cast(Callable[..., Any], factory)
+
+
+def _make_driver(factory: Callable[..., Any] | None, flavour: Flavour, members: list[str], log: ProbeLog) -> Any:
+    if factory is None:
+        return browser_probe(flavour, members, log=log)
+    # A factory may take the flavour so one factory can serve sync and async replays.
+    takes_flavour = bool(inspect.signature(factory).parameters)
+    return factory(flavour) if takes_flavour else factory()
+
+
+class _Replay:
+    def __init__(self, cassette: Cassette, plan: _Plan, flavour: Flavour, factory: Callable[..., Any] | None) -> None:
+        self.cassette = cassette
+        self.plan = plan
+        self.flavour = flavour
+        self.factory = factory
+        self.recorded = _RecordedOutputs.from_cassette(cassette)
+        self.log = ProbeLog()
+
+    def _function_answer(self, tool: JSONObject) -> Callable[[dict[str, object]], object]:
+        name = str(tool["name"])
+
+        def answer(arguments: dict[str, object]) -> object:
+            # Functions share the probe drivers' log so the report shows one ordered list of local effects.
+            self.log.record(f"function {name}", (arguments,), None)
+            return self.recorded.answer(name, arguments)
+
+        return answer
+
+    def _approve(self, request: Any) -> bool:
+        return self.recorded.approvals.get(str(getattr(request, "id", "")), False)
+
+    def build(self) -> tuple[Any, dict[str, Any]]:
+        options: dict[str, Any] = {}
+        if self.flavour == "sync":
+            browser = None
+            if self.plan.browser_members:
+                driver = _make_driver(self.factory, "sync", self.plan.browser_members, self.log)
+                browser = BrowserToolset(
+                    driver, members=self.plan.browser_members, confirm=lambda context: True,
+                    url_policy=lambda context, url: True,
+                )
+            computer = ComputerToolset(computer_probe("sync", log=self.log)) if self.plan.computer else None  # type: ignore[arg-type]
+            functions = [
+                RegisteredFunction(tool=tool, execute=self._function_answer(tool))  # type: ignore[arg-type]
+                for tool in self.plan.functions
+            ]
+            runner: Any = ResponsesToolRunner(browser=browser, computer=computer, functions=functions)
+            options["approve_mcp"] = self._approve
+            return runner, options
+
+        async def confirm(context: object) -> bool:
+            return True
+
+        async def url_policy(context: object, url: str) -> bool:
+            return True
+
+        async_browser = None
+        if self.plan.browser_members:
+            driver = _make_driver(self.factory, "async", self.plan.browser_members, self.log)
+            async_browser = AsyncBrowserToolset(driver, members=self.plan.browser_members, confirm=confirm,
+                                                url_policy=url_policy)
+        async_computer = (
+            AsyncComputerToolset(computer_probe("async", log=self.log)) if self.plan.computer else None  # type: ignore[arg-type]
+        )
+
+        def async_function(tool: JSONObject) -> AsyncRegisteredFunction:
+            answer = self._function_answer(tool)
+
+            async def execute(arguments: dict[str, object]) -> Any:
+                return answer(arguments)
+
+            return AsyncRegisteredFunction(tool=tool, execute=execute)  # type: ignore[arg-type]
+
+        async def approve(request: Any) -> bool:
+            return self._approve(request)
+
+        options["approve_mcp"] = approve
+        runner = AsyncResponsesToolRunner(
+            browser=async_browser,
+            computer=async_computer,
+            functions=[async_function(tool) for tool in self.plan.functions],
+        )
+        return runner, options
+
+
+def replay(
+    cassette: Cassette | str,
+    *,
+    mode: str | None = None,
+    driver: str | Callable[..., Any] | None = None,
+    max_steps: int | None = None,
+    strict: bool = False,
+) -> ReplayReport:
+    """Replay ``cassette`` (a loaded cassette or a path) and report the first divergence, if any."""
+    source = cassette if isinstance(cassette, str) else f"<{cassette.scenario}>"
+    loaded = cassettes.load(cassette) if isinstance(cassette, str) else cassette
+    plan = plan_from(loaded)
+    mode = mode or ("sync-stream" if plan.recorded_stream else "sync-plain")
+    if mode not in MODES:
+        raise ReplayError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
+    flavour, stream, eager = MODES[mode]
+    factory = load_factory(driver) if isinstance(driver, str) else driver
+    session = _Replay(loaded, plan, flavour, factory)
+    runner, options = session.build()
+    transport = CassetteTransport(loaded, match="body", mask_driver_outputs=not strict)
+    run_options: dict[str, Any] = {"stream": stream, "eager": eager, **options}
+    if max_steps is not None:
+        run_options["max_steps"] = max_steps
+    response: Any = None
+    error: BaseException | None = None
+    try:
+        if flavour == "sync":
+            response = runner.run(fake_client(transport), dict(plan.params), **run_options)
+        else:
+
+            async def go() -> Any:
+                return await runner.run(fake_async_client(transport), dict(plan.params), **run_options)
+
+            response = asyncio.run(go())
+    except (ToolRunnerError, ToolRunnerCancelledError, ValueError) as caught:
+        error = caught
+    return _report(source, mode, loaded, transport, session, response, error, strict)
+
+
+def _report(
+    source: str,
+    mode: str,
+    cassette: Cassette,
+    transport: CassetteTransport,
+    session: _Replay,
+    response: Any,
+    error: BaseException | None,
+    strict: bool,
+) -> ReplayReport:
+    divergence = transport.divergence
+    diff = ""
+    if divergence is not None:
+        diff = unified_diff(
+            comparable_body(divergence.expected, mask_driver_outputs=not strict),
+            comparable_body(divergence.actual, mask_driver_outputs=not strict),
+            divergence.index,
+        )
+    driver_calls = [call.name for call in session.log.calls if call.name not in ("state", "driver.close")]
+    attempted = tuple(getattr(error, "attempted_call_ids", ()) or ())
+    completed = tuple(getattr(error, "completed_call_ids", ()) or ())
+    return ReplayReport(
+        cassette=source,
+        mode=mode,
+        exchanges=len(cassette.exchanges),
+        requests_sent=transport.served,
+        divergence=divergence,
+        diff=diff,
+        calls=tuple(driver_calls),
+        attempted_call_ids=attempted,
+        completed_call_ids=completed,
+        error=None if error is None else f"{type(error).__name__}: {error}",
+        final_text=None if response is None else str(response.output_text),
+        unused_exchanges=max(0, len(cassette.exchanges) - transport.served) if divergence is None else 0,
+    )
+
+
+# ------------------------------------------------------------------------------------------ command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``driverkit replay`` arguments."""
+    parser.add_argument("cassette", help="a driverkit.responses cassette (JSONL)")
+    parser.add_argument("--driver", metavar="MODULE:FACTORY",
+                        help="browser driver factory (called with the flavour if it takes an argument); "
+                             "default: a recording probe driver")
+    parser.add_argument("--mode", choices=sorted(MODES),
+                        help="runner flavour and delivery; default: sync, streamed if the recording was")
+    parser.add_argument("--max-steps", type=int, help="max_steps for the replayed run (default: the SDK's)")
+    parser.add_argument("--strict", action="store_true", help="also compare outputs produced by drivers")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``driverkit replay``: 0 when the replay matches, 1 on divergence, 2 when it cannot start."""
+    try:
+        report = replay(args.cassette, mode=args.mode, driver=args.driver, max_steps=args.max_steps,
+                        strict=args.strict)
+    except (CassetteError, ReplayError) as error:
+        print(f"driverkit replay: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(report.render())
+    return 0 if report.ok else 1
+
+
+# ------------------------------------------------------------------------------------------ pytest fixture
+
+Replayer = Callable[..., ReplayReport]
+
+
+@pytest.fixture
+def replayer() -> Iterator[Replayer]:
+    """Replay a cassette in a test: ``report = replayer("bug.jsonl", mode="async-eager"); assert report.ok``."""
+    yield replay
+
+
+__all__ = [
+    "MODES",
+    "ReplayError",
+    "ReplayReport",
+    "add_arguments",
+    "plan_from",
+    "replay",
+    "replayer",
+    "run",
+    "unified_diff",
+]
