@@ -200,3 +200,11 @@ def test_failed_verification_of_done_only_stops(flavour: str) -> None:
     outcome = run_decisions("decisions-empty", flavour, candidate_ids=(), verify=lambda observation: False)
     expect(outcome.error is not None, "RN-DEC-008", "failed done-only verification must stop")
     expect(outcome.requests == [], "RN-DEC-008", "a request was sent")
+
+
+@pytest.mark.clause("RN-DEC-005")
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_answer_naming_no_candidate_runs_nothing(flavour: str) -> None:
+    outcome = run_decisions("decisions-unknown-choice", flavour)
+    expect(getattr(outcome.error, "reason", None) == "invalid_answer", "RN-DEC-005", f"outcome: {outcome.error!r}")
+    expect(outcome.effects == [], "RN-DEC-005", f"effects: {outcome.effects}")
