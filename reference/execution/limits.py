@@ -1,0 +1,40 @@
+"""The execution service's resource limits, in one place so the service, the runtime and the tests agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExecutionLimits:
+    """Per-call and per-service bounds (spec/003, "Connect to your execution service": deadlines and limits).
+
+    ``deadline_s`` is enforced by the service on the runtime process itself: a call that runs longer has its
+    process killed and its session retired. ``memory_bytes`` is the runtime's address-space limit.
+    ``max_text_bytes`` bounds the text of one call's output, ``max_images`` and ``max_image_bytes`` its images.
+    """
+
+    deadline_s: float = 10.0
+    memory_bytes: int = 1024 * 1024 * 1024
+    max_code_bytes: int = 100_000
+    max_request_bytes: int = 256_000
+    max_text_bytes: int = 32_000
+    max_images: int = 4
+    max_image_bytes: int = 4_000_000
+    max_sessions: int = 8
+    startup_timeout_s: float = 20.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "deadline_s",
+            "memory_bytes",
+            "max_code_bytes",
+            "max_request_bytes",
+            "max_text_bytes",
+            "max_images",
+            "max_image_bytes",
+            "max_sessions",
+            "startup_timeout_s",
+        ):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"ExecutionLimits.{name} must be positive")

@@ -1,0 +1,187 @@
+"""The code-execution HTTP service: ``POST /execute`` with ``{session_id, language, code}``, bearer token required.
+
+Binds to loopback unless told otherwise. Replies are JSON: ``{"output": [...]}`` on success, or
+``{"error": "<message>"}`` with 400 (malformed request, unsupported language), 401 (missing or wrong token),
+404/405 (wrong path or method), 409 (session busy), 413 (body too large) or 503 (no capacity / shutting down).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Final
+
+from .limits import ExecutionLimits
+from .protocol import RequestError, parse_request
+from .sessions import RuntimeSettings, SessionPool, network_isolation_prefix
+
+EXECUTE_PATH: Final = "/execute"
+LOOPBACK: Final = "127.0.0.1"
+
+
+class IsolationUnavailable(RuntimeError):
+    """Network isolation was required but this host cannot provide it."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        # Request lines may carry session IDs; the service keeps its own counters instead of a stderr log.
+        return
+
+    def do_POST(self) -> None:
+        try:
+            self._execute()
+        except RequestError as error:
+            self._reply(error.status, {"error": error.message})
+
+    def do_GET(self) -> None:
+        self._reject_method()
+
+    def do_PUT(self) -> None:
+        self._reject_method()
+
+    def do_DELETE(self) -> None:
+        self._reject_method()
+
+    def _reject_method(self) -> None:
+        self._reply(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"Use POST {EXECUTE_PATH}."}, extra={"Allow": "POST"})
+
+    def _execute(self) -> None:
+        service = self.server.service
+        if self.path.split("?", 1)[0] != EXECUTE_PATH:
+            self._drain()
+            raise RequestError(404, f"Unknown path; POST requests go to {EXECUTE_PATH}.")
+        # Authentication comes first, so an unauthenticated caller learns nothing about request validation.
+        if not service.authorized(self.headers.get("Authorization")):
+            self._drain()
+            self._reply(
+                HTTPStatus.UNAUTHORIZED,
+                {"error": "A valid bearer token is required."},
+                extra={"WWW-Authenticate": 'Bearer realm="execution"'},
+            )
+            return
+        body = self._body(service.limits.max_request_bytes)
+        request = parse_request(body, max_code_bytes=service.limits.max_code_bytes)
+        output = service.pool.execute(request.session_id, request.code)
+        self._reply(HTTPStatus.OK, {"output": output})
+
+    def _length(self) -> int:
+        raw = self.headers.get("Content-Length")
+        if raw is None:
+            raise RequestError(411, "Content-Length is required.")
+        try:
+            length = int(raw)
+        except ValueError:
+            raise RequestError(400, "Content-Length must be an integer.") from None
+        if length < 0:
+            raise RequestError(400, "Content-Length must not be negative.")
+        return length
+
+    def _body(self, limit: int) -> bytes:
+        length = self._length()
+        if length > limit:
+            self.close_connection = True  # the unread body would otherwise be parsed as the next request
+            raise RequestError(413, f"The request body is larger than {limit} bytes.")
+        return self.rfile.read(length)
+
+    def _drain(self) -> None:
+        try:
+            length = self._length()
+        except RequestError:
+            self.close_connection = True
+            return
+        if length > self.server.service.limits.max_request_bytes:
+            self.close_connection = True
+        else:
+            self.rfile.read(length)
+
+    def _reply(self, status: int, payload: Mapping[str, object], extra: Mapping[str, str] | None = None) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], service: ExecutionService) -> None:
+        super().__init__(address, _Handler)
+        self.service = service
+
+
+class ExecutionService:
+    """Serve code execution until :meth:`stop` (or the end of a ``with`` block).
+
+    ``display`` is the X display the runtimes drive (the desktop's ``DISPLAY``). ``isolate_network`` runs every
+    runtime without network access (``unshare -n``); when the host cannot do that the service refuses to start
+    rather than silently running with network, unless ``isolate_network=False`` is chosen explicitly.
+    """
+
+    def __init__(
+        self,
+        token: str,
+        *,
+        display: str | None,
+        limits: ExecutionLimits | None = None,
+        host: str = LOOPBACK,
+        port: int = 0,
+        isolate_network: bool = True,
+    ) -> None:
+        if len(token) < 16:
+            raise ValueError("the bearer token must be at least 16 characters")
+        self.limits = limits or ExecutionLimits()
+        self._token = token.encode()
+        prefix: Sequence[str] = ()
+        if isolate_network:
+            found = network_isolation_prefix()
+            if found is None:
+                raise IsolationUnavailable(
+                    "cannot run runtimes without network here (unshare -n is not permitted); "
+                    "pass isolate_network=False to accept runtimes with network access"
+                )
+            prefix = found
+        self.network_isolated = isolate_network
+        self.pool = SessionPool(RuntimeSettings(self.limits, display, tuple(prefix)))
+        self._server = _Server((host, port), self)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def endpoint(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}{EXECUTE_PATH}"
+
+    def authorized(self, header: str | None) -> bool:
+        if header is None or not header.startswith("Bearer "):
+            return False
+        return hmac.compare_digest(header[len("Bearer ") :].strip().encode(), self._token)
+
+    def start(self) -> ExecutionService:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="execution-service", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.pool.close()
+
+    def __enter__(self) -> ExecutionService:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
