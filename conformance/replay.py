@@ -229,9 +229,11 @@ def load_factory(spec: str) -> Callable[..., Any]:
 def _make_driver(factory: Callable[..., Any] | None, flavour: Flavour, members: list[str], log: ProbeLog) -> Any:
     if factory is None:
         return browser_probe(flavour, members, log=log)
-    # A factory may take the flavour so one factory can serve sync and async replays.
-    takes_flavour = bool(inspect.signature(factory).parameters)
-    return factory(flavour) if takes_flavour else factory()
+    # A factory that declares a ``flavour`` parameter is told which driver kind to build, so one factory can
+    # serve sync and async replays; any other factory is called without arguments.
+    if "flavour" in inspect.signature(factory).parameters:
+        return factory(flavour=flavour)
+    return factory()
 
 
 class _Replay:
@@ -393,7 +395,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``driverkit replay`` arguments."""
     parser.add_argument("cassette", help="a driverkit.responses cassette (JSONL)")
     parser.add_argument("--driver", metavar="MODULE:FACTORY",
-                        help="browser driver factory (called with the flavour if it takes an argument); "
+                        help="browser driver factory (given flavour='sync'|'async' if it has that parameter); "
                              "default: a recording probe driver")
     parser.add_argument("--mode", choices=sorted(MODES),
                         help="runner flavour and delivery; default: sync, streamed if the recording was")
