@@ -1,0 +1,88 @@
+"""Driver factories for the kit's certification harness (``pytest --driver=reference.browser:sync_factory``).
+
+One browser per test process (``env.shared`` / ``env.shared_async``), a fresh isolated context per check that
+shows ``env.start_url``, and the check's hints applied: viewport, observation metadata, target-bound consent,
+file grants and work limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import fields
+from typing import Any
+
+from reference.grants import GrantStore
+
+from ._driver import AsyncPlaywrightBrowserDriver, PlaywrightBrowserDriver
+from ._launch import AsyncBrowserProcess, SyncBrowserProcess
+from ._limits import BrowserLimits
+
+_SHARED_SYNC = "reference.browser.sync-process"
+_SHARED_ASYNC = "reference.browser.async-process"
+
+
+def _limits(env: Any) -> BrowserLimits:
+    # Hints the driver has no limit for are ignored; the checks that depend on them report "not implemented".
+    known = {item.name for item in fields(BrowserLimits)}
+    requested = dict(getattr(env.hints, "limits", {}) or {})
+    return BrowserLimits().with_overrides({name: value for name, value in requested.items() if name in known})
+
+
+def _issue_grants(env: Any, store: GrantStore, owner: str) -> None:
+    for grant in getattr(env.hints, "grants", ()) or ():
+        store.issue(
+            grant.grant_id,
+            kind=grant.kind,
+            owner=owner,
+            file_name=grant.file_name,
+            content=grant.content,
+            max_bytes=grant.max_bytes,
+            expires_in_s=grant.expires_in_s,
+        )
+
+
+def _viewport(env: Any) -> tuple[int, int]:
+    width, height = getattr(env.hints, "viewport", (1280, 720))
+    return int(width), int(height)
+
+
+def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
+    process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
+    grants = GrantStore()
+    driver = PlaywrightBrowserDriver.create(
+        process.browser,
+        viewport=_viewport(env),
+        allowed_origins=env.allowed_origins,
+        limits=_limits(env),
+        observation=bool(getattr(env.hints, "observation", True)),
+        bind_targets=bool(getattr(env.hints, "bind_targets", False)),
+        grants=grants,
+        start_url=env.start_url,
+    )
+    try:
+        _issue_grants(env, grants, driver.owner)
+        yield driver
+    finally:
+        driver.close()
+
+
+async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]:
+    process: AsyncBrowserProcess = await env.shared_async(
+        _SHARED_ASYNC, AsyncBrowserProcess.start, AsyncBrowserProcess.close
+    )
+    grants = GrantStore()
+    driver = await AsyncPlaywrightBrowserDriver.create(
+        process.browser,
+        viewport=_viewport(env),
+        allowed_origins=env.allowed_origins,
+        limits=_limits(env),
+        observation=bool(getattr(env.hints, "observation", True)),
+        bind_targets=bool(getattr(env.hints, "bind_targets", False)),
+        grants=grants,
+        start_url=env.start_url,
+    )
+    try:
+        _issue_grants(env, grants, driver.owner)
+        yield driver
+    finally:
+        await driver.close()

@@ -1,0 +1,106 @@
+"""One implementation of every member, run by a synchronous or an asynchronous runner.
+
+A member is written once as a generator ("flow") that yields the Playwright operations it needs and receives
+their results. Playwright's sync and async APIs have the same method names, so the only difference between the
+two drivers is how an operation is performed: called directly, or called and awaited. That difference lives
+here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call:
+    """Call ``target.method(*args, **kwargs)``; the flow receives the (awaited) result."""
+
+    target: Any
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Sleep without blocking the Playwright event loop (the page keeps running and events keep arriving)."""
+
+    seconds: float
+    page: Any = None
+
+
+Op = Call | Pause
+Flow = Generator[Op, Any, T]
+
+
+def call(target: Any, method: str, *args: Any, **kwargs: Any) -> Call:
+    return Call(target, method, args, kwargs)
+
+
+def run_sync(flow: Flow[T]) -> T:
+    """Drive a flow with Playwright's synchronous API."""
+    result: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            op = flow.throw(error) if error is not None else flow.send(result)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        result, error = None, None
+        try:
+            if isinstance(op, Pause):
+                # The sync API only dispatches page events (dialogs, routes) while it is inside a call.
+                if op.page is not None and not op.page.is_closed():
+                    op.page.wait_for_timeout(op.seconds * 1000)
+                else:
+                    time.sleep(op.seconds)
+            else:
+                result = getattr(op.target, op.method)(*op.args, **op.kwargs)
+        except Exception as raised:
+            error = raised
+
+
+async def run_async(flow: Flow[T]) -> T:
+    """Drive a flow with Playwright's asynchronous API."""
+    result: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            op = flow.throw(error) if error is not None else flow.send(result)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        result, error = None, None
+        try:
+            if isinstance(op, Pause):
+                await asyncio.sleep(op.seconds)
+            else:
+                result = getattr(op.target, op.method)(*op.args, **op.kwargs)
+                if inspect.isawaitable(result):
+                    result = await result
+        except Exception as raised:
+            error = raised
+
+
+def sync_handler(make: Callable[..., Flow[None]]) -> Callable[..., None]:
+    """A Playwright event handler that runs a flow with the sync runner."""
+
+    def handler(*args: Any) -> None:
+        run_sync(make(*args))
+
+    return handler
+
+
+def async_handler(make: Callable[..., Flow[None]]) -> Callable[..., Any]:
+    """A Playwright event handler that runs a flow with the async runner."""
+
+    async def handler(*args: Any) -> None:
+        await run_async(make(*args))
+
+    return handler
