@@ -8,6 +8,7 @@ seen in the server's request log. The checks judge transfers by those records, n
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -20,7 +21,8 @@ from conformance.subject import Outcome, Subject
 
 UPLOAD = FileGrant("kit-upload-notes", "upload", "notes.txt", content=b"kit upload payload\n" * 3, max_bytes=10_000)
 OVERSIZE = FileGrant("kit-upload-oversize", "upload", "big.txt", content=b"x" * 4096, max_bytes=100)
-EXPIRED = FileGrant("kit-upload-expired", "upload", "old.txt", content=b"old\n", expires_in_s=0.0)
+# Expires a twentieth of a second after the driver is made; the check waits past that before using it.
+EXPIRED = FileGrant("kit-upload-expired", "upload", "old.txt", content=b"old\n", expires_in_s=0.05)
 DOWNLOAD = FileGrant("kit-download-report", "download", "report.txt", max_bytes=10_000)
 # The fixture server's report.txt is about thirty bytes; this grant allows five.
 TINY_DOWNLOAD = FileGrant("kit-download-tiny", "download", "report.txt", max_bytes=5)
@@ -109,6 +111,7 @@ def test_an_upload_grant_is_honoured_once(subject: Subject, env: Environment) ->
 )
 def test_invalid_upload_grants_are_refused(subject: Subject, env: Environment) -> None:
     subject.require("upload_file")
+    time.sleep(EXPIRED.expires_in_s + 0.2)
     cases: list[tuple[str, str, str]] = [
         (grant_id, "BR-FILE-006", f"a grant ID never issued ({grant_id!r})") for grant_id in NEVER_ISSUED
     ]
