@@ -65,7 +65,7 @@ ACTIONS: tuple[Clause, ...] = (
         "BR-ACT-003",
         "000",
         _CONTRACT,
-        "An action given a target the driver never issued fails with BrowserError and has no page effect.",
+        "An action given a target the driver never issued is refused with an error and has no page effect.",
         None,
     ),
     Clause(
@@ -114,7 +114,7 @@ ACTIONS: tuple[Clause, ...] = (
         "BR-ACT-010",
         "004",
         _MEMBER_TABLE,
-        "wait_for on text that never appears fails with BrowserError, bounded by its timeout.",
+        "wait_for on text that never appears fails after waiting about its timeout, not sooner or far later.",
         "wait_for",
     ),
     Clause(
@@ -180,7 +180,7 @@ TABS: tuple[Clause, ...] = (
         "BR-TAB-005",
         "000",
         "Start with an async driver",
-        "switch_tab and close_tab reject a tab ID the driver never issued (BrowserError); nothing changes.",
+        "switch_tab and close_tab refuse a tab ID the driver never issued with an error; nothing changes.",
         None,
     ),
     Clause(
@@ -194,7 +194,7 @@ TABS: tuple[Clause, ...] = (
         "BR-TAB-007",
         "000",
         "Start with an async driver",
-        "Members with a tab_id reject an unknown tab ID with BrowserError and act on no tab.",
+        "Members with a tab_id refuse an unknown tab ID with an error and act on no tab.",
         None,
     ),
     Clause(
@@ -239,7 +239,7 @@ IMAGES: tuple[Clause, ...] = (
         "BR-IMG-005",
         "000",
         _CONTRACT,
-        "zoom rejects a region outside the current viewport with BrowserError.",
+        "zoom refuses a region outside the current viewport with an error.",
         "zoom",
     ),
     Clause(
@@ -312,7 +312,7 @@ POINTER: tuple[Clause, ...] = (
         "BR-PTR-009",
         "000",
         _POINTER,
-        "Pointer members reject coordinates outside the current viewport with BrowserError and no effect.",
+        "Pointer members refuse coordinates outside the current viewport with an error and no effect.",
         None,
     ),
     Clause(
@@ -367,7 +367,7 @@ NETWORK: tuple[Clause, ...] = (
         "BR-NET-002",
         "000",
         _CONFIRM,
-        "A refused navigation leaves the tab on its previous page and fails with BrowserError.",
+        "A refused navigation fails with an error and leaves the tab on its previous page.",
         "navigate",
     ),
     Clause(
@@ -381,8 +381,8 @@ NETWORK: tuple[Clause, ...] = (
         "BR-NET-004",
         "000",
         _CONFIRM,
-        "A link the page offers to a non-permitted origin is not followed there when clicked.",
-        "click",
+        "A page that follows its own link to a non-permitted origin never reaches that origin.",
+        None,
     ),
     Clause(
         "BR-NET-005",

@@ -1,0 +1,285 @@
+"""Shared steps for the browser action checks: finding refs, reading tabs, waiting on page effects, images.
+
+Every helper that can fail names the clause it fails, so a check's certificate blames the clause under test
+instead of every clause the check declares.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from PIL import Image
+
+from conformance.assertions import expect, not_implemented, violation
+from conformance.environment import Effect, EffectTimeout, Environment
+from conformance.subject import Outcome, Subject
+
+# A ref no driver issues: the kit's own prefix plus a suffix no page could produce by accident.
+NEVER_ISSUED_REF = "driverkit-never-issued-ref-7f3a"
+NEVER_ISSUED_TAB = "driverkit-never-issued-tab-7f3a"
+
+# Effects that mean the page was touched by input. Reads, waits and refused calls must cause none of them.
+INPUT_KINDS = frozenset(
+    {
+        "click",
+        "dblclick",
+        "contextmenu",
+        "auxclick",
+        "mousedown",
+        "mouseup",
+        "input",
+        "change",
+        "keydown",
+        "keyup",
+        "wheel",
+        "scroll",
+        "mouseover",
+    }
+)
+
+
+# --- refs from a structured read ---------------------------------------------------------------------------
+
+
+def read_elements(subject: Subject, filter_: str = "all") -> list[dict[str, Any]]:
+    """The elements of a structured read_page; a driver whose reads are plain text cannot be targeted."""
+    subject.require("read_page")
+    outcome = subject.call("read_page", filter=filter_, tab_id=None)
+    report = outcome.raw
+    if outcome.raised is not None:
+        raise AssertionError(f"precondition: read_page failed: {type(outcome.raised).__name__}")
+    if not isinstance(report, Mapping) or not isinstance(report.get("elements"), list):
+        not_implemented("structured read_page (BrowserReadV1), needed to find refs")
+    return [element for element in report["elements"] if isinstance(element, Mapping)]
+
+
+def ref_of(elements: Iterable[Mapping[str, Any]], label: str, *, role: str | None = None) -> str | None:
+    """The ref of the first element whose label contains ``label`` (case-insensitive), or None."""
+    wanted = label.casefold()
+    for element in elements:
+        if role is not None and element.get("role") != role:
+            continue
+        if wanted in str(element.get("label", "")).casefold() and isinstance(element.get("ref"), str):
+            return str(element["ref"])
+    return None
+
+
+def require_ref(subject: Subject, label: str, *, role: str | None = None, filter_: str = "all") -> str:
+    """A ref for the control labelled ``label``; the check cannot start without it."""
+    elements = read_elements(subject, filter_)
+    ref = ref_of(elements, label, role=role)
+    if ref is None:
+        labels = [str(element.get("label")) for element in elements][:30]
+        raise AssertionError(f"precondition: read_page listed no control labelled {label!r} (labels: {labels})")
+    return ref
+
+
+# --- state -------------------------------------------------------------------------------------------------
+
+
+def tabs_of(state: Any) -> list[dict[str, Any]]:
+    tabs = state.get("tabs") if isinstance(state, Mapping) else None
+    return [dict(tab) for tab in tabs] if isinstance(tabs, list) else []
+
+
+def active_tab(state: Any) -> dict[str, Any] | None:
+    active = [tab for tab in tabs_of(state) if tab.get("active") is True]
+    return active[0] if len(active) == 1 else None
+
+
+def tab_ids(state: Any) -> list[str]:
+    return [str(tab.get("id")) for tab in tabs_of(state)]
+
+
+def tab_by_id(state: Any, tab_id: str) -> dict[str, Any] | None:
+    return next((tab for tab in tabs_of(state) if tab.get("id") == tab_id), None)
+
+
+def state_problem(state: Any) -> str | None:
+    """Why ``state`` breaks the tab invariants (unique string IDs, exactly one active tab), or None."""
+    tabs = tabs_of(state)
+    ids = [tab.get("id") for tab in tabs]
+    if not all(isinstance(tab_id, str) for tab_id in ids):
+        return f"tab IDs are not all strings: {ids!r}"
+    if len(set(ids)) != len(ids):
+        return f"tab IDs repeat: {ids!r}"
+    active = sum(1 for tab in tabs if tab.get("active") is True)
+    if tabs and active != 1:
+        return f"{active} tabs are marked active"
+    return None
+
+
+def current_state(subject: Subject, clause: str) -> Any:
+    """state() read directly; failing to report state is a failure of ``clause``."""
+    try:
+        return subject.state()
+    except Exception as error:
+        violation(clause, f"state() raised {type(error).__name__}")
+
+
+def expect_valid_state(subject: Subject, clause: str, after: str) -> Any:
+    state = current_state(subject, clause)
+    problem = state_problem(state)
+    expect(problem is None, clause, f"after {after}, state() is inconsistent: {problem}")
+    return state
+
+
+# --- outcomes ----------------------------------------------------------------------------------------------
+
+
+def describe(outcome: Outcome) -> str:
+    if outcome.raised is not None:
+        return f"{outcome.member} raised {type(outcome.raised).__name__}: {str(outcome.raised)[:160]}"
+    return f"{outcome.member} returned {outcome.raw!r}"[:240]
+
+
+def expect_done(outcome: Outcome, clause: str) -> None:
+    """The member ran without raising (otherwise its effect cannot be checked, and ``clause`` is broken)."""
+    expect(outcome.raised is None and outcome.member_call is not None, clause, f"the call failed: {describe(outcome)}")
+
+
+def expect_refused(outcome: Outcome, clause: str, why: str) -> None:
+    """The driver refused the call by raising; a normal return would claim an action it must not perform."""
+    expect(outcome.member_call is not None, clause, f"{outcome.member} was never called ({why})")
+    expect(outcome.raised is not None, clause, f"{why}, but {describe(outcome)}")
+
+
+def expect_text_result(outcome: Outcome) -> None:
+    """BR-ACT-001: action members return a string or None."""
+    expect(
+        outcome.raw is None or isinstance(outcome.raw, str),
+        "BR-ACT-001",
+        f"{outcome.member} returned {type(outcome.raw).__name__}, not a string or None",
+    )
+
+
+def finish(outcome: Outcome) -> None:
+    """The closing checks of a successful action: result type, then the SDK's acceptance."""
+    expect_text_result(outcome)
+    outcome.expect_sdk_accepted()
+
+
+# --- page effects ------------------------------------------------------------------------------------------
+
+
+def mark(env: Environment) -> int:
+    """A position in the effect record after the page has gone quiet; later effects are the call's."""
+    env.settle()
+    return len(env.effects())
+
+
+def since(env: Environment, position: int, kind: str | None = None) -> list[Effect]:
+    return [effect for effect in env.effects()[position:] if kind is None or effect.get("kind") == kind]
+
+
+def input_effects_since(env: Environment, position: int, *, ignore: Iterable[str] = ()) -> list[Effect]:
+    skipped = set(ignore)
+    return [effect for effect in since(env, position) if effect.get("kind") in INPUT_KINDS - skipped]
+
+
+def await_effect(
+    env: Environment,
+    clause: str,
+    kind: str,
+    predicate: Callable[[Effect], bool] | None = None,
+    *,
+    timeout: float = 5.0,
+    what: str,
+) -> Effect:
+    """The first matching effect, or a failure of ``clause`` saying what the page never saw."""
+    try:
+        return env.wait_for_effect(kind, predicate, timeout)
+    except EffectTimeout as error:
+        violation(clause, f"the page never recorded {what} ({error})")
+
+
+def near(effect: Effect, x: int, y: int, tolerance: int = 1) -> bool:
+    return abs(int(effect.get("x", -9999)) - x) <= tolerance and abs(int(effect.get("y", -9999)) - y) <= tolerance
+
+
+def page_viewport(env: Environment, page: str) -> tuple[int, int]:
+    """The CSS viewport the page itself measured when it loaded."""
+    loaded = env.wait_for_effect("load", lambda effect: effect.get("page") == page)
+    return int(loaded["width"]), int(loaded["height"])
+
+
+def brief(effects: Sequence[Effect], limit: int = 6) -> str:
+    keep = ("kind", "target", "x", "y", "button", "detail", "key", "value", "values", "checked", "modifiers")
+    return json.dumps([{k: e[k] for k in keep if k in e} for e in effects[:limit]])
+
+
+# --- the other origin --------------------------------------------------------------------------------------
+
+
+def with_other(env: Environment, page: str, **query: str) -> str:
+    """URL of ``page`` on the permitted origin, told (``?other=``) where this session lives on the other origin."""
+    parts = [f"other={quote(env.url('blank.html', origin='other'), safe='')}"]
+    parts += [f"{key}={quote(value, safe='')}" for key, value in query.items()]
+    return env.url(f"{page}?{'&'.join(parts)}")
+
+
+def other_origin_contacts(env: Environment) -> list[str]:
+    """Every sign that something in the browser reached the non-permitted origin: requests and page records."""
+    seen = [f"{request.method} {request.path}?{request.query}" for request in env.requests("other")]
+    seen += [
+        f"effect {effect.get('kind')} from {effect.get('page')}"
+        for effect in env.effects()
+        if effect.get("origin") == "other"
+    ]
+    return seen
+
+
+def linger(env: Environment, seconds: float) -> None:
+    """Give the page time to try what it was built to try; blocked requests leave no effect to wait for."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        env.settle(quiet=min(0.25, max(0.01, deadline - time.monotonic())), limit=seconds)
+
+
+# --- images ------------------------------------------------------------------------------------------------
+
+PERMITTED_IMAGE_KEYS = frozenset({"type", "image_url", "file_id", "detail", "prompt_cache_breakpoint"})
+
+
+def decode_image(image: Any, clause: str) -> Image.Image:
+    """The pixels of an input_image's data URL; a file_id alone is valid but cannot be inspected here."""
+    expect(isinstance(image, Mapping), clause, f"the image result is {type(image).__name__}, not a dict")
+    url = image.get("image_url")
+    if not isinstance(url, str) or not url:
+        if image.get("file_id"):
+            not_implemented("screenshots as data-URL image_url (file_id images cannot be inspected)")
+        violation(clause, "the image has neither image_url nor file_id")
+    if not url.startswith("data:"):
+        not_implemented("screenshots as data-URL image_url (remote image URLs are not fetched)")
+    header, _, payload = url.partition(",")
+    expect(";base64" in header, clause, f"the data URL is not base64 ({header[:40]!r})")
+    try:
+        data = base64.b64decode(payload, validate=True)
+        picture = Image.open(io.BytesIO(data))
+        picture.load()
+    except (binascii.Error, ValueError, OSError) as error:
+        violation(clause, f"the data URL does not decode to an image: {type(error).__name__}")
+    return picture.convert("RGB")
+
+
+def share_of_colour(
+    picture: Image.Image,
+    colour: tuple[int, int, int],
+    box: tuple[int, int, int, int] | None = None,
+    tolerance: int = 60,
+) -> float:
+    """The share of pixels in ``box`` (default: all) within ``tolerance`` of ``colour`` on every channel."""
+    region = picture.crop(box) if box else picture
+    small = region.resize((max(1, region.width // 4), max(1, region.height // 4)))
+    pixels = list(small.getdata())
+    if not pixels:
+        return 0.0
+    close = sum(1 for pixel in pixels if all(abs(int(a) - b) <= tolerance for a, b in zip(pixel, colour, strict=True)))
+    return close / len(pixels)

@@ -1,0 +1,273 @@
+"""Ref-based actions and waits: click, type, key, scroll, scroll_to, select_option, hover and wait_for.
+
+Each action is judged by what actions.html (or keys.html, wait.html) recorded, never by the driver's report.
+Refs come from the driver's own read_page, found by label, because their form is the driver's to choose.
+Clauses: BR-ACT-001..014.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.browser._act_support import (
+    NEVER_ISSUED_REF,
+    await_effect,
+    brief,
+    expect_done,
+    expect_refused,
+    expect_valid_state,
+    finish,
+    input_effects_since,
+    mark,
+    read_elements,
+    ref_of,
+    require_ref,
+    since,
+)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-002", "BR-ACT-001")
+def test_click_activates_exactly_the_referenced_control(subject, env):
+    subject.require("read_page", "click")
+    ref = require_ref(subject, "Save draft")
+    position = mark(env)
+    outcome = subject.call("click", target=ref, tab_id=None)
+
+    expect_done(outcome, "BR-ACT-002")
+    await_effect(env, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft")
+    env.settle()
+    clicks = since(env, position, "click")
+    expect(
+        [effect.get("target") for effect in clicks] == ["save"],
+        "BR-ACT-002",
+        f"expected one click on Save draft, the page recorded {brief(clicks)}",
+    )
+    finish(outcome)
+
+
+# Sample wire arguments naming a target the driver never issued, for every ref-taking member.
+_UNISSUED_TARGET_CALLS = {
+    "click": {"target": NEVER_ISSUED_REF, "tab_id": None},
+    "hover": {"target": NEVER_ISSUED_REF, "tab_id": None},
+    "scroll_to": {"target": NEVER_ISSUED_REF, "tab_id": None},
+    "type": {"text": "must not arrive", "target": NEVER_ISSUED_REF, "tab_id": None},
+    "select_option": {"target": NEVER_ISSUED_REF, "values": ["express"], "tab_id": None},
+    "set_checked": {"target": NEVER_ISSUED_REF, "checked": True, "tab_id": None},
+}
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-003", "BR-ACT-014")
+def test_a_target_the_driver_never_issued_is_refused_without_effect(subject, env):
+    members = [member for member in _UNISSUED_TARGET_CALLS if subject.implements(member)]
+    if not members:
+        subject.require("click")
+    for member in members:
+        position = mark(env)
+        outcome = subject.call(member, **_UNISSUED_TARGET_CALLS[member])
+        expect_refused(outcome, "BR-ACT-003", f"{member} got a ref the driver never issued")
+        env.settle()
+        touched = input_effects_since(env, position)
+        expect(not touched, "BR-ACT-003", f"{member} with an unissued ref still touched the page: {brief(touched)}")
+        expect_valid_state(subject, "BR-ACT-014", f"a refused {member}")
+        outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-004", "BR-ACT-001")
+def test_type_fills_the_referenced_control(subject, env):
+    subject.require("read_page", "type")
+    ref = require_ref(subject, "Full name")
+    position = mark(env)
+    outcome = subject.call("type", text="Ada Lovelace", target=ref, tab_id=None)
+
+    expect_done(outcome, "BR-ACT-004")
+    await_effect(env, "BR-ACT-004", "input", lambda e: e.get("target") == "full-name", what="input in Full name")
+    env.settle()
+    values = [
+        e.get("value")
+        for e in since(env, position)
+        if e.get("kind") in ("input", "change") and e.get("target") == "full-name"
+    ]
+    expect(values and values[-1] == "Ada Lovelace", "BR-ACT-004", f"Full name ended as {values[-1:]!r}")
+    strays = [e for e in since(env, position, "input") if e.get("target") != "full-name"]
+    expect(not strays, "BR-ACT-004", f"typing reached other controls: {brief(strays)}")
+    finish(outcome)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-005", "BR-ACT-001")
+def test_type_with_a_null_target_types_at_the_focus(subject, env):
+    subject.require("type")
+    # actions.html focuses Notes on load and records it, so the caret is known to be there before the call.
+    await_effect(env, "BR-ACT-005", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
+    position = mark(env)
+    outcome = subject.call("type", text="left at the door", target=None, tab_id=None)
+
+    expect_done(outcome, "BR-ACT-005")
+    await_effect(env, "BR-ACT-005", "input", lambda e: e.get("target") == "notes", what="input in the focused Notes")
+    env.settle()
+    values = [e.get("value") for e in since(env, position, "input") if e.get("target") == "notes"]
+    expect(values[-1:] == ["left at the door"], "BR-ACT-005", f"the focused Notes field ended as {values[-1:]!r}")
+    finish(outcome)
+
+
+@pytest.mark.page("keys.html")
+@pytest.mark.clause("BR-ACT-006", "BR-ACT-001")
+def test_key_presses_keys_and_chords_in_the_focused_control(subject, env):
+    subject.require("key")
+    await_effect(env, "BR-ACT-006", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus")
+    outcome = subject.call("key", keys=["Enter"], tab_id=None)
+    expect_done(outcome, "BR-ACT-006")
+    await_effect(
+        env,
+        "BR-ACT-006",
+        "keydown",
+        lambda e: e.get("key") == "Enter" and e.get("target") == "shortcut",
+        what="Enter pressed in the focused field",
+    )
+    finish(outcome)
+
+    # A chord: the modifier must still be down when the second key goes down.
+    chord = subject.call("key", keys=["Shift", "ArrowLeft"], tab_id=None)
+    expect_done(chord, "BR-ACT-006")
+    await_effect(
+        env,
+        "BR-ACT-006",
+        "keydown",
+        lambda e: e.get("key") == "ArrowLeft" and "Shift" in (e.get("modifiers") or []),
+        what="ArrowLeft pressed while Shift was held",
+    )
+    finish(chord)
+
+
+def _latest_scroll(env, position):
+    scrolls = since(env, position, "scroll")
+    return (scrolls[-1]["scrollX"], scrolls[-1]["scrollY"]) if scrolls else None
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-007", "BR-ACT-001")
+def test_scroll_moves_the_page_in_each_direction(subject, env):
+    subject.require("scroll")
+    offset = (0, 0)
+    # Down and right first: the page starts at the top-left corner, where up and left cannot move it.
+    for direction, axis, sign in (("down", 1, 1), ("right", 0, 1), ("up", 1, -1), ("left", 0, -1)):
+        position = mark(env)
+        outcome = subject.call("scroll", direction=direction, amount=3, tab_id=None)
+        expect_done(outcome, "BR-ACT-007")
+        env.settle(quiet=0.3)
+        latest = _latest_scroll(env, position)
+        expect(latest is not None, "BR-ACT-007", f"scroll {direction} did not move the page")
+        moved = (latest[axis] - offset[axis]) * sign
+        expect(moved > 0, "BR-ACT-007", f"scroll {direction} moved the page from {offset} to {latest}")
+        offset = latest
+        finish(outcome)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-008", "BR-ACT-001")
+def test_scroll_to_brings_an_observed_target_into_view(subject, env):
+    subject.require("read_page", "scroll_to")
+    ref = ref_of(read_elements(subject, "all"), "Far away button")
+    if ref is None and subject.implements("find"):
+        found = subject.call("find", query="Far away button", tab_id=None).raw
+        ref = ref_of(found.get("elements", []) if isinstance(found, dict) else [], "Far away button")
+    if ref is None:
+        # Visibility is the driver's to decide; a driver that reports only on-screen controls offers no such target.
+        pytest.skip("driverkit: not implemented: refs for controls outside the viewport (needed for scroll_to)")
+    outcome = subject.call("scroll_to", target=ref, tab_id=None)
+    expect_done(outcome, "BR-ACT-008")
+    await_effect(
+        env,
+        "BR-ACT-008",
+        "far-button-box",
+        lambda e: e.get("visible") is True,
+        what="the far button inside the viewport after scroll_to",
+    )
+    finish(outcome)
+
+
+@pytest.mark.page("wait.html")
+@pytest.mark.clause("BR-ACT-009", "BR-ACT-011")
+def test_wait_for_finds_text_that_appears_late(subject, env):
+    subject.require("wait_for")
+    position = mark(env)
+    outcome = subject.call("wait_for", text="Shipment is ready for pickup", timeout_ms=15000, tab_id=None)
+    expect_done(outcome, "BR-ACT-009")
+    # The page shows the text 2.5 s after loading; a wait that returns sooner did not wait for it. The short
+    # grace covers the page's record arriving just after the driver saw the text.
+    await_effect(env, "BR-ACT-009", "revealed", timeout=1.0, what="the text appearing before wait_for returned")
+    env.settle()
+    touched = input_effects_since(env, position, ignore={"mouseover"})
+    expect(not touched, "BR-ACT-011", f"wait_for touched the page: {brief(touched)}")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("wait.html")
+@pytest.mark.clause("BR-ACT-010", "BR-ACT-011")
+def test_wait_for_absent_text_fails_after_about_its_timeout(subject, env):
+    subject.require("wait_for")
+    timeout_ms = 2000
+    position = mark(env)
+    started = time.monotonic()
+    outcome = subject.call("wait_for", text="This sentence is never shown", timeout_ms=timeout_ms, tab_id=None)
+    elapsed = time.monotonic() - started
+
+    expect_refused(outcome, "BR-ACT-010", "the text never appears")
+    # Generous bounds: the point is "waited, then gave up", not precise timing.
+    expect(
+        elapsed >= 0.5 * timeout_ms / 1000,
+        "BR-ACT-010",
+        f"wait_for gave up after {elapsed:.2f} s, well before its {timeout_ms} ms timeout",
+    )
+    expect(
+        elapsed <= timeout_ms / 1000 + 10, "BR-ACT-010", f"wait_for took {elapsed:.1f} s for a {timeout_ms} ms timeout"
+    )
+    touched = input_effects_since(env, position, ignore={"mouseover"})
+    expect(not touched, "BR-ACT-011", f"wait_for touched the page: {brief(touched)}")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-012", "BR-ACT-001")
+def test_select_option_selects_exactly_the_requested_values(subject, env):
+    subject.require("read_page", "select_option")
+    elements = read_elements(subject, "all")
+    for label, probe, values in (
+        ("Shipping speed", "speed", ["express"]),
+        ("Extras", "extras", ["insurance", "receipt"]),
+    ):
+        ref = ref_of(elements, label)
+        expect(ref is not None, "BR-ACT-012", f"precondition: read_page listed no {label!r} control")
+        outcome = subject.call("select_option", target=ref, values=values, tab_id=None)
+        expect_done(outcome, "BR-ACT-012")
+        await_effect(
+            env, "BR-ACT-012", "change", lambda e, probe=probe: e.get("target") == probe, what=f"{label} changing"
+        )
+        env.settle()
+        # A driver may select option by option; what counts is the selection the page ends with.
+        final = [e.get("values") for e in env.effects("change") if e.get("target") == probe][-1]
+        expect(sorted(final or []) == sorted(values), "BR-ACT-012", f"{label} ended with {final}, not {values}")
+        finish(outcome)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-ACT-013", "BR-ACT-001")
+def test_hover_puts_the_pointer_over_the_target_without_pressing(subject, env):
+    subject.require("read_page", "hover")
+    ref = require_ref(subject, "Show help")
+    position = mark(env)
+    outcome = subject.call("hover", target=ref, tab_id=None)
+    expect_done(outcome, "BR-ACT-013")
+    await_effect(
+        env, "BR-ACT-013", "mouseover", lambda e: e.get("target") == "tooltip", what="the pointer over Show help"
+    )
+    env.settle()
+    pressed = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click")]
+    expect(not pressed, "BR-ACT-013", f"hover pressed a button: {brief(pressed)}")
+    finish(outcome)

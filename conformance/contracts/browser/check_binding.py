@@ -1,0 +1,66 @@
+"""Target-bound consent: when consent is tied to a control, focus-dependent input is refused.
+
+The check asks the factory for ``bind_targets=True``. A driver that shows no sign of that mode (both ``key``
+and ``type`` with a null target still work) is reported as not implementing it rather than failing, since
+hints may be ignored. Clauses: BR-BIND-001..003.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.assertions import expect, not_implemented
+from conformance.contracts.browser._act_support import (
+    await_effect,
+    brief,
+    expect_refused,
+    input_effects_since,
+    mark,
+    require_ref,
+    since,
+)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.hints(bind_targets=True)
+@pytest.mark.clause("BR-BIND-001", "BR-BIND-002", "BR-BIND-003")
+def test_bound_consent_refuses_focus_dependent_input(subject, env):
+    subject.require("type")
+    await_effect(env, "BR-BIND-001", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
+
+    position = mark(env)
+    typed = subject.call("type", text="typed at the focus", target=None, tab_id=None)
+    env.settle()
+    typed_effects = input_effects_since(env, position, ignore={"mouseover"})
+
+    key_effects = []
+    pressed = None
+    if subject.implements("key"):
+        position = mark(env)
+        pressed = subject.call("key", keys=["Enter"], tab_id=None)
+        env.settle()
+        key_effects = input_effects_since(env, position, ignore={"mouseover"})
+    key_refused = pressed is None or (pressed.raised is not None and not key_effects)
+    type_refused = typed.raised is not None and not typed_effects
+    if not key_refused and not type_refused:
+        not_implemented("target-bound consent (hints.bind_targets=True): key and type(target=None) both acted")
+
+    expect_refused(typed, "BR-BIND-001", "type with a null target depends on focus")
+    expect(not typed_effects, "BR-BIND-001", f"type(target=None) still reached the page: {brief(typed_effects)}")
+    if pressed is not None:
+        expect_refused(pressed, "BR-BIND-002", "key presses at the current focus")
+        expect(not key_effects, "BR-BIND-002", f"key still reached the page: {brief(key_effects)}")
+
+    # A ref read from one document must not act on its replacement, even one that looks the same.
+    if subject.implements("navigate") and subject.implements("click"):
+        ref = require_ref(subject, "Save draft")
+        subject.call("navigate", url=env.url("actions.html?second=1"), tab_id=None)
+        await_effect(
+            env, "BR-BIND-003", "load", lambda _e: len(env.effects("load")) >= 2, what="the page loading again"
+        )
+        position = mark(env)
+        stale = subject.call("click", target=ref, tab_id=None)
+        env.settle()
+        clicks = since(env, position, "click")
+        expect_refused(stale, "BR-BIND-003", "the ref belongs to a document that has been replaced")
+        expect(not clicks, "BR-BIND-003", f"a ref from the old document clicked the new one: {brief(clicks)}")

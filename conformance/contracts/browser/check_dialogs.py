@@ -1,0 +1,75 @@
+"""Page dialogs: dismissed so they never block the driver, never accepted for the page, never quoted in state.
+
+dialogs.html asks alert, confirm and prompt in turn shortly after loading and records what each returned.
+Every message carries a marker string that must never appear in anything state() reports.
+Clauses: BR-DLG-001..004.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.browser._act_support import (
+    await_effect,
+    expect_done,
+    expect_valid_state,
+    read_elements,
+    ref_of,
+)
+
+DIALOG_MARKER = "KIT-DIALOG-TEXT-4417"
+
+
+def _answer(env, clause, kind):
+    return await_effect(
+        env, clause, "dialog", lambda e: e.get("dialog") == kind, timeout=10.0, what=f"the page's {kind}() returning"
+    )
+
+
+@pytest.mark.page("dialogs.html")
+@pytest.mark.clause("BR-DLG-001", "BR-DLG-002", "BR-DLG-003", "BR-DLG-004")
+def test_page_dialogs_are_dismissed_and_never_quoted(subject, env):
+    _answer(env, "BR-DLG-001", "alert")
+    confirm = _answer(env, "BR-DLG-002", "confirm")
+    expect(
+        confirm.get("result") is False,
+        "BR-DLG-002",
+        f"the page's confirm() returned {confirm.get('result')!r}: it was accepted on the page's behalf",
+    )
+    prompt = _answer(env, "BR-DLG-003", "prompt")
+    expect(
+        prompt.get("result") is None,
+        "BR-DLG-003",
+        f"the page's prompt() returned {prompt.get('result')!r} instead of null (dismissed)",
+    )
+
+    state = expect_valid_state(subject, "BR-DLG-001", "the page's dialogs")
+    text = json.dumps(state, ensure_ascii=False)
+    expect(DIALOG_MARKER not in text, "BR-DLG-004", "state() repeats the text of a page dialog")
+    changes = (state.get("observation") or {}).get("changes") or []
+    kinds = [change.get("kind") for change in changes if change.get("type") == "dialog_dismissed"]
+    expect(
+        set(kinds) <= {"alert", "confirm", "prompt"},
+        "BR-DLG-004",
+        f"dialog notices name kinds the page never asked: {kinds}",
+    )
+
+    # A dialog raised by the driver's own action must not hang that action either.
+    if subject.implements("read_page") and subject.implements("click"):
+        ref = ref_of(read_elements(subject), "Ask again")
+        if ref is not None:
+            before = len(env.effects("dialog"))
+            expect_done(subject.call("click", target=ref, tab_id=None), "BR-DLG-001")
+            again = await_effect(
+                env,
+                "BR-DLG-001",
+                "dialog",
+                lambda e: e in env.effects("dialog")[before:],
+                timeout=10.0,
+                what="the second confirm() returning",
+            )
+            expect(again.get("result") is False, "BR-DLG-002", f"the second confirm() returned {again.get('result')!r}")
+            expect_valid_state(subject, "BR-DLG-001", "a click that opened a dialog")

@@ -1,0 +1,124 @@
+"""Screenshots and zoom: valid input_image results that show the current viewport, or exactly the asked region.
+
+actions.html keeps a red and a blue swatch at fixed CSS positions (red 700..820 x 40..120, blue 860..980 x
+40..120), so pixel colours prove that an image shows this page and where a zoom was cropped.
+Clauses: BR-IMG-001..006.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.browser._act_support import (
+    PERMITTED_IMAGE_KEYS,
+    active_tab,
+    brief,
+    decode_image,
+    expect_done,
+    expect_refused,
+    input_effects_since,
+    mark,
+    page_viewport,
+    share_of_colour,
+)
+
+RED = (255, 0, 0)
+BLUE = (0, 0, 255)
+RED_BOX = (700, 40, 820, 120)
+BLUE_BOX = (860, 40, 980, 120)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-IMG-001", "BR-IMG-002", "BR-IMG-003", "BR-IMG-006")
+def test_screenshot_shows_the_current_viewport(subject, env):
+    subject.require("screenshot")
+    width, height = page_viewport(env, "actions.html")
+    tab = active_tab(subject.state())
+    position = mark(env)
+    outcome = subject.call("screenshot", tab_id=tab["id"] if tab else None)
+
+    expect_done(outcome, "BR-IMG-001")
+    image = outcome.raw
+    expect(
+        isinstance(image, dict) and image.get("type") == "input_image",
+        "BR-IMG-001",
+        f"screenshot returned {str(image)[:120]!r}, not an input_image dict",
+    )
+    extra = set(image) - PERMITTED_IMAGE_KEYS
+    expect(not extra, "BR-IMG-001", f"the image carries keys the documents do not permit: {sorted(extra)}")
+    picture = decode_image(image, "BR-IMG-001")
+    expect(
+        picture.size == (width, height),
+        "BR-IMG-002",
+        f"the screenshot is {picture.width}x{picture.height} px; the page's CSS viewport is {width}x{height}",
+    )
+    for name, colour, box in (("red", RED, RED_BOX), ("blue", BLUE, BLUE_BOX)):
+        inner = (box[0] + 10, box[1] + 10, box[2] - 10, box[3] - 10)
+        share = share_of_colour(picture, colour, inner)
+        expect(share > 0.9, "BR-IMG-003", f"the {name} swatch is not where the page draws it ({share:.0%} match)")
+    env.settle()
+    touched = input_effects_since(env, position)
+    expect(not touched, "BR-IMG-006", f"screenshot touched the page: {brief(touched)}")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-IMG-004", "BR-IMG-006")
+def test_zoom_returns_exactly_the_requested_region(subject, env):
+    subject.require("zoom")
+    page_viewport(env, "actions.html")
+    position = mark(env)
+    # A region spanning both swatches: red must fill its left part and blue its right part, whatever scale
+    # the driver returns the crop at.
+    left, top, right, bottom = 700, 40, 980, 120
+    outcome = subject.call("zoom", tab_id=None, region=[left, top, right, bottom])
+    expect_done(outcome, "BR-IMG-004")
+    expect(
+        isinstance(outcome.raw, dict) and outcome.raw.get("type") == "input_image",
+        "BR-IMG-004",
+        f"zoom returned {str(outcome.raw)[:120]!r}, not an input_image dict",
+    )
+    extra = set(outcome.raw) - PERMITTED_IMAGE_KEYS
+    expect(not extra, "BR-IMG-004", f"the image carries keys the documents do not permit: {sorted(extra)}")
+    picture = decode_image(outcome.raw, "BR-IMG-004")
+    ratio = (picture.width / picture.height) / ((right - left) / (bottom - top))
+    expect(
+        0.95 <= ratio <= 1.05,
+        "BR-IMG-004",
+        f"the zoom image is {picture.width}x{picture.height}, not the shape of a {right - left}x{bottom - top} region",
+    )
+
+    def part(x0, x1):  # CSS x range inside the region -> image box
+        scale = picture.width / (right - left)
+        return (
+            int((x0 - left) * scale),
+            int(picture.height * 0.2),
+            int((x1 - left) * scale),
+            int(picture.height * 0.8),
+        )
+
+    red_share = share_of_colour(picture, RED, part(710, 810))
+    blue_share = share_of_colour(picture, BLUE, part(870, 970))
+    gap_share = share_of_colour(picture, RED, part(830, 850)) + share_of_colour(picture, BLUE, part(830, 850))
+    expect(
+        red_share > 0.9 and blue_share > 0.9 and gap_share < 0.1,
+        "BR-IMG-004",
+        f"the zoom image is not the requested region (red {red_share:.0%}, blue {blue_share:.0%}, "
+        f"gap coloured {gap_share:.0%})",
+    )
+    env.settle()
+    touched = input_effects_since(env, position)
+    expect(not touched, "BR-IMG-006", f"zoom touched the page: {brief(touched)}")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-IMG-005")
+def test_zoom_refuses_regions_outside_the_viewport(subject, env):
+    subject.require("zoom")
+    width, height = page_viewport(env, "actions.html")
+    for region in ([0, 0, width + 200, height], [0, 0, width, height + 200], [width + 10, 0, width + 60, 50]):
+        outcome = subject.call("zoom", tab_id=None, region=region)
+        expect_refused(outcome, "BR-IMG-005", f"the region {region} leaves the {width}x{height} viewport")
+        outcome.expect_sdk_accepted()

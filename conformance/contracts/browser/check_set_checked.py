@@ -1,0 +1,99 @@
+"""Opt-in set_checked: it sets, never toggles, and it acts only on the observed checkbox it was given.
+
+checkbox.html reports every change with the box's resulting checked state, and can replace its "Remember this
+device" box with an identical new node (button click or the #replace fragment) so an old ref names a node that
+no longer exists. Clauses: BR-CHK-001..004.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.browser._act_support import (
+    await_effect,
+    brief,
+    expect_done,
+    expect_refused,
+    finish,
+    mark,
+    read_elements,
+    ref_of,
+    since,
+)
+
+
+def _changes(env, position, probe):
+    return [e for e in since(env, position) if e.get("kind") in ("change", "input") and e.get("target") == probe]
+
+
+@pytest.mark.page("checkbox.html")
+@pytest.mark.clause("BR-CHK-001", "BR-CHK-002", "BR-ACT-001")
+def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
+    subject.require("read_page", "set_checked")
+    elements = read_elements(subject)
+    for label, probe, wanted in (("newsletter", "newsletter", True), ("usage data", "tracking", False)):
+        ref = ref_of(elements, label)
+        expect(ref is not None, "BR-CHK-001", f"precondition: read_page listed no checkbox labelled {label!r}")
+        position = mark(env)
+        outcome = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
+        expect_done(outcome, "BR-CHK-001")
+        await_effect(env, "BR-CHK-001", "change", lambda e, p=probe: e.get("target") == p, what=f"{label} changing")
+        env.settle()
+        changes = _changes(env, position, probe)
+        expect(
+            changes and changes[-1].get("checked") is wanted,
+            "BR-CHK-001",
+            f"set_checked({wanted}) left {label} as {changes[-1].get('checked') if changes else 'unchanged'}",
+        )
+        finish(outcome)
+
+        position = mark(env)
+        again = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
+        expect_done(again, "BR-CHK-002")
+        env.settle(quiet=0.3)
+        repeated = _changes(env, position, probe)
+        expect(
+            all(e.get("checked") is wanted for e in repeated),
+            "BR-CHK-002",
+            f"repeating set_checked({wanted}) toggled {label}: {brief(repeated)}",
+        )
+        finish(again)
+
+
+@pytest.mark.page("checkbox.html")
+@pytest.mark.clause("BR-CHK-003")
+def test_set_checked_refuses_a_replaced_control(subject, env):
+    subject.require("read_page", "set_checked")
+    old_ref = ref_of(read_elements(subject), "Remember this device")
+    expect(old_ref is not None, "BR-CHK-003", "precondition: read_page listed no 'Remember this device' box")
+    if subject.implements("click"):
+        button = ref_of(read_elements(subject), "Replace remember control")
+        expect_done(subject.call("click", target=button, tab_id=None), "BR-CHK-003")
+    elif subject.implements("navigate"):
+        expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), "BR-CHK-003")
+    else:
+        subject.require("click")
+    await_effect(env, "BR-CHK-003", "replaced", what="the control being replaced")
+    position = mark(env)
+    outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=True)
+    expect_refused(outcome, "BR-CHK-003", "the ref names a control the page has since replaced")
+    env.settle()
+    changed = _changes(env, position, "remember")
+    expect(not changed, "BR-CHK-003", f"the replacement box was changed through the old ref: {brief(changed)}")
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("checkbox.html")
+@pytest.mark.clause("BR-CHK-004")
+def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject, env):
+    subject.require("read_page", "set_checked")
+    ref = ref_of(read_elements(subject), "Not a checkbox")
+    expect(ref is not None, "BR-CHK-004", "precondition: read_page listed no 'Not a checkbox' button")
+    position = mark(env)
+    outcome = subject.call("set_checked", tab_id=None, target=ref, checked=True)
+    expect_refused(outcome, "BR-CHK-004", "the target is a button, not a checkbox")
+    env.settle()
+    touched = [e for e in since(env, position) if e.get("kind") in ("click", "mousedown", "change")]
+    expect(not touched, "BR-CHK-004", f"set_checked on a button still pressed it: {brief(touched)}")
+    outcome.expect_sdk_accepted()
