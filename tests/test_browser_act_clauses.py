@@ -1,0 +1,99 @@
+"""The browser action clause list and its checks agree: every clause is declared by a check, and every clause a
+check names exists.
+
+The scan is static (ast over conformance/contracts/browser/check_*.py), so it needs no driver and catches a
+clause that no check covers, or a typo in a ``@pytest.mark.clause`` marker or an ``expect(...)`` call, before a
+certificate silently reports the clause as "not checked".
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance.clauses import SPEC_FILES, registry
+from conformance.clauses._browser_act import CLAUSES
+
+CHECKS = Path(__file__).resolve().parent.parent / "conformance" / "contracts" / "browser"
+ACT_FAMILIES = ("NAV", "ACT", "TAB", "IMG", "PTR", "CHK", "NET", "DLG", "BIND", "CANCEL")
+# Where the contract documents live on the kit's build machine; they are not shipped with the kit.
+SPEC_DIR = Path("/work/shared/spec")
+ACT_ID = re.compile(r"^BR-(?:" + "|".join(ACT_FAMILIES) + r")-\d{3}$")
+
+
+def _is_clause_marker(node: ast.expr) -> bool:
+    """``pytest.mark.clause(...)`` (or ``mark.clause(...)``) as a decorator call."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "clause"
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == "mark"
+    )
+
+
+def _declared_clauses() -> dict[str, list[str]]:
+    """Clause ID -> the checks (``file::function``) whose clause marker lists it."""
+    declared: dict[str, list[str]] = {}
+    for path in sorted(CHECKS.glob("check_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                if not _is_clause_marker(decorator):
+                    continue
+                assert isinstance(decorator, ast.Call)
+                for argument in decorator.args:
+                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                        declared.setdefault(argument.value, []).append(f"{path.name}::{node.name}")
+    return declared
+
+
+def _named_act_ids() -> set[str]:
+    """Every action-family clause ID written as a string anywhere in the browser check modules."""
+    named: set[str] = set()
+    for path in sorted(CHECKS.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        named.update(
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ACT_ID.match(node.value)
+        )
+    return named
+
+
+def test_the_action_list_is_not_empty_and_uses_only_its_families() -> None:
+    assert len(CLAUSES) >= 60
+    strays = [clause.id for clause in CLAUSES if not ACT_ID.match(clause.id)]
+    assert not strays, f"clause IDs outside the action families: {strays}"
+
+
+def test_every_action_clause_is_declared_by_a_check() -> None:
+    declared = _declared_clauses()
+    uncovered = [clause.id for clause in CLAUSES if clause.id not in declared]
+    assert not uncovered, f"clauses no check declares: {uncovered}"
+
+
+def test_every_clause_a_check_names_exists() -> None:
+    known = {clause.id for clause in registry()}
+    unknown_markers = sorted(clause_id for clause_id in _declared_clauses() if clause_id not in known)
+    assert not unknown_markers, f"clause markers naming no clause: {unknown_markers}"
+    unknown_named = sorted(_named_act_ids() - known)
+    assert not unknown_named, f"check modules name clauses that do not exist: {unknown_named}"
+
+
+@pytest.mark.skipif(not SPEC_DIR.is_dir(), reason="the spec documents are not on this machine")
+def test_every_action_clause_cites_a_real_section() -> None:
+    # Sections are headings (spec/000, spec/002) or declaration names (spec/004); a typo would cite a place
+    # the reader cannot find.
+    texts = {key: (SPEC_DIR / name).read_text(encoding="utf-8") for key, name in SPEC_FILES.items()}
+    missing = [
+        f"{clause.id}: {clause.spec} {clause.section!r}"
+        for clause in CLAUSES
+        if clause.section not in texts[clause.spec]
+    ]
+    assert not missing, f"clauses citing sections their document does not have: {missing}"
