@@ -86,8 +86,9 @@ def _version_key(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split("."))
 
 
-def deviation_file(version: str, directory: Path = DEVIATIONS_DIR) -> Path | None:
+def deviation_file(version: str, directory: Path | None = None) -> Path | None:
     """The deviation file that applies to SDK ``version`` (newest not newer than it), or None."""
+    directory = directory or DEVIATIONS_DIR
     if not _VERSION.match(version):
         raise DeviationFileError(f"cannot compare SDK version {version!r} with deviation files")
     candidates: list[tuple[tuple[int, ...], Path]] = []
@@ -153,7 +154,7 @@ def parse_deviations(text: str, source: str) -> tuple[Deviation, ...]:
     return tuple(deviations)
 
 
-def load_deviations(version: str | None = None, directory: Path = DEVIATIONS_DIR) -> tuple[Deviation, ...]:
+def load_deviations(version: str | None = None, directory: Path | None = None) -> tuple[Deviation, ...]:
     """The known deviations for SDK ``version`` (default: the installed one)."""
     path = deviation_file(version or installed_sdk_version(), directory)
     if path is None:
@@ -178,14 +179,17 @@ def _matches(pattern: str, key: str) -> bool:
     return key == pattern or ("[" not in pattern and key.split("[", 1)[0] == pattern)
 
 
-def apply_deviations(items: Sequence[_Item], openai_version: str | None = None) -> list[Deviation]:
+def apply_deviations(
+    items: Sequence[_Item], openai_version: str | None = None, directory: Path | None = None
+) -> list[Deviation]:
     """Mark the collected checks named by the applicable deviation file as ``xfail(strict=True)``.
 
     Returns the deviations that matched at least one item. Safe to call twice (items are marked once).
+    ``directory`` overrides the shipped known_deviations directory (kit tests use it).
     Raises :class:`DeviationFileError` for a malformed file or an entry naming a check that does not declare
     the entry's clause.
     """
-    deviations = load_deviations(openai_version)
+    deviations = load_deviations(openai_version, directory)
     applied: list[Deviation] = []
     for deviation in deviations:
         matched = False
