@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from reference.browser import AsyncBrowserProcess, SyncBrowserProcess
 
+from ._context import context_options
 from .async_driver import AsyncFieldworkDriver
 from .driver import FieldworkDriver
 
@@ -32,7 +33,7 @@ def _observation(env: Any) -> bool:
 
 def sync_factory(env: Any) -> Iterator[FieldworkDriver]:
     process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
-    context = process.new_context(_viewport(env))
+    context = process.browser.new_context(**context_options(_viewport(env)))
     try:
         yield FieldworkDriver.open(context.new_page(), env.url(FORM_PAGE), observation=_observation(env))
     finally:
@@ -43,7 +44,7 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncFieldworkDriver]:
     process: AsyncBrowserProcess = await env.shared_async(
         _SHARED_ASYNC, AsyncBrowserProcess.start, AsyncBrowserProcess.close
     )
-    context = await process.new_context(_viewport(env))
+    context = await process.browser.new_context(**context_options(_viewport(env)))
     try:
         page = await context.new_page()
         yield await AsyncFieldworkDriver.open(page, env.url(FORM_PAGE), observation=_observation(env))

@@ -1,0 +1,158 @@
+"""What every example shares: choosing rehearsal or live mode, the clients for each, the local fixture pages and
+console approvals."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+import openai
+
+from conformance import cassettes
+from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
+from conformance.fixture_server import Effect, FixtureServer
+
+Mode = Literal["rehearse", "live"]
+STREAMS_DIR: Final = Path(__file__).resolve().parents[2] / "fixtures" / "streams" / "examples"
+REHEARSAL_MODEL: Final = "gpt-test"
+
+
+class ExampleConfigurationError(RuntimeError):
+    """The example cannot start as configured (missing key, model or cassette); the message says what to set."""
+
+
+@dataclass
+class Outcome:
+    """How a run ended. ``verified`` comes only from the independent record; ``answer`` is the model's text."""
+
+    verified: bool
+    evidence: str
+    answer: str = ""
+    approvals: list[str] = field(default_factory=list)
+
+    def report(self) -> int:
+        print(f"model said: {self.answer or '(nothing)'}")
+        print(("VERIFIED: " if self.verified else "NOT VERIFIED: ") + self.evidence)
+        return 0 if self.verified else 1
+
+
+@dataclass(frozen=True)
+class Options:
+    mode: Mode
+    yes: bool
+
+
+def parse_options(description: str, argv: Sequence[str] | None) -> Options:
+    parser = argparse.ArgumentParser(description=description)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--rehearse", dest="mode", action="store_const", const="rehearse", help="replay (default)")
+    group.add_argument("--live", dest="mode", action="store_const", const="live", help="use the real API")
+    parser.add_argument("--yes", action="store_true", help="approve every action without asking (live mode)")
+    parser.set_defaults(mode="rehearse")
+    parsed = parser.parse_args(argv)
+    return Options(parsed.mode, parsed.yes)
+
+
+def live_model() -> str:
+    missing = [name for name in ("OPENAI_API_KEY", "OPENAI_MODEL") if not os.environ.get(name)]
+    if missing:
+        raise ExampleConfigurationError(f"--live needs {' and '.join(missing)} in the environment")
+    return os.environ["OPENAI_MODEL"]
+
+
+def load_cassette(name: str) -> cassettes.Cassette:
+    path = STREAMS_DIR / f"{name}.jsonl"
+    if not path.is_file():
+        raise ExampleConfigurationError(
+            f"rehearsal cassette {path} is missing; run python -m reference.examples.cassettes --write"
+        )
+    return cassettes.load(path)
+
+
+def rehearsal_client(name: str) -> tuple[openai.OpenAI, CassetteTransport]:
+    """A real sync client whose requests are answered from cassette ``name`` (endpoint-matched, no network)."""
+    transport = CassetteTransport(load_cassette(name), match="endpoint")
+    return fake_client(transport), transport
+
+
+def rehearsal_async_client(name: str) -> tuple[openai.AsyncOpenAI, CassetteTransport]:
+    transport = CassetteTransport(load_cassette(name), match="endpoint")
+    return fake_async_client(transport), transport
+
+
+@dataclass
+class PageSession:
+    """The fixture pages served on loopback for one run, and the record of what they observed."""
+
+    server: FixtureServer
+    token: str
+
+    @property
+    def origin(self) -> str:
+        return self.server.origin("main")
+
+    def url(self, page: str) -> str:
+        return f"{self.origin}/s/{self.token}/{page}"
+
+    def effects(self, kind: str) -> list[Effect]:
+        return [effect for effect in self.server.store.effects(self.token) if effect.get("kind") == kind]
+
+    def wait_for(self, kind: str, timeout: float = 5.0) -> Effect | None:
+        return self.server.store.wait(self.token, lambda effect: effect.get("kind") == kind, timeout)
+
+    def settle(self) -> None:
+        self.server.store.settle(self.token, quiet=0.2, limit=3.0)
+
+
+@contextmanager
+def fixture_pages() -> Iterator[PageSession]:
+    with FixtureServer() as server:
+        sessions = server.session()
+        token = next(sessions)
+        try:
+            yield PageSession(server, token)
+        finally:
+            sessions.close()
+
+
+def console_approval(auto: bool) -> Callable[[str], bool]:
+    """Ask on the terminal (or approve automatically); returns exactly True only for an explicit yes."""
+
+    def approve(description: str) -> bool:
+        print(f"approval requested: {description}")
+        if auto:
+            print("  approved automatically")
+            return True
+        if not sys.stdin.isatty():
+            print("  refused: no terminal to ask on (pass --yes to approve automatically)")
+            return False
+        return input("  approve? type yes: ").strip() == "yes"
+
+    return approve
+
+
+def describe_call(member: str, arguments: object) -> str:
+    return f"{member} {json.dumps(arguments, sort_keys=True)}"
+
+
+def check_rehearsal(transport: CassetteTransport) -> None:
+    """Say so when the run left the recorded path: the recording then no longer matches this code."""
+    if transport.divergence is not None:
+        print(f"rehearsal diverged from the recording: {transport.divergence.reason}", file=sys.stderr)
+    elif not transport.exhausted:
+        print(
+            f"rehearsal stopped after {transport.served} of {len(transport.cassette.exchanges)} recorded exchanges",
+            file=sys.stderr,
+        )
+
+
+def final_text(response: object) -> str:
+    text = getattr(response, "output_text", "")
+    return text if isinstance(text, str) else ""

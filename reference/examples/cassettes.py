@@ -1,0 +1,153 @@
+"""The builder source of the example cassettes in ``fixtures/streams/examples/``.
+
+Each cassette is what a model would answer in the example's task; refs in them are the ones the Fieldwork driver
+issues on a fresh form (``d1-g1-<field>``: first document, first rendering). Regenerate with
+``python -m reference.examples.cassettes --write``; ``--check`` (and ``tests/examples``) fail if a committed file
+drifts from its source here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Final
+
+from conformance import cassettes
+from conformance.cassette_builder import CassetteBuilder, function_call, message
+
+from ._support import STREAMS_DIR
+
+SOURCES: dict[str, Callable[[], CassetteBuilder]] = {}
+
+
+def _source(name: str) -> Callable[[Callable[[], CassetteBuilder]], Callable[[], CassetteBuilder]]:
+    def register(make: Callable[[], CassetteBuilder]) -> Callable[[], CassetteBuilder]:
+        SOURCES[name] = make
+        return make
+
+    return register
+
+
+def browser(member: str, call_id: str, **arguments: object) -> dict[str, object]:
+    return function_call(f"browser_{member}", {**arguments, "tab_id": None}, call_id=call_id)
+
+
+def ref(field: str) -> str:
+    return f"d1-g1-{field}"
+
+
+# What the reservation in the fieldwork and mixed examples must end up as, checked against the page's record.
+FIELDWORK_RESERVATION: Final = {
+    "guest_name": "Grace Hopper",
+    "date": "2026-12-24",
+    "party_size": 4,
+    "time_slot": "19:00",
+    "notes": "Window seat, please.",
+    "accessibility": True,
+}
+MIXED_RESERVATION: Final = {
+    "guest_name": "Katherine Johnson",
+    "date": "2026-12-31",
+    "party_size": 2,
+    "time_slot": "19:30",
+    "notes": "Member M-2047",
+    "accessibility": True,
+}
+
+
+@_source("reader")
+def _reader() -> CassetteBuilder:
+    return (
+        CassetteBuilder("reader", description="Read the dispatch queue, then answer from it.")
+        .turn(browser("get_page_text", "read-1"))
+        .turn(message("The next pickup is BP-1207 at 14:30 from Dock 4."))
+    )
+
+
+def _fill(reservation: dict[str, object], first_id: int) -> list[dict[str, object]]:
+    ids = iter(f"fill-{n}" for n in range(first_id, first_id + 10))
+    return [
+        browser("type", next(ids), target=ref("guest_name"), text=reservation["guest_name"]),
+        browser("type", next(ids), target=ref("date"), text=reservation["date"]),
+        browser("type", next(ids), target=ref("party_size"), text=str(reservation["party_size"])),
+        browser("select_option", next(ids), target=ref("time_slot"), values=[reservation["time_slot"]]),
+        browser("type", next(ids), target=ref("notes"), text=reservation["notes"]),
+        browser("set_checked", next(ids), target=ref("accessibility"), checked=reservation["accessibility"]),
+    ]
+
+
+@_source("fieldwork")
+def _fieldwork() -> CassetteBuilder:
+    return (
+        CassetteBuilder("fieldwork", description="Read the form, fill it, confirm, read the confirmation, answer.")
+        .turn(browser("read_page", "read-1", filter="interactive"))
+        .turn(*_fill(FIELDWORK_RESERVATION, 1))
+        .turn(browser("click", "confirm-1", target=ref("confirm")))
+        .turn(browser("get_page_text", "read-2"))
+        .turn(message("Booked: Grace Hopper, 4 guests, 24 December 2026 at 19:00, step-free access, window seat."))
+    )
+
+
+@_source("review")
+def _review() -> CassetteBuilder:
+    return (
+        CassetteBuilder("review", description="Decisions: choose the review action, then done.")
+        .decision("review")
+        .decision("done")
+    )
+
+
+@_source("mixed")
+def _mixed() -> CassetteBuilder:
+    return (
+        CassetteBuilder("mixed", description="Look up the member and availability, then book through the form.")
+        .turn(
+            function_call("lookup_member", {"membership": "M-2047"}, call_id="lookup-1"),
+            function_call(
+                "CheckAvailability", {"date": "2026-12-31", "party_size": 2, "after": "19:00"}, call_id="slots-1"
+            ),
+        )
+        .turn(browser("read_page", "read-1", filter="interactive"))
+        .turn(*_fill(MIXED_RESERVATION, 1))
+        .turn(browser("click", "confirm-1", target=ref("confirm")))
+        .turn(message("Katherine Johnson is booked for 2 on 31 December 2026 at 19:30 with step-free access."))
+    )
+
+
+EXEC_PY_LOOK: Final = (
+    "screen = pyautogui.size()\nlog(f'screen {screen.width}x{screen.height}')\ndisplay(pyautogui.screenshot())"
+)
+EXEC_PY_CLICK: Final = "pyautogui.click(screen.width // 2, screen.height // 2)\nlog('clicked the centre')"
+
+
+@_source("exec-py")
+def _exec_py() -> CassetteBuilder:
+    return (
+        CassetteBuilder("exec-py", description="Look at the desktop, then click its centre reusing a variable.")
+        .turn(function_call("exec_py", {"code": EXEC_PY_LOOK}, call_id="exec-1"))
+        .turn(function_call("exec_py", {"code": EXEC_PY_CLICK}, call_id="exec-2"))
+        .turn(message("I clicked the centre of the screen."))
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write or check the example cassettes.")
+    parser.add_argument("--write", action="store_true", help="write every cassette")
+    options = parser.parse_args(argv)
+    drifted = []
+    for name, make in SOURCES.items():
+        path = STREAMS_DIR / f"{name}.jsonl"
+        built = make().build()
+        if options.write:
+            cassettes.save(built, path)
+        elif not path.is_file() or path.read_text(encoding="utf-8") != built.dumps():
+            drifted.append(name)
+    if drifted:
+        print(f"out of date: {', '.join(drifted)} (run with --write)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

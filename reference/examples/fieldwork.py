@@ -1,0 +1,116 @@
+"""Fieldwork: fill and save the owned reservation form with ``ResponsesToolRunner`` and ``FieldworkDriver``.
+
+    python -m reference.examples.fieldwork            # rehearsal: recorded model turns, real browser and page
+    python -m reference.examples.fieldwork --live     # OPENAI_API_KEY and OPENAI_MODEL; asks before each action
+
+Success is decided by the reservation the page itself recorded (the fixture server's effect store), compared
+field by field with the task; the model's closing message is printed but proves nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+
+import openai
+from openai.lib.browser import BrowserConfirmContext, BrowserToolset
+from openai.lib.responses_tool_runner import ResponsesToolRunner
+
+from reference.browser import SyncBrowserProcess
+from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
+
+from ._support import (
+    REHEARSAL_MODEL,
+    ExampleConfigurationError,
+    Outcome,
+    PageSession,
+    check_rehearsal,
+    console_approval,
+    describe_call,
+    final_text,
+    fixture_pages,
+    live_model,
+    parse_options,
+    rehearsal_client,
+)
+from .cassettes import FIELDWORK_RESERVATION
+
+TASK = (
+    "Use the reservation form to book a table for Grace Hopper on 2026-12-24 at 19:00 for 4 guests. "
+    "She needs step-free access. Add the note 'Window seat, please.' Confirm the booking and tell me the result."
+)
+# Fill-in and confirm are the only actions this task needs; everything else stays off.
+MEMBERS = ("read_page", "get_page_text", "type", "select_option", "set_checked", "click")
+
+
+def saved_matches(pages: PageSession, expected: Mapping[str, object]) -> tuple[bool, str]:
+    """Compare the page's own record of saved reservations with ``expected``."""
+    pages.settle()
+    saved = pages.effects("reservation_saved")
+    if not saved:
+        return False, "the form recorded no saved reservation"
+    if len(saved) > 1:
+        return False, f"the form recorded {len(saved)} saved reservations, expected exactly one"
+    record = saved[0]
+    wrong = {key: record.get(key) for key, value in expected.items() if record.get(key) != value}
+    if wrong:
+        return False, f"the saved reservation differs from the task: {wrong}"
+    return True, "the form recorded exactly one reservation, matching the task: " + ", ".join(
+        f"{key}={record[key]!r}" for key in expected
+    )
+
+
+def approving(approve: Callable[[str], bool], log: list[str]) -> Callable[[BrowserConfirmContext], bool]:
+    """The toolset's ``confirm``: ask about each action with its fixed arguments; only True approves."""
+
+    def confirm(context: BrowserConfirmContext) -> bool:
+        description = describe_call(context["member"], context["arguments"])
+        decision = approve(description) is True
+        log.append(("approved " if decision else "refused ") + description)
+        return decision
+
+    return confirm
+
+
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> Outcome:
+    approvals: list[str] = []
+    with fixture_pages() as pages:
+        process = SyncBrowserProcess.start()
+        try:
+            context = process.browser.new_context(**context_options())
+            try:
+                driver = FieldworkDriver.open(context.new_page(), pages.url(FORM_PAGE))
+                toolset = BrowserToolset(driver, members=list(MEMBERS), confirm=approving(approve, approvals))
+                runner = ResponsesToolRunner(browser=toolset)
+                try:
+                    response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
+                    answer = final_text(response)
+                except Exception as error:  # the run may stop; the record still says what happened
+                    answer = f"(run stopped: {type(error).__name__})"
+                verified, evidence = saved_matches(pages, FIELDWORK_RESERVATION)
+            finally:
+                context.close()
+        finally:
+            process.close()
+    return Outcome(verified, evidence, answer, approvals)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_options(__doc__ or "", argv)
+    try:
+        if options.mode == "live":
+            model = live_model()
+            with openai.OpenAI() as client:
+                return run(client, model, console_approval(options.yes)).report()
+        client, transport = rehearsal_client("fieldwork")
+        with client:
+            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
+        check_rehearsal(transport)
+        return outcome.report()
+    except ExampleConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
