@@ -1,0 +1,137 @@
+"""Mixed: browser tools beside an ordinary function and a Pydantic function tool, with an approval callback.
+
+    python -m reference.examples.mixed            # rehearsal: recorded model turns, real browser and page
+    python -m reference.examples.mixed --live     # OPENAI_API_KEY and OPENAI_MODEL; asks before each action
+
+``lookup_member`` is registered with its JSON schema and an executor; ``CheckAvailability`` comes from a Pydantic
+model through ``RegisteredFunction.from_tool``, which validates arguments before the executor sees them. Browser
+actions go through the Fieldwork toolset, whose ``confirm`` callback must approve each one. The booking is then
+checked against the form's own record.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+import openai
+from openai import pydantic_responses_function_tool
+from openai.lib.browser import BrowserToolset
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
+from pydantic import BaseModel
+
+from reference.browser import SyncBrowserProcess
+from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
+
+from ._support import (
+    REHEARSAL_MODEL,
+    ExampleConfigurationError,
+    Outcome,
+    check_rehearsal,
+    console_approval,
+    final_text,
+    fixture_pages,
+    live_model,
+    parse_options,
+    rehearsal_client,
+)
+from .cassettes import MIXED_RESERVATION
+from .fieldwork import MEMBERS, approving, saved_matches
+
+TASK = (
+    "Member M-2047 wants a table for 2 on 2026-12-31, at the earliest available time from 19:00. Look the member "
+    "up, check availability, then book it on the reservation form with any access needs they have and the note "
+    "'Member M-2047'."
+)
+
+# The application's own data, standing in for a membership system and a table planner.
+_MEMBERS = {"M-2047": {"name": "Katherine Johnson", "access": "step-free access needed"}}
+_FREE_SEATS = {"2026-12-31": {"18:30": 0, "19:00": 0, "19:30": 6, "20:00": 4}}
+
+
+def lookup_member(args: dict[str, object]) -> str:
+    member = _MEMBERS.get(str(args.get("membership")))
+    return json.dumps(member) if member else "No member has that number."
+
+
+LOOKUP_TOOL = RegisteredFunction(
+    tool={
+        "type": "function",
+        "name": "lookup_member",
+        "description": "Look up a member's name and access needs by membership number (like M-1234).",
+        "parameters": {
+            "type": "object",
+            "properties": {"membership": {"type": "string"}},
+            "required": ["membership"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    },
+    execute=lookup_member,
+)
+
+
+class CheckAvailability(BaseModel):
+    """Find the earliest time slot with room for the party on a date, at or after a given time."""
+
+    date: str
+    party_size: int
+    after: str
+
+
+def check_availability(request: CheckAvailability) -> str:
+    slots = _FREE_SEATS.get(request.date, {})
+    for slot in sorted(slots):
+        if slot >= request.after and slots[slot] >= request.party_size:
+            return f"{slot} is the earliest slot with room for {request.party_size} on {request.date}."
+    return f"No slot from {request.after} has room for {request.party_size} on {request.date}."
+
+
+AVAILABILITY_TOOL = RegisteredFunction.from_tool(
+    pydantic_responses_function_tool(CheckAvailability), execute=check_availability
+)
+
+
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> Outcome:
+    approvals: list[str] = []
+    with fixture_pages() as pages:
+        process = SyncBrowserProcess.start()
+        try:
+            context = process.browser.new_context(**context_options())
+            try:
+                driver = FieldworkDriver.open(context.new_page(), pages.url(FORM_PAGE))
+                toolset = BrowserToolset(driver, members=list(MEMBERS), confirm=approving(approve, approvals))
+                runner = ResponsesToolRunner(browser=toolset, functions=[LOOKUP_TOOL, AVAILABILITY_TOOL])
+                try:
+                    response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
+                    answer = final_text(response)
+                except Exception as error:  # the record still says what happened
+                    answer = f"(run stopped: {type(error).__name__})"
+                verified, evidence = saved_matches(pages, MIXED_RESERVATION)
+            finally:
+                context.close()
+        finally:
+            process.close()
+    return Outcome(verified, evidence, answer, approvals)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_options(__doc__ or "", argv)
+    try:
+        if options.mode == "live":
+            model = live_model()
+            with openai.OpenAI() as client:
+                return run(client, model, console_approval(options.yes)).report()
+        client, transport = rehearsal_client("mixed")
+        with client:
+            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
+        check_rehearsal(transport)
+        return outcome.report()
+    except ExampleConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
