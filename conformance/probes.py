@@ -10,12 +10,14 @@ Public API (kept small on purpose):
 - :class:`ProbeCall` - one recorded call: ``name``, ``args`` (deep copies), ``cancelled_passed``.
 - :class:`Script` - a sequence of replies consumed one per call (the last one repeats).
 - :class:`Act` - a reply computed at call time by a function of the received argument (sync or async).
+- :class:`Shared` - a reply handed over as the very object (not a copy), so a check can change it later.
 - :func:`browser_probe` / :class:`ProbeBrowser` / :class:`AsyncProbeBrowser` - browser drivers.
 - :func:`computer_probe` / :class:`ProbeComputer` / :class:`AsyncProbeComputer` - computer drivers.
 
 A *reply* is what a probed call returns: a plain value is returned (deep-copied, so the SDK can never alias
-the script), a :class:`BaseException` instance is raised, a :class:`Script` yields its next reply, and an
-:class:`Act` calls its function with the call's first argument and uses the result as the reply.
+the script), a :class:`BaseException` instance is raised, a :class:`Script` yields its next reply, an
+:class:`Act` calls its function with the call's first argument and uses the result as the reply, and a
+:class:`Shared` value is returned without copying.
 
 Why methods are built per instance: the SDK discovers driver members with ``getattr``/``callable`` and decides
 sync or async from the method itself (coroutine function, or a return annotation), and passes ``cancelled``
@@ -69,6 +71,14 @@ class Act:
     """
 
     function: Callable[[object], object]
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A reply returned as this very object rather than a copy: the check keeps a reference and can change it
+    after the SDK received it (to prove the SDK copied the result before a later step)."""
+
+    value: object
 
 
 @dataclass(frozen=True)
@@ -145,6 +155,8 @@ def _resolve_sync(log: ProbeLog, name: str, reply: object, args: tuple[object, .
         reply = reply.function(args[0] if args else None)
     if isinstance(reply, BaseException):
         raise reply
+    if isinstance(reply, Shared):
+        return reply.value
     return copy.deepcopy(reply) if not inspect.isawaitable(reply) else reply
 
 
@@ -156,6 +168,8 @@ async def _resolve_async(log: ProbeLog, name: str, reply: object, args: tuple[ob
             reply = await reply
     if isinstance(reply, BaseException):
         raise reply
+    if isinstance(reply, Shared):
+        return reply.value
     return copy.deepcopy(reply)
 
 
@@ -356,6 +370,7 @@ __all__ = [
     "ProbeComputer",
     "ProbeLog",
     "Script",
+    "Shared",
     "browser_probe",
     "computer_probe",
     "default_browser_reply",

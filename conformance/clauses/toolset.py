@@ -317,6 +317,13 @@ CLAUSES: tuple[Clause, ...] = (
         _DRIVER,
         "The SDK imposes no tab-count limit, with or without observation metadata.",
     ),
+    Clause(
+        "TS-RES-015",
+        "000",
+        _READ,
+        "Reads, images and file outcomes are copied before the final state read, so later changes by the "
+        "driver to the returned object do not reach the model.",
+    ),
     # Lifecycle
     Clause(
         "TS-LIFE-001",
@@ -399,5 +406,18 @@ CLAUSES: tuple[Clause, ...] = (
         "000",
         _MIX,
         "Computer approval callbacks and driver methods get cancelled only when they declare it.",
+    ),
+    Clause(
+        "TS-COMP-008",
+        "000",
+        _MIX,
+        "Computer approval covers the action's fixed arguments: a callback editing what it was given cannot "
+        "change the action the driver runs.",
+    ),
+    Clause(
+        "TS-COMP-009",
+        "000",
+        _MIX,
+        "After the cancelled predicate reports a stop, the computer toolset performs no further actions.",
     ),
 )

@@ -10,7 +10,7 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import computer_call, computer_toolset, execute, expect_stop
 from conformance.members import COMPUTER_METHODS
-from conformance.probes import PIXEL_DATA_URL, Script, computer_probe
+from conformance.probes import PIXEL_DATA_URL, Act, Script, computer_probe
 
 # One valid native action per type (screenshot excluded: it is the capture that follows every batch).
 ACTIONS: dict[str, dict[str, Any]] = {
@@ -240,3 +240,46 @@ def test_cancelled_passed_only_when_declared(flavour: str, declares: bool) -> No
         "TS-COMP-007",
         f"cancelled passed={flags} though callables {'do' if declares else 'do not'} declare it",
     )
+
+
+@pytest.mark.clause("TS-COMP-008")
+@pytest.mark.parametrize("which", ["approve_safety_checks", "before_action"])
+def test_callbacks_cannot_change_the_action(flavour: str, which: str) -> None:
+    def edit(given: Any) -> bool:
+        action = given.actions[0] if which == "approve_safety_checks" else given
+        action.x = 999
+        action.y = 999
+        return True
+
+    async def edit_async(given: Any) -> bool:
+        return edit(given)
+
+    toolset, driver = _toolset(flavour)
+    hook = driver.log.callback(which, Act(edit if flavour == "sync" else edit_async), flavour=flavour)  # type: ignore[arg-type]
+    execute(
+        toolset,
+        computer_call([ACTIONS["click"]], checks=[CHECK]),
+        **{which: hook},
+        **(
+            {"approve_safety_checks": driver.log.callback("approve", flavour=flavour)}  # type: ignore[arg-type]
+            if which == "before_action"
+            else {}
+        ),
+    )
+    received = _fields(driver.log.of("click")[0].argument)
+    expect(received == ACTIONS["click"], "TS-COMP-008", f"{which} edits reached the driver: {received}")
+
+
+@pytest.mark.clause("TS-COMP-009")
+@pytest.mark.parametrize("stop_after", ["click", "double_click", "wait"])
+def test_no_action_after_a_reported_cancellation(flavour: str, stop_after: str) -> None:
+    stopped: list[bool] = []
+
+    def stop(_: object) -> None:
+        stopped.append(True)
+
+    toolset, driver = _toolset(flavour, replies={stop_after: Act(stop)})
+    with expect_stop("TS-COMP-009", "a cancelled computer call"):
+        execute(toolset, computer_call(BATCH), cancelled=lambda: bool(stopped))
+    names = driver.log.names()
+    expect(names[-1] == stop_after, "TS-COMP-009", f"actions ran after the cancellation: {names}")

@@ -3,6 +3,7 @@ own the session", "Restrict URLs")."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -214,6 +215,21 @@ def test_refused_protected_read_returns_no_state(flavour: str, member: str) -> N
         f"refused protected {member} returned {sorted(report)}",
     )
     expect(driver.log.names() == ["confirm"], "TS-CONF-007", f"refused protected read reached {driver.log.names()}")
+
+
+@pytest.mark.clause("TS-CONF-007")
+def test_protected_read_refusals_share_one_fixed_text(flavour: str) -> None:
+    """Refusal, a raising callback and an invalid call all return the same fixed text: nothing call-specific."""
+    texts = set()
+    for reply, arguments in (
+        (False, {"tab_id": None}),
+        (RuntimeError("denied"), {"tab_id": "tab-1"}),
+        (True, {"tab_id": 7}),
+    ):
+        toolset, _ = gated(flavour, ["get_page_text"], confirm_reply=reply, confirm_reads=["get_page_text"])  # type: ignore[arg-type]
+        output = execute(toolset, function_call("get_page_text", arguments, call_id=f"call-{len(texts)}"))
+        texts.add(json.dumps(output["output"]))
+    expect(len(texts) == 1, "TS-CONF-007", f"protected-read refusals differ: {sorted(texts)}")
 
 
 CONFIRM_READS_ERRORS: dict[str, Any] = {

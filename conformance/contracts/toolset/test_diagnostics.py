@@ -70,6 +70,22 @@ def test_browser_events_carry_only_documented_fields(flavour: str, scenario: str
         )
         expect(event["api"] == "browser" and event["call_id"] == "call-d", "TS-DIAG-001", f"event {event}")
         expect(event["usage"] is None, "TS-DIAG-001", "a toolset event carries usage")
+        duration = event["duration_ms"]
+        expect(
+            isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0,
+            "TS-DIAG-001",
+            f"duration_ms is {duration!r}",
+        )
+        expect(
+            event["member"] in (SCENARIOS[scenario][0], None),
+            "TS-DIAG-001",
+            f"member is {event['member']!r} for a {SCENARIOS[scenario][0]} call",
+        )
+        expect(
+            all(isinstance(event[key], str) for key in ("stage", "reason")),
+            "TS-DIAG-001",
+            f"stage/reason are not strings: {event}",
+        )
         text = json.dumps(event, default=str)
         leaked = [secret for secret in SECRETS if secret in text]
         expect(not leaked, "TS-DIAG-001", f"event leaks {leaked}: {text}")

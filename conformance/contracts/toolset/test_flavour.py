@@ -3,6 +3,10 @@ contract", "Computer driver contract")."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable
+from typing import Any
+
 import pytest
 
 from conformance.assertions import expect
@@ -41,6 +45,33 @@ def test_browser_constructor_rejects_a_single_mismatched_method(flavour: str) ->
     driver.find = stranger.find  # type: ignore[attr-defined]
     with pytest.raises((TypeError, ValueError)):
         browser_toolset(flavour, driver, members=["get_page_text", "find"])
+
+
+@pytest.mark.clause("TS-FLAV-001")
+@pytest.mark.parametrize("wrapping", ["functools-wraps", "return-annotation"])
+def test_wrapped_methods_keep_their_flavour(flavour: str, wrapping: str) -> None:
+    """A wrapper that preserves decorator metadata or declares its return type is a known flavour."""
+    driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
+    inner = browser_probe(_other(flavour), ["get_page_text"]).get_page_text  # type: ignore[arg-type]
+    if wrapping == "functools-wraps":
+
+        @functools.wraps(inner)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return inner(*args, **kwargs)
+
+    elif flavour == "sync":
+
+        def wrapper(*args: Any, **kwargs: Any) -> Awaitable[str]:  # type: ignore[misc]
+            return inner(*args, **kwargs)
+
+    else:
+
+        def wrapper(*args: Any, **kwargs: Any) -> str:  # type: ignore[misc]
+            return inner(*args, **kwargs)
+
+    driver.get_page_text = wrapper  # type: ignore[attr-defined]
+    with pytest.raises((TypeError, ValueError)):
+        browser_toolset(flavour, driver, members=["get_page_text"])
 
 
 @pytest.mark.clause("TS-COMP-001", "TS-FLAV-001")

@@ -20,7 +20,7 @@ from conformance.contracts.toolset._harness import (
     gated,
     payload,
 )
-from conformance.probes import Act, browser_probe, computer_probe
+from conformance.probes import Act, Script, browser_probe, computer_probe
 
 WAIT = [{"type": "wait"}]
 
@@ -70,16 +70,19 @@ def test_overlapping_browser_call_fails_as_busy(flavour: str, during: str) -> No
 
 
 @pytest.mark.clause("TS-LIFE-001")
-def test_overlapping_computer_call_fails_as_busy(flavour: str) -> None:
+@pytest.mark.parametrize("during", ["driver", "before_action"])
+def test_overlapping_computer_call_fails_as_busy(flavour: str, during: str) -> None:
     outcome: list[object] = []
     holder: dict[str, Any] = {}
 
     def second() -> Any:
         return holder["toolset"].execute(computer_call(WAIT, call_id="cc-2"))
 
-    driver = computer_probe(flavour, replies={"wait": _reentrant(flavour, second, outcome)})  # type: ignore[arg-type]
+    act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
+    driver = computer_probe(flavour, replies={"wait": act} if during == "driver" else {})  # type: ignore[arg-type]
     holder["toolset"] = computer_toolset(flavour, driver)  # type: ignore[arg-type]
-    execute(holder["toolset"], computer_call(WAIT))
+    options = {"before_action": driver.log.callback("before_action", Script(act, True), flavour=flavour)}  # type: ignore[arg-type]
+    execute(holder["toolset"], computer_call(WAIT), **(options if during == "before_action" else {}))
     expect(
         len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
         "TS-LIFE-001",

@@ -7,6 +7,7 @@ navigation, and recovery").
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -16,7 +17,7 @@ from openai.lib.browser import BrowserError
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
-from conformance.probes import PIXEL_DATA_URL, Script
+from conformance.probes import PIXEL_DATA_URL, Act, Script, Shared
 
 TAB = {"id": "tab-1", "title": "Probe page", "url": "https://probe.example/", "active": True}
 
@@ -573,3 +574,52 @@ def test_no_tab_count_limit(flavour: str, observed: bool) -> None:
     tabs = [{**TAB, "id": f"tab-{index}", "active": index == 0} for index in range(600)]
     state = _state_of(flavour, tabs, OBSERVATION if observed else None)
     expect(len(state["tabs"]) == 600, "TS-RES-014", f"600 tabs were reported as {len(state['tabs'])}")
+
+
+# --- copies before the final state read ----------------------------------------------------------------------
+
+
+def _spoil_read(result: dict[str, Any]) -> None:
+    result["text"] = "changed during the final state read"
+    result["elements"].clear()
+
+
+def _spoil_image(result: dict[str, Any]) -> None:
+    result["image_url"] = "https://probe.example/other.png"
+
+
+def _spoil_outcome(result: dict[str, Any]) -> None:
+    result["status"] = "refused"
+
+
+COPIED: dict[str, tuple[dict[str, Any], Any]] = {
+    "read_page": (_read(), _spoil_read),
+    "read_page_scoped": (_scoped(), _spoil_read),
+    "screenshot": (IMAGE, _spoil_image),
+    "zoom": (IMAGE, _spoil_image),
+    "upload_file": (
+        {"version": 1, "status": "completed", "effect": "completed", "cleanup": "completed"},
+        _spoil_outcome,
+    ),
+}
+
+
+@pytest.mark.clause("TS-RES-015")
+@pytest.mark.parametrize("member", sorted(COPIED))
+def test_results_are_copied_before_the_final_state_read(flavour: str, member: str) -> None:
+    original, spoil = COPIED[member]
+    handed_over = copy.deepcopy(original)
+
+    def final_state(_: object) -> dict[str, Any]:
+        spoil(handed_over)
+        return {"tabs": [TAB]}
+
+    replies = {member: Shared(handed_over), "state": Script({"tabs": [TAB]}, Act(final_state))}
+    toolset, driver = gated(flavour, [member], replies=replies)  # type: ignore[arg-type]
+    output = execute(toolset, function_call(member, VALID_ARGUMENTS[member]))
+    expect(driver.log.count("state") == 2, "TS-RES-015", "the final state was not read")
+    report = payload(output)
+    sent = output["output"][1] if member in ("screenshot", "zoom") else report.get("result")
+    if isinstance(sent, dict):
+        sent = {key: value for key, value in sent.items() if value is not None}
+    expect(sent == original, "TS-RES-015", f"a change made during the final state read reached the model: {sent}")
