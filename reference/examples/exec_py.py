@@ -1,0 +1,141 @@
+"""exec_py: a code-execution function tool backed by the execution service on a local desktop.
+
+    python -m reference.examples.exec_py            # rehearsal: recorded model turns, real desktop and service
+    python -m reference.examples.exec_py --live     # OPENAI_API_KEY and OPENAI_MODEL; asks before each script
+
+The example starts a private desktop (Xvfb, openbox and kiosk Chromium showing an input-recording page) and the
+execution service on loopback with a fresh bearer token, then registers ``exec_py`` as an ordinary function tool
+whose executor asks for approval and calls :func:`reference.execution.execute_in_sandbox`. The task is to click
+the centre of the screen; success is the desktop page's own record of that click.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Final
+
+import openai
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
+from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
+
+from reference.desktop import Desktop, DesktopSettings, LocalDesktop
+from reference.execution import ExecutionService, execute_in_sandbox
+
+from ._support import (
+    REHEARSAL_MODEL,
+    ExampleConfigurationError,
+    Outcome,
+    check_rehearsal,
+    console_approval,
+    final_text,
+    live_model,
+    parse_options,
+    rehearsal_client,
+)
+
+DESKTOP_PAGES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
+TASK = (
+    "You have exec_py, a persistent Python runtime on a desktop with pyautogui, PIL, time, log(value) and "
+    "display(image). First look at the screen, then click exactly the centre of the screen."
+)
+EXEC_PY_TOOL: Final[FunctionToolParam] = {
+    "type": "function",
+    "name": "exec_py",
+    "description": (
+        "Run Python in a persistent runtime on the desktop. Available: pyautogui, PIL and Image, time, "
+        "log(value) to return text and display(image) to return a PIL image. Variables persist between calls."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {"code": {"type": "string", "description": "The Python source to run."}},
+        "required": ["code"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def exec_py_function(
+    endpoint: str,
+    token: str,
+    session_id: str,
+    approve: Callable[[str], bool],
+    outputs: list[ResponseFunctionCallOutputItemListParam],
+) -> RegisteredFunction:
+    """``exec_py`` as an ordinary function tool; every script is shown to ``approve`` before it is sent."""
+
+    def execute(args: dict[str, object]) -> ResponseFunctionCallOutputItemListParam:
+        code = str(args.get("code", ""))
+        items = execute_in_sandbox(
+            code,
+            session_id,
+            endpoint,
+            approve=lambda source: approve("run in the desktop runtime:\n" + source),
+            token=token,
+        )
+        outputs.append(items)
+        return items
+
+    return RegisteredFunction(tool=EXEC_PY_TOOL, execute=execute)
+
+
+def centre_clicks(desktop: Desktop) -> list[dict[str, object]]:
+    width, height = desktop.screen_size
+    return [
+        event
+        for event in desktop.read_events()
+        if event.get("type") == "click" and (event.get("x"), event.get("y")) == (width // 2, height // 2)
+    ]
+
+
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> Outcome:
+    token = secrets.token_urlsafe(24)
+    outputs: list[ResponseFunctionCallOutputItemListParam] = []
+    settings = DesktopSettings(site_dir=DESKTOP_PAGES, start_path="input-recorder.html")
+    with LocalDesktop(settings) as desktop, ExecutionService(token, display=desktop.display) as service:
+        session_id = f"exec-example-{secrets.token_hex(4)}"
+        function = exec_py_function(service.endpoint, token, session_id, approve, outputs)
+        runner = ResponsesToolRunner(functions=[function])
+        try:
+            response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
+            answer = final_text(response)
+        except Exception as error:  # the desktop's record still says what happened
+            answer = f"(run stopped: {type(error).__name__})"
+        deadline = time.monotonic() + 3
+        while not (clicks := centre_clicks(desktop)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        width, height = desktop.screen_size
+    images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
+    if len(clicks) != 1:
+        return Outcome(False, f"the desktop page recorded {len(clicks)} clicks at the centre, expected one", answer)
+    return Outcome(
+        True,
+        f"the desktop page recorded one click at ({width // 2}, {height // 2}); the runtime returned {images} "
+        f"screenshot(s) over {len(outputs)} call(s)",
+        answer,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_options(__doc__ or "", argv)
+    try:
+        if options.mode == "live":
+            model = live_model()
+            with openai.OpenAI() as client:
+                return run(client, model, console_approval(options.yes)).report()
+        client, transport = rehearsal_client("exec-py")
+        with client:
+            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
+        check_rehearsal(transport)
+        return outcome.report()
+    except ExampleConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
