@@ -10,7 +10,7 @@ import pytest
 from hypothesis import settings
 
 from conformance.contracts.toolset.profiles import QUICK, register_profiles
-from conformance.deviations import apply_deviations
+from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.probes import FLAVOURS, Flavour
 
 register_profiles()
@@ -24,7 +24,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Interim: the kit's plugin will call apply_deviations for every contract suite; marking twice is harmless.
-    apply_deviations(items)
+    try:
+        apply_deviations(items)
+    except DeviationFileError as error:
+        # A usage error prints one clear line naming the file and entry instead of an internal traceback.
+        raise pytest.UsageError(f"known deviations: {error}") from None
 
 
 @pytest.fixture(params=FLAVOURS)
