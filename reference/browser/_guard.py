@@ -51,7 +51,9 @@ class NetworkGuard:
         self.blocked_downloads: dict[str, str] = {}  # url -> file name, for download_file
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="rdk-network-guard", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="rdk-network-guard", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -129,6 +131,11 @@ def _handler_for(guard: NetworkGuard) -> type[BaseHTTPRequestHandler]:
             body = self._drain_body()
             headers = {key: value for key, value in self.headers.items() if key.lower() not in _HOP_BY_HOP}
             headers["Connection"] = "close"
+            # The driver's sessions hold no HTTP credentials; a Basic or Digest answer can only come from
+            # credentials a page or model smuggled into a URL's userinfo, so it never leaves the browser.
+            for key in [key for key in headers if key.lower() == "authorization"]:
+                if headers[key].split(" ", 1)[0].lower() in ("basic", "digest"):
+                    del headers[key]
             connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
             connection = connection_type(parts.hostname or "", parts.port, timeout=_UPSTREAM_TIMEOUT_S)
             try:

@@ -115,6 +115,10 @@ class BrowserSession:
         """Inject the agent into every future document and adopt the context's existing pages."""
         yield call(self.context, "add_init_script", script=self._agent_script)
         self.context.on("page", self._on_page)
+        # Context-level, so requests of pages that never become tabs (a popup whose first navigation the guard
+        # refused) are still seen.
+        self.context.on("response", self._response)
+        self.context.on("requestfailed", self._request_failed)
         for page in list(self.context.pages):
             self.adopt(page, announce=False)
         self._installed = True
@@ -144,8 +148,6 @@ class BrowserSession:
         page.on("framenavigated", lambda frame: self._navigated(tab, frame))
         page.on("load", lambda _page: self._loaded(tab))
         page.on("console", lambda message: self._console(tab, message))
-        page.on("response", lambda response: self._response(tab, response))
-        page.on("requestfailed", lambda request: self._request_failed(tab, request))
         page.on("download", lambda _download: self._download_event(tab))
         page.on("close", lambda _page: self.forget(tab))
         page.set_default_timeout(self.limits.action_timeout_ms)
@@ -293,49 +295,57 @@ class BrowserSession:
         record = {"level": str(message.type), "origin": display_origin(str(location.get("url", ""))) or "page"}
         _bounded_append(tab.console, record, self.limits.diagnostics_history)
 
-    def _response(self, tab: Tab, response: Any) -> None:
+    def _owner_tab(self, request: Any) -> tuple[Tab | None, bool]:
+        """The tab that made a request, and whether it is that tab's top-level navigation."""
+        try:
+            frame = request.frame
+            return self.tabs.get(id(frame.page)), bool(request.is_navigation_request() and frame.parent_frame is None)
+        except Exception:
+            return None, False  # service worker or already-detached frame
+
+    def _response(self, response: Any) -> None:
         request = response.request
+        tab, top_level = self._owner_tab(request)
         refusal = response.headers.get(REFUSED_HEADER)
         if refusal is not None:
-            self._refused(tab, request, str(refusal))
-        _bounded_append(
-            tab.network,
-            {
+            self._refused(tab, top_level, str(request.url), str(refusal))
+        if tab is not None:
+            record = {
                 "method": request.method,
                 "url": _path_only(response.url),
                 "status": "blocked" if refusal else response.status,
                 "type": request.resource_type,
-            },
-            self.limits.diagnostics_history,
-        )
+            }
+            _bounded_append(tab.network, record, self.limits.diagnostics_history)
 
-    def _refused(self, tab: Tab, request: Any, reason: str) -> None:
+    def _refused(self, tab: Tab | None, top_level: bool, url: str, reason: str) -> None:
         """Record what the network guard refused, now that the page event says which tab asked."""
-        url = str(request.url)
+        tab_id = None if tab is None else tab.id
         if reason == "download":
-            name = self.guard.blocked_downloads.get(url) or unquote(urlsplit(url).path.rsplit("/", 1)[-1])
-            tab.blocked_downloads.append((url, name))
-            self.log.add({"type": "download", "tab_id": tab.id, "status": "blocked"})
-            return
-        try:
-            top_level = request.is_navigation_request() and request.frame.parent_frame is None
-        except Exception:
-            top_level = False
-        if top_level:
+            if tab is not None:
+                name = self.guard.blocked_downloads.get(url) or unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+                tab.blocked_downloads.append((url, name))
+            self.log.add({"type": "download", "tab_id": tab_id, "status": "blocked"})
+        elif top_level or tab is None:
             self.refuse_navigation(tab)
-            tab.navigation_failures += 1
-            if tab.popup and not tab.committed:
-                tab.doomed = True  # a popup the page opened towards a refused origin is closed
+            if tab is not None:
+                tab.navigation_failures += 1
+                if tab.popup and not tab.committed:
+                    tab.doomed = True  # a popup the page opened towards a refused origin is closed
 
-    def _request_failed(self, tab: Tab, request: Any) -> None:
-        frame = request.frame
-        if request.is_navigation_request() and frame.parent_frame is None:
+    def _request_failed(self, request: Any) -> None:
+        tab, top_level = self._owner_tab(request)
+        if tab is None:
+            return
+        if top_level:
             tab.navigation_failures += 1
-        _bounded_append(
-            tab.network,
-            {"method": request.method, "url": _path_only(request.url), "status": None, "type": request.resource_type},
-            self.limits.diagnostics_history,
-        )
+        record = {
+            "method": request.method,
+            "url": _path_only(request.url),
+            "status": None,
+            "type": request.resource_type,
+        }
+        _bounded_append(tab.network, record, self.limits.diagnostics_history)
 
     def _download_event(self, tab: Tab) -> None:
         # Downloads that bypass the interceptor (blob: and data: links) are cancelled by the context.

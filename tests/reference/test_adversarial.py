@@ -1,0 +1,169 @@
+"""Adversarial pages get the documented safe behaviour (spec/000 "Confirmation, navigation, and recovery").
+
+Each test names the attack, drives the page through the driver, and checks the outcome on the fixture server
+(which records every request per origin), so a driver without the defence fails.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from openai.lib.browser import BrowserError
+
+from reference.browser import BrowserLimits
+
+from ._helpers import element, read
+
+
+def _changes(driver) -> list[dict]:
+    return driver.state()["observation"]["changes"]
+
+
+def test_prompt_injection_text_is_only_data(open_driver, server) -> None:
+    driver = open_driver("adversarial/injection.html")
+    report = read(driver)
+    # Visible page text is reported as untrusted text; hidden text is not reported at all.
+    assert "IMPORTANT SYSTEM NOTICE" in report["text"]
+    assert "HIDDEN-INJECTION" not in json.dumps(report)
+    assert "SYSTEM NOTICE" not in json.dumps(driver.state())
+    driver.get_page_text({"tab_id": None})
+    driver.find({"query": "Delete account", "tab_id": None})
+    driver.state()
+    assert not server.effects("click"), "reads never act, whatever the page asks"
+
+
+def test_look_alike_origins_are_refused(open_driver, server) -> None:
+    driver = open_driver("adversarial/lookalike.html")
+    for link_id in ("suffix-host", "userinfo-host", "other-port", "localhost-name"):
+        href = driver.run_script(
+            {"source": f"document.getElementById('{link_id}').href", "timeout_ms": 1000, "tab_id": None}
+        )
+        with pytest.raises(BrowserError):
+            driver.navigate({"url": href, "tab_id": None})
+    # Links the driver would refuse to follow are withheld from reads as remote actions.
+    report = read(driver)
+    assert "remote_action" in report["omitted"]
+    assert not [item for item in report["elements"] if item["label"].startswith("Continue")]
+    assert driver.state()["tabs"][0]["title"] == "Look-alike links"
+
+
+def test_clicked_look_alike_link_never_leaves_the_page(open_driver, server) -> None:
+    driver = open_driver("adversarial/lookalike.html")
+    driver.run_script(
+        {"source": "document.getElementById('localhost-name').click()", "timeout_ms": 1000, "tab_id": None}
+    )
+    time.sleep(0.3)
+    state = driver.state()
+    assert state["tabs"][0]["title"] == "Look-alike links"
+    assert any(change["type"] == "navigation_refused" for change in state["observation"]["changes"])
+
+
+def test_credentials_in_urls_are_refused_and_never_shown(open_driver, server) -> None:
+    driver = open_driver("adversarial/credentials.html")
+    with pytest.raises(BrowserError):
+        driver.navigate({"url": server.main.replace("//", "//user:pw@") + "/blank.html", "tab_id": None})
+    link = driver.run_script(
+        {"source": "document.getElementById('with-credentials').href", "timeout_ms": 1000, "tab_id": None}
+    )
+    assert "hunter2" in link
+    driver.run_script(
+        {"source": "document.getElementById('with-credentials').click()", "timeout_ms": 1000, "tab_id": None}
+    )
+    time.sleep(0.5)
+    state = driver.state()
+    assert "hunter2" not in json.dumps(state)
+    assert server.requests_to("main")[-1][2] == "/__auth", "the page asked for the challenge"
+    assert server.record.authorizations == [], "credentials from a URL are never sent"
+
+
+def test_redirect_to_a_disallowed_origin_never_reaches_it(open_driver, server) -> None:
+    driver = open_driver(f"adversarial/redirect.html?other={server.other}")
+    report = read(driver)
+    driver.click({"target": element(report, "Continue")["ref"], "tab_id": None})
+    time.sleep(0.4)
+    state = driver.state()
+    assert state["tabs"][0]["title"] == "Redirect trap"
+    assert server.requests_to("other") == [], "neither the link nor the image redirect may contact the origin"
+    assert any(change["type"] == "navigation_refused" for change in state["observation"]["changes"])
+
+
+def test_popup_to_a_disallowed_origin_is_closed_without_contact(open_driver, server) -> None:
+    driver = open_driver(f"adversarial/popup.html?other={server.other}")
+    driver.click({"target": element(read(driver), "Open offers")["ref"], "tab_id": None})
+    time.sleep(0.4)
+    state = driver.state()
+    assert [tab["title"] for tab in state["tabs"]] == ["Popup trap"]
+    assert state["tabs"][0]["active"] is True
+    assert server.requests_to("other") == []
+    # Chromium never materialises a popup whose first navigation was refused; if it did, the driver would
+    # close it. Either way the refusal is reported.
+    kinds = [change["type"] for change in state["observation"]["changes"]]
+    assert "navigation_refused" in kinds
+    assert kinds.count("tab_opened") == kinds.count("tab_closed")
+
+
+def test_subresources_from_a_disallowed_origin_are_blocked(open_driver, server) -> None:
+    driver = open_driver("blank.html")
+    driver.run_script(
+        {
+            "source": f"fetch('{server.other}/blank.html').then(() => 'loaded', () => 'blocked')",
+            "timeout_ms": 3000,
+            "tab_id": None,
+        }
+    )
+    time.sleep(0.1)
+    assert server.requests_to("other") == []
+
+
+def test_dialog_storm_is_dismissed_reported_and_stopped(open_driver, server) -> None:
+    limits = BrowserLimits(dialog_burst=5, dialog_window_s=5.0)
+    driver = open_driver("adversarial/alert-loop.html", limits=limits)
+    driver.new_tab({"url": server.url("blank.html")})
+    storm = driver.state()["tabs"][0]["id"]
+    driver.switch_tab({"tab_id": storm})
+    driver.click({"target": element(read(driver), "Show notices")["ref"], "tab_id": None})
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and storm in [tab["id"] for tab in driver.state()["tabs"]]:
+        time.sleep(0.05)
+    state = driver.state()
+    assert storm not in [tab["id"] for tab in state["tabs"]], "a tab that keeps opening dialogs is retired"
+    dismissed = [change for change in state["observation"]["changes"] if change["type"] == "dialog_dismissed"]
+    assert dismissed and all(change["kind"] == "alert" for change in dismissed)
+    assert "secret-dialog-text" not in json.dumps(state)
+    assert driver.get_page_text({"tab_id": None})["text"]  # the driver keeps working
+
+
+def test_huge_page_read_is_bounded_and_reports_work_limit(open_driver, server) -> None:
+    driver = open_driver("gen/huge.html?nodes=50000", limits=BrowserLimits(work_nodes=20_000, text_bytes=50_000))
+    started = time.monotonic()
+    report = read(driver)
+    assert time.monotonic() - started < 10
+    assert "work_limit" in report["omitted"] and "text_limit" in report["omitted"]
+    assert len(report["text"].encode()) <= 50_000
+
+
+def test_frames_and_shadow_roots_are_reported_as_omitted(open_driver, server) -> None:
+    driver = open_driver("adversarial/frames.html")
+    report = read(driver)
+    labels = [item["label"] for item in report["elements"]]
+    assert labels == ["Outer button"]
+    assert {"frame_limit", "unsupported_root"} <= set(report["omitted"])
+
+
+def test_unicode_titles_and_labels_are_cut_at_character_boundaries(open_driver, server) -> None:
+    driver = open_driver("adversarial/unicode.html")
+    state = driver.state()
+    title = state["tabs"][0]["title"]
+    assert state["observation"]["title_truncated"] is True
+    assert len(title.encode("utf-8")) <= 1024 and title.startswith("Café")
+    assert title.endswith("\U0001f600")  # the cut never splits the 4-byte emoji
+    report = read(driver)
+    field = element(report, "Emoji \U0001f680 field")
+    assert field["value"] == "\U0001f600 ok"
+    long_label = [item for item in report["elements"] if item["label"].startswith("Broken")][0]["label"]
+    assert "\ufffd" in long_label and len(long_label.encode("utf-8")) <= 256
+    assert "name_limit" in report["omitted"]
+    json.dumps(report).encode("utf-8")  # well-formed: no lone surrogates survive
+    assert "e\u0301" in report["text"] and "\U0001f469\u200d\U0001f4bb" in report["text"]
