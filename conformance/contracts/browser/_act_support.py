@@ -71,14 +71,19 @@ def ref_of(elements: Iterable[Mapping[str, Any]], label: str, *, role: str | Non
     return None
 
 
-def require_ref(subject: Subject, label: str, *, role: str | None = None, filter_: str = "all") -> str:
-    """A ref for the control labelled ``label``; the check cannot start without it."""
-    elements = read_elements(subject, filter_)
+def find_ref(elements: Sequence[Mapping[str, Any]], label: str, *, role: str | None = None) -> str:
+    """The ref of the control labelled ``label``. Without it the check cannot start: that is a failed
+    precondition (blaming every clause the check declares), not a breach of the clause under test."""
     ref = ref_of(elements, label, role=role)
     if ref is None:
         labels = [str(element.get("label")) for element in elements][:30]
         raise AssertionError(f"precondition: read_page listed no control labelled {label!r} (labels: {labels})")
     return ref
+
+
+def require_ref(subject: Subject, label: str, *, role: str | None = None, filter_: str = "all") -> str:
+    """A ref for the control labelled ``label``, from a fresh read."""
+    return find_ref(read_elements(subject, filter_), label, role=role)
 
 
 # --- state -------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from conformance.contracts.browser._act_support import (
     expect_done,
     expect_refused,
     expect_valid_state,
+    find_ref,
     finish,
     input_effects_since,
     mark,
@@ -242,8 +243,7 @@ def test_select_option_selects_exactly_the_requested_values(subject, env):
         ("Shipping speed", "speed", ["express"]),
         ("Extras", "extras", ["insurance", "receipt"]),
     ):
-        ref = ref_of(elements, label)
-        expect(ref is not None, "BR-ACT-012", f"precondition: read_page listed no {label!r} control")
+        ref = find_ref(elements, label)
         outcome = subject.call("select_option", target=ref, values=values, tab_id=None)
         expect_done(outcome, "BR-ACT-012")
         await_effect(

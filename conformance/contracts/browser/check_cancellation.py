@@ -126,9 +126,7 @@ def test_a_running_navigation_stops_when_cancelled(subject, env):
     # Stopping by raising is fine; the point is stopping soon.
     with contextlib.suppress(Exception):
         subject.call_direct(
-            "navigate", {"url": env.url("__slow?ms=15000"), "tab_id": None}, cancelled=_cancel_after(0.5)
+            "navigate", {"url": env.url("__slow?ms=8000"), "tab_id": None}, cancelled=_cancel_after(0.5)
         )
     elapsed = time.monotonic() - started
-    expect(
-        elapsed < 8.0, "BR-CANCEL-003", f"navigate ran {elapsed:.1f} s after cancellation at 0.5 s (page takes 15 s)"
-    )
+    expect(elapsed < 5.0, "BR-CANCEL-003", f"navigate ran {elapsed:.1f} s after cancellation at 0.5 s (page takes 8 s)")

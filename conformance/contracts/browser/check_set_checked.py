@@ -15,10 +15,11 @@ from conformance.contracts.browser._act_support import (
     brief,
     expect_done,
     expect_refused,
+    find_ref,
     finish,
     mark,
     read_elements,
-    ref_of,
+    require_ref,
     since,
 )
 
@@ -33,8 +34,7 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
     subject.require("read_page", "set_checked")
     elements = read_elements(subject)
     for label, probe, wanted in (("newsletter", "newsletter", True), ("usage data", "tracking", False)):
-        ref = ref_of(elements, label)
-        expect(ref is not None, "BR-CHK-001", f"precondition: read_page listed no checkbox labelled {label!r}")
+        ref = find_ref(elements, label)
         position = mark(env)
         outcome = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(outcome, "BR-CHK-001")
@@ -65,10 +65,9 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
 @pytest.mark.clause("BR-CHK-003")
 def test_set_checked_refuses_a_replaced_control(subject, env):
     subject.require("read_page", "set_checked")
-    old_ref = ref_of(read_elements(subject), "Remember this device")
-    expect(old_ref is not None, "BR-CHK-003", "precondition: read_page listed no 'Remember this device' box")
+    old_ref = require_ref(subject, "Remember this device")
     if subject.implements("click"):
-        button = ref_of(read_elements(subject), "Replace remember control")
+        button = require_ref(subject, "Replace remember control")
         expect_done(subject.call("click", target=button, tab_id=None), "BR-CHK-003")
     elif subject.implements("navigate"):
         expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), "BR-CHK-003")
@@ -88,8 +87,7 @@ def test_set_checked_refuses_a_replaced_control(subject, env):
 @pytest.mark.clause("BR-CHK-004")
 def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject, env):
     subject.require("read_page", "set_checked")
-    ref = ref_of(read_elements(subject), "Not a checkbox")
-    expect(ref is not None, "BR-CHK-004", "precondition: read_page listed no 'Not a checkbox' button")
+    ref = require_ref(subject, "Not a checkbox")
     position = mark(env)
     outcome = subject.call("set_checked", tab_id=None, target=ref, checked=True)
     expect_refused(outcome, "BR-CHK-004", "the target is a button, not a checkbox")
