@@ -83,6 +83,16 @@ def exec_py_function(
     return RegisteredFunction(tool=EXEC_PY_TOOL, execute=execute)
 
 
+def wait_until_page_ready(desktop: Desktop, timeout_s: float = 20.0) -> bool:
+    """The kiosk window can be up before its page has loaded; a click before then would land on nothing."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if any(event.get("type") == "ready" for event in desktop.read_events()):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def centre_clicks(desktop: Desktop) -> list[dict[str, object]]:
     width, height = desktop.screen_size
     return [
@@ -97,6 +107,8 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
     outputs: list[ResponseFunctionCallOutputItemListParam] = []
     settings = DesktopSettings(site_dir=DESKTOP_PAGES, start_path="input-recorder.html")
     with LocalDesktop(settings) as desktop, ExecutionService(token, display=desktop.display) as service:
+        if not wait_until_page_ready(desktop):
+            return Outcome(False, "the desktop page never reported that it was ready", "")
         session_id = f"exec-example-{secrets.token_hex(4)}"
         function = exec_py_function(service.endpoint, token, session_id, approve, outputs)
         runner = ResponsesToolRunner(functions=[function])
