@@ -1,0 +1,81 @@
+"""Run the browser contract suite on a driver factory in a child pytest and read back its certificate.
+
+The kit's own tests certify drivers the way a driver author would: ``python -m pytest --driver=... --certificate=...``
+in a separate process, so the harness, the plugin and the certificate are all exercised for real and the outer
+test session never shares a fixture server, event loop or browser with the run it inspects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Certification:
+    """What one child run produced: its certificate (None when it wrote none) and its console output."""
+
+    certificate: dict[str, Any] | None
+    output: str
+    returncode: int
+
+    def statuses(self) -> dict[str, str]:
+        return {clause["id"]: clause["status"] for clause in (self.certificate or {}).get("clauses", [])}
+
+    def with_status(self, status: str) -> list[str]:
+        return sorted(clause_id for clause_id, found in self.statuses().items() if found == status)
+
+    def reasons(self, clause_ids: Sequence[str]) -> str:
+        """The certificate's reasons for ``clause_ids``, one line each, to make a failing assertion readable."""
+        by_id = {clause["id"]: clause for clause in (self.certificate or {}).get("clauses", [])}
+        return "\n".join(
+            f"  {clause_id} ({by_id[clause_id]['status']}): {'; '.join(by_id[clause_id]['reasons'])[:300]}"
+            for clause_id in clause_ids
+            if clause_id in by_id
+        )
+
+    def profile(self) -> dict[str, Any]:
+        subjects = (self.certificate or {}).get("subjects", [])
+        return dict(subjects[0].get("profile") or {}) if subjects else {}
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.output.splitlines()[-lines:])
+
+
+def certify(driver: str, directory: Path, *, selection: str | None = None, timeout: float = 600.0) -> Certification:
+    """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks."""
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        f"--driver={driver}",
+        f"--certificate={directory}",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+    ]
+    if selection:
+        command += ["-k", selection]
+    # The outer run's pytest variables (xdist worker IDs, PYTEST_ADDOPTS, the current test) must not leak into the
+    # child: it is a fresh, ordinary certification run.
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    completed = subprocess.run(
+        command,
+        cwd=REPOSITORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    certificate_path = directory / "certificate.json"
+    certificate = json.loads(certificate_path.read_text("utf-8")) if certificate_path.exists() else None
+    return Certification(certificate, completed.stdout + completed.stderr, completed.returncode)

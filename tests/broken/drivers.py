@@ -1,0 +1,538 @@
+"""Browser drivers with exactly one deliberate defect each, for proving that the contract checks catch them.
+
+Approach
+--------
+Every broken driver wraps a working one: the reference sync driver made by ``reference.browser.sync_factory``
+(unwrapped with :func:`conformance.driver.open_driver`, exactly as the harness unwraps any factory). The
+wrapper, :class:`BrokenDriver`, exposes each member the reference implements. A member passes straight through
+unless the subclass defines a hook for it - ``broken_<member>(self, arguments, forward)``, or
+``broken_state(self, forward)`` - and that hook is where the single defect lives. ``forward`` runs the
+reference method with the very ``cancelled`` keyword the caller passed, so a hook changes only what its defect
+changes.
+
+The wrapped methods are built with :func:`functools.wraps`, so ``inspect.signature`` still sees the reference
+method's own signature: the SDK keeps finding the same flavour (sync) and the same optional keyword-only
+``cancelled`` parameter it would find on the reference driver. A defect therefore never hides behind a changed
+signature, and a check that fails can only have failed on the behaviour the hook changed.
+
+Each class's docstring says what it breaks; ``tests/test_broken_drivers.py`` says which clause the contract
+suite must blame for it. Every ``--driver`` factory below is a generator (one of the documented factory forms)
+that closes the reference driver when the check is done::
+
+    pytest --driver=tests.broken.drivers:duplicate_refs --certificate=out -k test_read_page_reports_the_form
+
+Two variants at the end are not defects at all: they behave in ways the documents leave to the SDK (reporting a
+full page URL, leaving a long title for the SDK to cut), and the suite must accept them. They guard the checks
+against false positives.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import functools
+import io
+import json
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+from openai.lib.browser import BrowserError
+from PIL import Image
+
+from conformance.driver import HarnessLoop, open_driver
+from conformance.environment import Environment
+from conformance.members import DRIVER_METHOD_NAMES
+from conformance.subject import declares_cancelled
+
+Arguments = dict[str, Any]
+Forward = Callable[..., Any]
+
+# Members that act on an element named by a ref.
+ELEMENT_ACTIONS: Final = ("click", "type", "select_option", "hover", "scroll_to", "set_checked")
+# Page script that lists the live values of the fields the documents call private.
+PRIVATE_FIELD_VALUES: Final = (
+    "JSON.stringify(Array.from(document.querySelectorAll("
+    "'input[type=password], input[autocomplete=one-time-code]')).map((field) => field.value))"
+)
+
+
+class BrokenDriver:
+    """Passes every member through to the wrapped reference driver; a subclass breaks one thing with a hook."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        self.inner = inner
+        self.env = env
+        for name in ("state", *DRIVER_METHOD_NAMES):
+            method = getattr(inner, name, None)
+            if callable(method):
+                setattr(self, name, self.wrap(name, method))
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        hook = getattr(self, f"broken_{name}", None)
+        if hook is None:
+            # Not the defective member: hand out the reference's own bound method, untouched.
+            return method
+
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            def forward(*forwarded: Any) -> Any:
+                return method(*forwarded, **kwargs)
+
+            return hook(*args, forward)
+
+        return member
+
+    # ----- helpers for hooks: direct calls on the reference, never through the SDK --------------------------
+
+    def reference(self, member: str, arguments: Arguments) -> Any:
+        return getattr(self.inner, member)(arguments)
+
+    def reference_state(self) -> Any:
+        return self.inner.state()
+
+    def active_tab_id(self) -> str | None:
+        tabs = self.reference_state().get("tabs", [])
+        return next((str(tab["id"]) for tab in tabs if tab.get("active") is True), None)
+
+    def script(self, source: str, tab_id: str | None = None) -> str:
+        result = self.reference("run_script", {"tab_id": tab_id, "source": source, "timeout_ms": 5000})
+        return str(result)
+
+
+def elements_of(report: Any) -> list[dict[str, Any]]:
+    if isinstance(report, dict) and isinstance(report.get("elements"), list):
+        return [element for element in report["elements"] if isinstance(element, dict)]
+    return []
+
+
+def with_first_element(report: Any, change: Callable[[dict[str, Any]], dict[str, Any]], role: str | None = None) -> Any:
+    """A copy of a structured read whose first element (of ``role``, if given) is replaced by ``change(element)``."""
+    if not isinstance(report, dict):
+        return report
+    changed = copy.deepcopy(report)
+    for index, element in enumerate(elements_of(changed)):
+        if role is None or element.get("role") == role:
+            changed["elements"][index] = change(element)
+            break
+    return changed
+
+
+# ----- tab state ---------------------------------------------------------------------------------------------
+
+
+class TwoActiveTabs(BrokenDriver):
+    """state() marks every tab active, so with two tabs open two of them claim to be the active one."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        for tab in state["tabs"]:
+            tab["active"] = True
+        return state
+
+
+class NoActiveTab(BrokenDriver):
+    """state() marks no tab active although the driver shows a page."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        for tab in state["tabs"]:
+            tab["active"] = False
+        return state
+
+
+class DuplicateTabIds(BrokenDriver):
+    """state() lists the first tab a second time (inactive) under the same ID."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        if state["tabs"]:
+            state["tabs"].append({**state["tabs"][0], "active": False})
+        return state
+
+
+class CredentialsInStateUrl(BrokenDriver):
+    """A tab told to load ``http://user:password@host/...`` reports that userinfo in its state URL."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.userinfo: dict[str, str] = {}  # tab ID -> "user:password"
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        # Remembered before the navigation runs: even a driver that refuses the URL must not repeat it.
+        userinfo, at, _host = urlsplit(str(arguments["url"])).netloc.rpartition("@")
+        tab_id = arguments.get("tab_id") or self.active_tab_id()
+        if at and tab_id is not None:
+            self.userinfo[tab_id] = userinfo
+        return forward(arguments)
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        for tab in state["tabs"]:
+            userinfo = self.userinfo.get(tab["id"])
+            parts = urlsplit(tab["url"])
+            if userinfo and parts.scheme in ("http", "https"):
+                tab["url"] = urlunsplit(parts._replace(netloc=f"{userinfo}@{parts.netloc}"))
+        return state
+
+
+class ObservationSequenceOffByOne(BrokenDriver):
+    """Observation metadata counts one change more than it has: sequence != dropped_changes + len(changes)."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        if isinstance(state.get("observation"), dict):
+            state["observation"]["sequence"] += 1
+        return state
+
+
+class TitleCutInsideACharacter(BrokenDriver):
+    """A title over 1,024 bytes is cut at byte 1,024 even inside a character, leaving a replacement character.
+
+    The full title comes from the live page, the way a driver doing its own (wrong) cut would get it.
+    """
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        observation = state.get("observation")
+        if isinstance(observation, dict) and observation.get("title_truncated"):
+            for tab in state["tabs"]:
+                if tab["active"]:
+                    full = self.script("document.title", tab["id"])
+                    tab["title"] = full.encode("utf-8")[:1024].decode("utf-8", errors="replace")
+        return state
+
+
+class TitleCutWithoutFlag(BrokenDriver):
+    """A title over 1,024 bytes is cut correctly, but title_truncated stays false."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        if isinstance(state.get("observation"), dict):
+            state["observation"]["title_truncated"] = False
+        return state
+
+
+# ----- reads -------------------------------------------------------------------------------------------------
+
+
+class DuplicateRefs(BrokenDriver):
+    """read_page lists its first control twice, under the same ref."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+        elements = elements_of(report)
+        if elements:
+            report = {**report, "elements": [*copy.deepcopy(elements), copy.deepcopy(elements[0])]}
+        return report
+
+
+class RoleOutsideTheSeven(BrokenDriver):
+    """read_page reports its first control with the role "link", which is not one of the seven roles."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        return with_first_element(forward(arguments), lambda element: {**element, "role": "link"})
+
+
+class EmptyLabel(BrokenDriver):
+    """read_page reports its first control with an empty label."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        return with_first_element(forward(arguments), lambda element: {**element, "label": ""})
+
+
+class OversizedRef(BrokenDriver):
+    """read_page issues a 300-byte ref for its first control (the limit is 256 bytes).
+
+    Actions translate the long ref back, so the ref works: its size is the only defect.
+    """
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.short_refs: dict[str, str] = {}  # long ref -> the reference driver's ref
+
+    def lengthen(self, element: dict[str, Any]) -> dict[str, Any]:
+        short = str(element["ref"])
+        long = (short + "-" + "x" * 300)[:300]
+        self.short_refs[long] = short
+        return {**element, "ref": long}
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        return with_first_element(forward(arguments), self.lengthen)
+
+    def shorten(self, arguments: Arguments, forward: Forward) -> Any:
+        target = arguments.get("target")
+        if isinstance(target, str) and target in self.short_refs:
+            return forward({**arguments, "target": self.short_refs[target]})
+        return forward(arguments)
+
+    broken_click = broken_type = broken_select_option = shorten
+    broken_hover = broken_scroll_to = broken_set_checked = shorten
+
+
+class UnknownOmissionCode(BrokenDriver):
+    """read_page adds the omission code "truncated", which is not in the documented list."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+        if isinstance(report, dict):
+            report = {**report, "omitted": [*report.get("omitted", []), "truncated"]}
+        return report
+
+
+class CheckedOnAButton(BrokenDriver):
+    """read_page reports ``checked: false`` on its first button (checked belongs to checkboxes and radios)."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        return with_first_element(forward(arguments), lambda element: {**element, "checked": False}, role="button")
+
+
+class PageTextWithElements(BrokenDriver):
+    """get_page_text returns a structured read that carries the page's controls (it must carry none)."""
+
+    def broken_get_page_text(self, arguments: Arguments, forward: Forward) -> Any:
+        text = forward(arguments)
+        controls = self.reference("read_page", {"filter": "interactive", "tab_id": arguments["tab_id"]})
+        if isinstance(text, dict):
+            return {**text, "elements": elements_of(controls)}
+        return {"version": 1, "text": text or "", "elements": elements_of(controls), "omitted": []}
+
+
+class PrivateValueInRead(BrokenDriver):
+    """read_page appends the live values of password and one-time-code fields to its text."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+        secrets = json.loads(self.script(PRIVATE_FIELD_VALUES, arguments["tab_id"]))
+        leak = " ".join(str(value) for value in secrets if value)
+        if not leak:
+            return report
+        if isinstance(report, dict):
+            return {**report, "text": f"{report['text']}\n{leak}"}
+        return f"{report or ''}\n{leak}"
+
+
+# ----- refs and errors ---------------------------------------------------------------------------------------
+
+
+class StaleRefAccepted(BrokenDriver):
+    """A ref whose control was replaced is quietly redirected to the control that now has its role and label.
+
+    The reference refuses such a ref with BrowserError; this driver catches that, reads the page again and
+    acts on the new control, which is exactly what refs must never do.
+    """
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.seen: dict[str, tuple[Any, Any]] = {}  # ref -> (role, label) it had when it was read
+
+    def remember(self, report: Any) -> Any:
+        for element in elements_of(report):
+            self.seen[str(element.get("ref"))] = (element.get("role"), element.get("label"))
+        return report
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        return self.remember(forward(arguments))
+
+    def broken_find(self, arguments: Arguments, forward: Forward) -> Any:
+        return self.remember(forward(arguments))
+
+    def retarget(self, arguments: Arguments, forward: Forward) -> Any:
+        try:
+            return forward(arguments)
+        except BrowserError:
+            known = self.seen.get(str(arguments.get("target")))
+            if known is None:
+                raise
+            fresh = self.remember(self.reference("read_page", {"filter": "all", "tab_id": arguments.get("tab_id")}))
+            for element in elements_of(fresh):
+                if (element.get("role"), element.get("label")) == known:
+                    return forward({**arguments, "target": element["ref"]})
+            raise
+
+    broken_click = broken_type = broken_select_option = retarget
+    broken_hover = broken_scroll_to = broken_set_checked = retarget
+
+
+class ErrorWithPageContent(BrokenDriver):
+    """Every BrowserError message is extended with the start of the page's text."""
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        if name == "state":
+            return method
+
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except BrowserError as error:
+                raise BrowserError(f"{error} The page says: {self.page_excerpt()}") from None
+
+        return member
+
+    def page_excerpt(self) -> str:
+        text = self.reference("get_page_text", {"tab_id": None})
+        body = text.get("text", "") if isinstance(text, dict) else str(text or "")
+        return " ".join(body.split())[:200]
+
+
+# ----- actions -----------------------------------------------------------------------------------------------
+
+
+class SetCheckedToggles(BrokenDriver):
+    """set_checked clicks the control whatever it asks for, so it toggles instead of setting."""
+
+    def broken_set_checked(self, arguments: Arguments, forward: Forward) -> Any:
+        return self.reference("click", {"target": arguments["target"], "tab_id": arguments["tab_id"]})
+
+
+class TypeIgnoresFocus(BrokenDriver):
+    """type with a null target types into the page's first textbox instead of the focused control."""
+
+    def broken_type(self, arguments: Arguments, forward: Forward) -> Any:
+        if arguments.get("target") is not None:
+            return forward(arguments)
+        report = self.reference("read_page", {"filter": "interactive", "tab_id": arguments["tab_id"]})
+        first = next((element for element in elements_of(report) if element.get("role") == "textbox"), None)
+        if first is None:
+            return forward(arguments)
+        return forward({**arguments, "target": first["ref"]})
+
+
+class WaitForReturnsAtOnce(BrokenDriver):
+    """wait_for returns success immediately without looking for the text (unknown tabs are still refused)."""
+
+    def broken_wait_for(self, arguments: Arguments, forward: Forward) -> Any:
+        tab_id = arguments.get("tab_id")
+        known = [tab["id"] for tab in self.reference_state()["tabs"]]
+        if tab_id is not None and tab_id not in known:
+            return forward(arguments)
+        return None
+
+
+class IgnoresCancellation(BrokenDriver):
+    """Every member keeps declaring ``cancelled`` but never passes it on, so a stop request changes nothing."""
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        if not declares_cancelled(method):
+            return method
+
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            kwargs.pop("cancelled", None)
+            return method(*args, **kwargs)
+
+        return member
+
+
+# ----- images and pointer input ------------------------------------------------------------------------------
+
+
+class ScreenshotAtHalfSize(BrokenDriver):
+    """screenshot returns the viewport scaled to half its CSS size, so pixels no longer match coordinates."""
+
+    def broken_screenshot(self, arguments: Arguments, forward: Forward) -> Any:
+        image = forward(arguments)
+        payload = str(image["image_url"]).partition(",")[2]
+        picture = Image.open(io.BytesIO(base64.b64decode(payload)))
+        smaller = picture.resize((max(1, picture.width // 2), max(1, picture.height // 2)))
+        buffer = io.BytesIO()
+        smaller.save(buffer, format="PNG")
+        encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
+        return {**image, "image_url": f"data:image/png;base64,{encoded}"}
+
+
+class ZoomIgnoresRegion(BrokenDriver):
+    """zoom checks the region like the reference, then returns the whole viewport instead of the crop."""
+
+    def broken_zoom(self, arguments: Arguments, forward: Forward) -> Any:
+        forward(arguments)
+        return self.reference("screenshot", {"tab_id": arguments["tab_id"]})
+
+
+class ClickAtOffset(BrokenDriver):
+    """click_at lands 9 CSS px right of and 6 px below the requested point (kept inside the viewport)."""
+
+    def broken_click_at(self, arguments: Arguments, forward: Forward) -> Any:
+        width, height = self.env.hints.viewport
+        shifted = {**arguments, "x": min(arguments["x"] + 9, width - 1), "y": min(arguments["y"] + 6, height - 1)}
+        return forward(shifted)
+
+
+# ----- variants the documents allow (the suite must accept them) ---------------------------------------------
+
+
+class FullUrlInState(BrokenDriver):
+    """Not a defect: state reports each tab's full URL (path and query); the SDK projects it to the origin."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        for tab in state["tabs"]:
+            if tab["url"].startswith("http"):
+                tab["url"] = self.script("location.href", tab["id"])
+        return state
+
+
+class TitleLeftForTheSdk(BrokenDriver):
+    """Not a defect: a long title is reported whole, leaving the 1,024-byte cut to the SDK."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        observation = state.get("observation")
+        if isinstance(observation, dict) and observation.get("title_truncated"):
+            observation["title_truncated"] = False
+            for tab in state["tabs"]:
+                if tab["active"]:
+                    tab["title"] = self.script("document.title", tab["id"])
+        return state
+
+
+# ----- factories ---------------------------------------------------------------------------------------------
+
+# open_driver needs a loop for awaitable factories; the reference sync factory never gives it anything to run.
+_LOOP: Final = HarnessLoop()
+
+
+def factory_for(broken: type[BrokenDriver]) -> Callable[[Environment], Iterator[BrokenDriver]]:
+    """A ``--driver`` factory that wraps a fresh reference sync driver in ``broken``."""
+
+    def factory(env: Environment) -> Iterator[BrokenDriver]:
+        from reference.browser import sync_factory
+
+        inner, cleanup = open_driver(sync_factory, env, _LOOP)
+        try:
+            yield broken(inner, env)
+        finally:
+            cleanup()
+
+    factory.__name__ = factory.__qualname__ = broken.__name__
+    factory.__doc__ = broken.__doc__
+    return factory
+
+
+two_active_tabs = factory_for(TwoActiveTabs)
+no_active_tab = factory_for(NoActiveTab)
+duplicate_tab_ids = factory_for(DuplicateTabIds)
+credentials_in_state_url = factory_for(CredentialsInStateUrl)
+observation_sequence_off_by_one = factory_for(ObservationSequenceOffByOne)
+title_cut_inside_a_character = factory_for(TitleCutInsideACharacter)
+title_cut_without_flag = factory_for(TitleCutWithoutFlag)
+duplicate_refs = factory_for(DuplicateRefs)
+role_outside_the_seven = factory_for(RoleOutsideTheSeven)
+empty_label = factory_for(EmptyLabel)
+oversized_ref = factory_for(OversizedRef)
+unknown_omission_code = factory_for(UnknownOmissionCode)
+checked_on_a_button = factory_for(CheckedOnAButton)
+page_text_with_elements = factory_for(PageTextWithElements)
+private_value_in_read = factory_for(PrivateValueInRead)
+stale_ref_accepted = factory_for(StaleRefAccepted)
+error_with_page_content = factory_for(ErrorWithPageContent)
+set_checked_toggles = factory_for(SetCheckedToggles)
+type_ignores_focus = factory_for(TypeIgnoresFocus)
+wait_for_returns_at_once = factory_for(WaitForReturnsAtOnce)
+ignores_cancellation = factory_for(IgnoresCancellation)
+screenshot_at_half_size = factory_for(ScreenshotAtHalfSize)
+zoom_ignores_region = factory_for(ZoomIgnoresRegion)
+click_at_offset = factory_for(ClickAtOffset)
+full_url_in_state = factory_for(FullUrlInState)
+title_left_for_the_sdk = factory_for(TitleLeftForTheSdk)

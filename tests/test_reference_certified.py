@@ -1,0 +1,36 @@
+"""The reference browser drivers conform: the whole browser suite fails no clause, for both flavours.
+
+This is the kit certifying its own reference implementation exactly as a driver author would certify theirs
+(``pytest --driver=reference.browser:sync_factory --certificate=DIR``), so it also proves the harness can carry a
+full run end to end. Each run takes a minute or more with a real browser, hence the ``slow`` mark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.members import DRIVER_METHOD_NAMES
+from tests.broken.certification import certify
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("factory", "flavour"),
+    [("reference.browser:sync_factory", "sync"), ("reference.browser:async_factory", "async")],
+    ids=["sync", "async"],
+)
+def test_the_reference_driver_is_certified(factory: str, flavour: str, tmp_path: Path) -> None:
+    run = certify(factory, tmp_path, timeout=900.0)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    profile = run.profile()
+    assert profile.get("flavour") == flavour, f"the harness saw flavour {profile.get('flavour')!r}"
+    missing = sorted(set(DRIVER_METHOD_NAMES) - set(profile.get("implemented", ())))
+    assert not missing, f"the reference driver does not implement {missing}"
+    failed = run.with_status("failed")
+    assert not failed, f"the reference driver fails clauses:\n{run.reasons(failed)}"
+    not_implemented = run.with_status("not_implemented")
+    assert not not_implemented, f"checks found capabilities missing:\n{run.reasons(not_implemented)}"
+    assert run.certificate["verdict"] == "conforms"
+    assert run.returncode == 0, f"the certification run itself did not pass:\n{run.tail()}"
