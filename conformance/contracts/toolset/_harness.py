@@ -25,14 +25,14 @@ from conformance.probes import Flavour, ProbeLog, browser_probe
 Toolset = BrowserToolset | AsyncBrowserToolset
 
 
-def browser_toolset(flavour: Flavour, driver: object, **options: Any) -> Toolset:
+def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> Toolset:
     kind = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
-    return kind(driver, **options)  # type: ignore[arg-type]
+    return kind(driver, **options)
 
 
-def computer_toolset(flavour: Flavour, driver: object) -> ComputerToolset | AsyncComputerToolset:
+def computer_toolset(flavour: Flavour, driver: Any) -> ComputerToolset | AsyncComputerToolset:
     kind = ComputerToolset if flavour == "sync" else AsyncComputerToolset
-    return kind(driver)  # type: ignore[arg-type]
+    return kind(driver)
 
 
 def function_call(member: str, arguments: dict[str, Any] | str, call_id: str = "call-1") -> ResponseFunctionToolCall:
@@ -53,11 +53,10 @@ def execute(toolset: Any, call: Any, **options: Any) -> Any:
 def payload(output: Any) -> dict[str, Any]:
     """The JSON report of a browser function_call_output (its first input_text part)."""
     parts = output["output"]
-    if isinstance(parts, str):
-        return json.loads(parts)
-    first = parts[0]
-    assert first["type"] == "input_text"
-    return json.loads(first["text"])
+    text = parts if isinstance(parts, str) else parts[0]["text"]
+    assert isinstance(parts, str) or parts[0]["type"] == "input_text", "the report is not the first part"
+    report: dict[str, Any] = json.loads(text)
+    return report
 
 
 def callback(log: ProbeLog, name: str, flavour: Flavour, reply: object = True, **options: Any) -> Callable[..., Any]:

@@ -18,6 +18,11 @@ THOROUGH = "thorough"
 def register_profiles() -> None:
     """Register both profiles (idempotent). ``database=None``: checks must not leave a .hypothesis directory
     in the caller's tree; the function-scoped ``flavour`` fixture is a plain parameter, safe to reuse."""
-    common = {"deadline": None, "database": None, "suppress_health_check": [HealthCheck.function_scoped_fixture]}
-    settings.register_profile(QUICK, max_examples=12, **common)  # type: ignore[arg-type]
-    settings.register_profile(THOROUGH, max_examples=250, **common)  # type: ignore[arg-type]
+    for name, examples in ((QUICK, 12), (THOROUGH, 250)):
+        settings.register_profile(
+            name,
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.function_scoped_fixture],
+        )

@@ -10,7 +10,7 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import computer_call, computer_toolset, execute, expect_stop
 from conformance.members import COMPUTER_METHODS
-from conformance.probes import PIXEL_DATA_URL, Act, Script, computer_probe
+from conformance.probes import PIXEL_DATA_URL, Act, Flavour, Script, computer_probe
 
 # One valid native action per type (screenshot excluded: it is the capture that follows every batch).
 ACTIONS: dict[str, dict[str, Any]] = {
@@ -27,9 +27,9 @@ BATCH = [ACTIONS[name] for name in COMPUTER_METHODS if name in ACTIONS]
 CHECK = {"id": "sc-1", "code": "malicious_instructions", "message": "Check the page first."}
 
 
-def _toolset(flavour: str, **options: Any) -> tuple[Any, Any]:
-    driver = computer_probe(flavour, **options)  # type: ignore[arg-type]
-    return computer_toolset(flavour, driver), driver  # type: ignore[arg-type]
+def _toolset(flavour: Flavour, **options: Any) -> tuple[Any, Any]:
+    driver = computer_probe(flavour, **options)
+    return computer_toolset(flavour, driver), driver
 
 
 def _fields(action: Any) -> dict[str, Any]:
@@ -39,14 +39,14 @@ def _fields(action: Any) -> dict[str, Any]:
 
 @pytest.mark.clause("TS-COMP-001")
 @pytest.mark.parametrize("missing", COMPUTER_METHODS)
-def test_all_nine_methods_are_required(flavour: str, missing: str) -> None:
-    driver = computer_probe(flavour, methods=[name for name in COMPUTER_METHODS if name != missing])  # type: ignore[arg-type]
+def test_all_nine_methods_are_required(flavour: Flavour, missing: str) -> None:
+    driver = computer_probe(flavour, methods=[name for name in COMPUTER_METHODS if name != missing])
     with pytest.raises((TypeError, ValueError)):
-        computer_toolset(flavour, driver)  # type: ignore[arg-type]
+        computer_toolset(flavour, driver)
 
 
 @pytest.mark.clause("TS-COMP-002")
-def test_every_action_runs_once_in_order_then_the_screenshot(flavour: str) -> None:
+def test_every_action_runs_once_in_order_then_the_screenshot(flavour: Flavour) -> None:
     toolset, driver = _toolset(flavour)
     output = execute(toolset, computer_call(BATCH))
     names = driver.log.names()
@@ -62,7 +62,7 @@ def test_every_action_runs_once_in_order_then_the_screenshot(flavour: str) -> No
 
 @pytest.mark.clause("TS-COMP-002")
 @pytest.mark.parametrize("action", sorted(ACTIONS))
-def test_single_legacy_action_runs_once_then_the_screenshot(flavour: str, action: str) -> None:
+def test_single_legacy_action_runs_once_then_the_screenshot(flavour: Flavour, action: str) -> None:
     from openai.types.responses import ResponseComputerToolCall
 
     toolset, driver = _toolset(flavour)
@@ -81,16 +81,16 @@ def test_single_legacy_action_runs_once_then_the_screenshot(flavour: str, action
 
 
 @pytest.mark.clause("TS-COMP-002")
-def test_screenshot_only_call_captures_once(flavour: str) -> None:
+def test_screenshot_only_call_captures_once(flavour: Flavour) -> None:
     toolset, driver = _toolset(flavour)
     execute(toolset, computer_call([{"type": "screenshot"}]))
     expect(driver.log.names() == ["screenshot"], "TS-COMP-002", f"driver calls were {driver.log.names()}")
 
 
 @pytest.mark.clause("TS-COMP-003")
-def test_safety_checks_approved_before_any_action(flavour: str) -> None:
+def test_safety_checks_approved_before_any_action(flavour: Flavour) -> None:
     toolset, driver = _toolset(flavour)
-    approve = driver.log.callback("approve_safety_checks", flavour=flavour)  # type: ignore[arg-type]
+    approve = driver.log.callback("approve_safety_checks", flavour=flavour)
     output = execute(toolset, computer_call(BATCH[:2], checks=[CHECK]), approve_safety_checks=approve)
     names = driver.log.names()
     expect(
@@ -124,11 +124,11 @@ REFUSALS: dict[str, object] = {
 
 @pytest.mark.clause("TS-COMP-003")
 @pytest.mark.parametrize("reply", [*sorted(REFUSALS), "missing"])
-def test_unapproved_safety_checks_stop_before_any_action(flavour: str, reply: str) -> None:
+def test_unapproved_safety_checks_stop_before_any_action(flavour: Flavour, reply: str) -> None:
     toolset, driver = _toolset(flavour)
     options = {}
     if reply != "missing":
-        options["approve_safety_checks"] = driver.log.callback(  # type: ignore[arg-type]
+        options["approve_safety_checks"] = driver.log.callback(
             "approve_safety_checks", REFUSALS[reply], flavour=flavour
         )
     with expect_stop("TS-COMP-003", "unapproved safety checks"):
@@ -138,9 +138,9 @@ def test_unapproved_safety_checks_stop_before_any_action(flavour: str, reply: st
 
 
 @pytest.mark.clause("TS-COMP-004")
-def test_before_action_precedes_every_action_and_the_screenshot(flavour: str) -> None:
+def test_before_action_precedes_every_action_and_the_screenshot(flavour: Flavour) -> None:
     toolset, driver = _toolset(flavour)
-    before = driver.log.callback("before_action", flavour=flavour)  # type: ignore[arg-type]
+    before = driver.log.callback("before_action", flavour=flavour)
     execute(toolset, computer_call(BATCH), before_action=before)
     expected: list[str] = []
     for name in [*ACTIONS, "screenshot"]:
@@ -155,10 +155,10 @@ def test_before_action_precedes_every_action_and_the_screenshot(flavour: str) ->
 @pytest.mark.clause("TS-COMP-004")
 @pytest.mark.parametrize("reply", sorted(REFUSALS))
 @pytest.mark.parametrize("declined_at", [1, 3, 9], ids=["first", "third", "final-screenshot"])
-def test_declined_before_action_stops_everything_after(flavour: str, reply: str, declined_at: int) -> None:
+def test_declined_before_action_stops_everything_after(flavour: Flavour, reply: str, declined_at: int) -> None:
     toolset, driver = _toolset(flavour)
     answers = [True] * (declined_at - 1) + [REFUSALS[reply]]
-    before = driver.log.callback("before_action", Script(*answers), flavour=flavour)  # type: ignore[arg-type]
+    before = driver.log.callback("before_action", Script(*answers), flavour=flavour)
     with expect_stop("TS-COMP-004", "a declined before_action"):
         execute(toolset, computer_call(BATCH), before_action=before)
     acted = [name for name in driver.log.names() if name != "before_action"]
@@ -186,7 +186,7 @@ SCREENSHOTS_BAD: dict[str, object] = {
 
 @pytest.mark.clause("TS-COMP-005")
 @pytest.mark.parametrize("case", sorted(SCREENSHOTS_OK))
-def test_valid_screenshot_is_returned(flavour: str, case: str) -> None:
+def test_valid_screenshot_is_returned(flavour: Flavour, case: str) -> None:
     toolset, _ = _toolset(flavour, replies={"screenshot": SCREENSHOTS_OK[case]})
     output = execute(toolset, computer_call([{"type": "wait"}]))
     image = {key: value for key, value in output.get("output", {}).items() if value is not None}
@@ -195,7 +195,7 @@ def test_valid_screenshot_is_returned(flavour: str, case: str) -> None:
 
 @pytest.mark.clause("TS-COMP-005")
 @pytest.mark.parametrize("case", sorted(SCREENSHOTS_BAD))
-def test_invalid_screenshot_stops(flavour: str, case: str) -> None:
+def test_invalid_screenshot_stops(flavour: Flavour, case: str) -> None:
     toolset, _ = _toolset(flavour, replies={"screenshot": SCREENSHOTS_BAD[case]})
     with expect_stop("TS-COMP-005", f"screenshot {case}"):
         execute(toolset, computer_call([{"type": "wait"}]))
@@ -203,7 +203,7 @@ def test_invalid_screenshot_stops(flavour: str, case: str) -> None:
 
 @pytest.mark.clause("TS-COMP-006")
 @pytest.mark.parametrize("failing", ["click", "keypress", "wait"])
-def test_failing_action_is_not_retried(flavour: str, failing: str) -> None:
+def test_failing_action_is_not_retried(flavour: Flavour, failing: str) -> None:
     toolset, driver = _toolset(flavour, replies={failing: OSError("display gone")})
     with expect_stop("TS-COMP-006", f"a failing {failing}"):
         execute(toolset, computer_call(BATCH))
@@ -214,14 +214,14 @@ def test_failing_action_is_not_retried(flavour: str, failing: str) -> None:
 
 @pytest.mark.clause("TS-COMP-007")
 @pytest.mark.parametrize("declares", [True, False], ids=["declares", "plain"])
-def test_cancelled_passed_only_when_declared(flavour: str, declares: bool) -> None:
+def test_cancelled_passed_only_when_declared(flavour: Flavour, declares: bool) -> None:
     toolset, driver = _toolset(flavour, declares_cancelled=declares)
     approve = driver.log.callback(
         "approve_safety_checks",
-        flavour=flavour,  # type: ignore[arg-type]
+        flavour=flavour,
         declares_cancelled=declares,
     )
-    before = driver.log.callback("before_action", flavour=flavour, declares_cancelled=declares)  # type: ignore[arg-type]
+    before = driver.log.callback("before_action", flavour=flavour, declares_cancelled=declares)
     execute(
         toolset,
         computer_call(BATCH[:2], checks=[CHECK]),
@@ -244,7 +244,7 @@ def test_cancelled_passed_only_when_declared(flavour: str, declares: bool) -> No
 
 @pytest.mark.clause("TS-COMP-008")
 @pytest.mark.parametrize("which", ["approve_safety_checks", "before_action"])
-def test_callbacks_cannot_change_the_action(flavour: str, which: str) -> None:
+def test_callbacks_cannot_change_the_action(flavour: Flavour, which: str) -> None:
     def edit(given: Any) -> bool:
         action = given.actions[0] if which == "approve_safety_checks" else given
         action.x = 999
@@ -255,13 +255,13 @@ def test_callbacks_cannot_change_the_action(flavour: str, which: str) -> None:
         return edit(given)
 
     toolset, driver = _toolset(flavour)
-    hook = driver.log.callback(which, Act(edit if flavour == "sync" else edit_async), flavour=flavour)  # type: ignore[arg-type]
+    hook = driver.log.callback(which, Act(edit if flavour == "sync" else edit_async), flavour=flavour)
     execute(
         toolset,
         computer_call([ACTIONS["click"]], checks=[CHECK]),
         **{which: hook},
         **(
-            {"approve_safety_checks": driver.log.callback("approve", flavour=flavour)}  # type: ignore[arg-type]
+            {"approve_safety_checks": driver.log.callback("approve", flavour=flavour)}
             if which == "before_action"
             else {}
         ),
@@ -272,7 +272,7 @@ def test_callbacks_cannot_change_the_action(flavour: str, which: str) -> None:
 
 @pytest.mark.clause("TS-COMP-009")
 @pytest.mark.parametrize("stop_after", ["click", "double_click", "wait"])
-def test_no_action_after_a_reported_cancellation(flavour: str, stop_after: str) -> None:
+def test_no_action_after_a_reported_cancellation(flavour: Flavour, stop_after: str) -> None:
     stopped: list[bool] = []
 
     def stop(_: object) -> None:

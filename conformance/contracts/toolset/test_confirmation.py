@@ -19,7 +19,7 @@ from conformance.contracts.toolset._harness import (
     payload,
 )
 from conformance.members import ALL_NAMES, BY_NAME, READ_ONLY_NAMES
-from conformance.probes import Act, browser_probe
+from conformance.probes import Act, Flavour, browser_probe
 
 # Members whose calls change state (or read diagnostics) and therefore need confirm.
 GATED_NAMES = tuple(name for name in ALL_NAMES if BY_NAME[name].changes_state)
@@ -28,33 +28,33 @@ PLAIN_READS = tuple(name for name in READ_ONLY_NAMES)
 
 @pytest.mark.clause("TS-CONF-001")
 @pytest.mark.parametrize("member", GATED_NAMES)
-def test_selected_state_changing_member_requires_confirm(flavour: str, member: str) -> None:
-    driver = browser_probe(flavour, [member])  # type: ignore[arg-type]
-    policy = callback(driver.log, "url_policy", flavour)  # type: ignore[arg-type]
+def test_selected_state_changing_member_requires_confirm(flavour: Flavour, member: str) -> None:
+    driver = browser_probe(flavour, [member])
+    policy = callback(driver.log, "url_policy", flavour)
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, members=[member], url_policy=policy)
 
 
 @pytest.mark.clause("TS-CONF-001")
-def test_confirm_not_required_for_unselected_members(flavour: str) -> None:
-    driver = browser_probe(flavour)  # type: ignore[arg-type]
+def test_confirm_not_required_for_unselected_members(flavour: Flavour) -> None:
+    driver = browser_probe(flavour)
     toolset = browser_toolset(flavour, driver, members=list(PLAIN_READS))
     expect(len(toolset.tools) == len(PLAIN_READS), "TS-CONF-001", "read-only selection was not constructed")
 
 
 @pytest.mark.clause("TS-CONF-002")
 @pytest.mark.parametrize("member", ["navigate", "new_tab"])
-def test_navigation_requires_url_policy(flavour: str, member: str) -> None:
-    driver = browser_probe(flavour, [member])  # type: ignore[arg-type]
-    confirm = callback(driver.log, "confirm", flavour)  # type: ignore[arg-type]
+def test_navigation_requires_url_policy(flavour: Flavour, member: str) -> None:
+    driver = browser_probe(flavour, [member])
+    confirm = callback(driver.log, "confirm", flavour)
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, members=[member], confirm=confirm)
 
 
 @pytest.mark.clause("TS-CONF-003")
 @pytest.mark.parametrize("member", ["navigate", "new_tab"])
-def test_url_policy_then_confirm_then_driver(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member])  # type: ignore[arg-type]
+def test_url_policy_then_confirm_then_driver(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member])
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     steps = [name for name in driver.log.names() if name != "state"]
     expect(report.get("ok") is True, "TS-CONF-003", f"approved {member} failed: {report.get('error')}")
@@ -65,8 +65,8 @@ def test_url_policy_then_confirm_then_driver(flavour: str, member: str) -> None:
 
 @pytest.mark.clause("TS-CONF-003")
 @pytest.mark.parametrize("member", ["navigate", "new_tab"])
-def test_url_refusal_stops_before_confirm(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member], policy_reply=False)  # type: ignore[arg-type]
+def test_url_refusal_stops_before_confirm(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member], policy_reply=False)
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     steps = [name for name in driver.log.names() if name != "state"]
     expect(report.get("ok") is False and steps == ["url_policy"], "TS-CONF-003", f"URL refusal went on to {steps}")
@@ -74,8 +74,8 @@ def test_url_refusal_stops_before_confirm(flavour: str, member: str) -> None:
 
 @pytest.mark.clause("TS-CONF-003")
 @pytest.mark.parametrize("member", GATED_NAMES)
-def test_confirm_refusal_stops_before_driver(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member], confirm_reply=False)  # type: ignore[arg-type]
+def test_confirm_refusal_stops_before_driver(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member], confirm_reply=False)
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     expect(report.get("ok") is False, "TS-CONF-003", f"refused {member} reported ok")
     expect(driver.log.count(member) == 0, "TS-CONF-003", f"refused {member} reached the driver")
@@ -97,10 +97,10 @@ NOT_TRUE: dict[str, object] = {
 @pytest.mark.clause("TS-CONF-004")
 @pytest.mark.parametrize("reply", sorted(NOT_TRUE))
 @pytest.mark.parametrize("which", ["confirm", "url_policy"])
-def test_only_exactly_true_approves(flavour: str, reply: str, which: str) -> None:
+def test_only_exactly_true_approves(flavour: Flavour, reply: str, which: str) -> None:
     answer = NOT_TRUE[reply]
     options = {"confirm_reply": answer} if which == "confirm" else {"policy_reply": answer}
-    toolset, driver = gated(flavour, ["navigate"], **options)  # type: ignore[arg-type]
+    toolset, driver = gated(flavour, ["navigate"], **options)
     report = payload(execute(toolset, function_call("navigate", VALID_ARGUMENTS["navigate"])))
     expect(
         report.get("ok") is False and driver.log.count("navigate") == 0,
@@ -111,11 +111,11 @@ def test_only_exactly_true_approves(flavour: str, reply: str, which: str) -> Non
 
 @pytest.mark.clause("TS-CONF-004", "TS-CONF-007")
 @pytest.mark.parametrize("reply", ["one", "yes", "none", "raises"])
-def test_only_exactly_true_approves_protected_reads(flavour: str, reply: str) -> None:
+def test_only_exactly_true_approves_protected_reads(flavour: Flavour, reply: str) -> None:
     toolset, driver = gated(
         flavour,
         ["get_page_text"],
-        confirm_reply=NOT_TRUE[reply],  # type: ignore[arg-type]
+        confirm_reply=NOT_TRUE[reply],
         confirm_reads=["get_page_text"],
     )
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
@@ -127,7 +127,7 @@ def test_only_exactly_true_approves_protected_reads(flavour: str, reply: str) ->
 
 
 @pytest.mark.clause("TS-CONF-005")
-def test_callbacks_get_detached_copies(flavour: str) -> None:
+def test_callbacks_get_detached_copies(flavour: Flavour) -> None:
     def tamper(context: Any, *rest: Any) -> bool:
         context["arguments"]["url"] = "https://attacker.example/"
         context["member"] = "close_tab"
@@ -137,11 +137,11 @@ def test_callbacks_get_detached_copies(flavour: str) -> None:
     async def tamper_async(context: Any, *rest: Any) -> bool:
         return tamper(context)
 
-    driver = browser_probe(flavour, ["navigate"])  # type: ignore[arg-type]
+    driver = browser_probe(flavour, ["navigate"])
     log = driver.log
     hook = tamper if flavour == "sync" else tamper_async
-    policy = log.callback("url_policy", Act(lambda context: hook(context)), flavour=flavour)  # type: ignore[arg-type]
-    confirm = log.callback("confirm", Act(lambda context: hook(context)), flavour=flavour)  # type: ignore[arg-type]
+    policy = log.callback("url_policy", Act(lambda context: hook(context)), flavour=flavour)
+    confirm = log.callback("confirm", Act(lambda context: hook(context)), flavour=flavour)
     toolset = browser_toolset(flavour, driver, members=["navigate"], confirm=confirm, url_policy=policy)
     report = payload(execute(toolset, function_call("navigate", VALID_ARGUMENTS["navigate"], call_id="call-77")))
     sent = driver.log.of("navigate")
@@ -170,8 +170,8 @@ def test_callbacks_get_detached_copies(flavour: str) -> None:
 
 @pytest.mark.clause("TS-CONF-006")
 @pytest.mark.parametrize("member", [name for name in PLAIN_READS if name != "list_tabs"] + ["list_tabs"])
-def test_reads_do_not_ask_confirm_by_default(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member])  # type: ignore[arg-type]
+def test_reads_do_not_ask_confirm_by_default(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member])
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     expect(
         report.get("ok") is True and driver.log.count("confirm") == 0,
@@ -182,8 +182,8 @@ def test_reads_do_not_ask_confirm_by_default(flavour: str, member: str) -> None:
 
 @pytest.mark.clause("TS-CONF-007")
 @pytest.mark.parametrize("member", PLAIN_READS)
-def test_confirm_reads_asks_before_any_state_read(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member], confirm_reads=[member])  # type: ignore[arg-type]
+def test_confirm_reads_asks_before_any_state_read(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member], confirm_reads=[member])
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member], call_id="call-9")))
     names = driver.log.names()
     expect(
@@ -206,8 +206,8 @@ def test_confirm_reads_asks_before_any_state_read(flavour: str, member: str) -> 
 
 @pytest.mark.clause("TS-CONF-007")
 @pytest.mark.parametrize("member", PLAIN_READS)
-def test_refused_protected_read_returns_no_state(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member], confirm_reply=False, confirm_reads=[member])  # type: ignore[arg-type]
+def test_refused_protected_read_returns_no_state(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member], confirm_reply=False, confirm_reads=[member])
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     expect(
         report.get("ok") is False and "state" not in report and "result" not in report,
@@ -218,7 +218,7 @@ def test_refused_protected_read_returns_no_state(flavour: str, member: str) -> N
 
 
 @pytest.mark.clause("TS-CONF-007")
-def test_protected_read_refusals_share_one_fixed_text(flavour: str) -> None:
+def test_protected_read_refusals_share_one_fixed_text(flavour: Flavour) -> None:
     """Refusal, a raising callback and an invalid call all return the same fixed text: nothing call-specific."""
     texts = set()
     for reply, arguments in (
@@ -226,7 +226,7 @@ def test_protected_read_refusals_share_one_fixed_text(flavour: str) -> None:
         (RuntimeError("denied"), {"tab_id": "tab-1"}),
         (True, {"tab_id": 7}),
     ):
-        toolset, _ = gated(flavour, ["get_page_text"], confirm_reply=reply, confirm_reads=["get_page_text"])  # type: ignore[arg-type]
+        toolset, _ = gated(flavour, ["get_page_text"], confirm_reply=reply, confirm_reads=["get_page_text"])
         output = execute(toolset, function_call("get_page_text", arguments, call_id=f"call-{len(texts)}"))
         texts.add(json.dumps(output["output"]))
     expect(len(texts) == 1, "TS-CONF-007", f"protected-read refusals differ: {sorted(texts)}")
@@ -243,10 +243,10 @@ CONFIRM_READS_ERRORS: dict[str, Any] = {
 
 @pytest.mark.clause("TS-CONF-008")
 @pytest.mark.parametrize("case", sorted(CONFIRM_READS_ERRORS))
-def test_confirm_reads_lists_only_registered_reads(flavour: str, case: str) -> None:
+def test_confirm_reads_lists_only_registered_reads(flavour: Flavour, case: str) -> None:
     members = ["get_page_text", "click", "find", "read_diagnostics"]
-    driver = browser_probe(flavour, members)  # type: ignore[arg-type]
-    confirm = callback(driver.log, "confirm", flavour)  # type: ignore[arg-type]
+    driver = browser_probe(flavour, members)
+    confirm = callback(driver.log, "confirm", flavour)
     selected = [name for name in members if name != "find"]
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, members=selected, confirm=confirm, confirm_reads=CONFIRM_READS_ERRORS[case])
@@ -256,13 +256,13 @@ def test_confirm_reads_lists_only_registered_reads(flavour: str, case: str) -> N
 @pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")
 @pytest.mark.clause("TS-CONF-009")
 @pytest.mark.parametrize("which", ["confirm", "url_policy"])
-def test_callbacks_must_match_the_toolset_flavour(flavour: str, which: str) -> None:
+def test_callbacks_must_match_the_toolset_flavour(flavour: Flavour, which: str) -> None:
     """A callback of the other flavour must never approve: construction refuses it or the call is refused."""
     other = "async" if flavour == "sync" else "sync"
-    driver = browser_probe(flavour, ["navigate"])  # type: ignore[arg-type]
+    driver = browser_probe(flavour, ["navigate"])
     callbacks = {
-        "confirm": callback(driver.log, "confirm", other if which == "confirm" else flavour),  # type: ignore[arg-type]
-        "url_policy": callback(driver.log, "url_policy", other if which == "url_policy" else flavour),  # type: ignore[arg-type]
+        "confirm": callback(driver.log, "confirm", other if which == "confirm" else flavour),
+        "url_policy": callback(driver.log, "url_policy", other if which == "url_policy" else flavour),
     }
     try:
         toolset = browser_toolset(flavour, driver, members=["navigate"], **callbacks)
@@ -278,11 +278,11 @@ def test_callbacks_must_match_the_toolset_flavour(flavour: str, which: str) -> N
 
 @pytest.mark.clause("TS-CONF-010")
 @pytest.mark.parametrize("declares", [True, False], ids=["declares", "plain"])
-def test_cancelled_passed_only_when_declared(flavour: str, declares: bool) -> None:
+def test_cancelled_passed_only_when_declared(flavour: Flavour, declares: bool) -> None:
     member = "navigate"
-    driver = browser_probe(flavour, [member], declares_cancelled=declares)  # type: ignore[arg-type]
-    confirm = driver.log.callback("confirm", flavour=flavour, declares_cancelled=declares)  # type: ignore[arg-type]
-    policy = driver.log.callback("url_policy", flavour=flavour, declares_cancelled=declares)  # type: ignore[arg-type]
+    driver = browser_probe(flavour, [member], declares_cancelled=declares)
+    confirm = driver.log.callback("confirm", flavour=flavour, declares_cancelled=declares)
+    policy = driver.log.callback("url_policy", flavour=flavour, declares_cancelled=declares)
     toolset = browser_toolset(flavour, driver, members=[member], confirm=confirm, url_policy=policy)
     predicate_calls: list[int] = []
 
@@ -306,10 +306,10 @@ def test_cancelled_passed_only_when_declared(flavour: str, declares: bool) -> No
 
 
 @pytest.mark.clause("TS-CONF-010")
-def test_protected_read_confirm_gets_cancelled_only_when_declared(flavour: str) -> None:
+def test_protected_read_confirm_gets_cancelled_only_when_declared(flavour: Flavour) -> None:
     for declares in (True, False):
-        driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
-        confirm = driver.log.callback("confirm", flavour=flavour, declares_cancelled=declares)  # type: ignore[arg-type]
+        driver = browser_probe(flavour, ["get_page_text"])
+        confirm = driver.log.callback("confirm", flavour=flavour, declares_cancelled=declares)
         toolset = browser_toolset(
             flavour, driver, members=["get_page_text"], confirm=confirm, confirm_reads=["get_page_text"]
         )
@@ -322,8 +322,8 @@ def test_protected_read_confirm_gets_cancelled_only_when_declared(flavour: str) 
 
 
 @pytest.mark.clause("TS-CONF-011")
-def test_blank_new_tab_asks_confirm_without_url_policy(flavour: str) -> None:
-    toolset, driver = gated(flavour, ["new_tab"])  # type: ignore[arg-type]
+def test_blank_new_tab_asks_confirm_without_url_policy(flavour: Flavour) -> None:
+    toolset, driver = gated(flavour, ["new_tab"])
     report = payload(execute(toolset, function_call("new_tab", {"url": None})))
     steps = [name for name in driver.log.names() if name != "state"]
     expect(

@@ -17,7 +17,7 @@ from conformance.contracts.toolset._harness import (
     function_call,
     payload,
 )
-from conformance.probes import browser_probe, computer_probe
+from conformance.probes import Flavour, browser_probe, computer_probe
 
 FIELDS = {"api", "stage", "reason", "duration_ms", "call_id", "member", "usage"}
 SECRET_URL = "https://secret.example/account?token=SECRET-URL"
@@ -44,13 +44,13 @@ SCENARIOS: dict[str, tuple[str, Any, object, object]] = {
 }
 
 
-def _scenario(flavour: str, name: str, observer: Any) -> tuple[Any, Any]:
+def _scenario(flavour: Flavour, name: str, observer: Any) -> tuple[Any, Any]:
     member, arguments, reply, approve = SCENARIOS[name]
     replies = {member: reply} if reply is not None else {}
     state = {"tabs": [{"id": "tab-1", "title": SECRET_TEXT, "url": SECRET_URL, "active": True}]}
-    driver = browser_probe(flavour, [member], replies=replies, state=state)  # type: ignore[arg-type]
-    confirm = driver.log.callback("confirm", approve, flavour=flavour)  # type: ignore[arg-type]
-    policy = driver.log.callback("url_policy", True, flavour=flavour)  # type: ignore[arg-type]
+    driver = browser_probe(flavour, [member], replies=replies, state=state)
+    confirm = driver.log.callback("confirm", approve, flavour=flavour)
+    policy = driver.log.callback("url_policy", True, flavour=flavour)
     toolset = browser_toolset(flavour, driver, members=[member], confirm=confirm, url_policy=policy)
     output = execute(toolset, function_call(member, arguments, call_id="call-d"), on_diagnostic=observer)
     return output, driver
@@ -58,7 +58,7 @@ def _scenario(flavour: str, name: str, observer: Any) -> tuple[Any, Any]:
 
 @pytest.mark.clause("TS-DIAG-001")
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_browser_events_carry_only_documented_fields(flavour: str, scenario: str) -> None:
+def test_browser_events_carry_only_documented_fields(flavour: Flavour, scenario: str) -> None:
     events: list[Any] = []
     _scenario(flavour, scenario, events.append)
     expect(events, "TS-DIAG-001", f"no diagnostic event for the {scenario} call")
@@ -92,10 +92,10 @@ def test_browser_events_carry_only_documented_fields(flavour: str, scenario: str
 
 
 @pytest.mark.clause("TS-DIAG-001")
-def test_computer_events_carry_only_documented_fields(flavour: str) -> None:
+def test_computer_events_carry_only_documented_fields(flavour: Flavour) -> None:
     events: list[Any] = []
-    driver = computer_probe(flavour)  # type: ignore[arg-type]
-    toolset = computer_toolset(flavour, driver)  # type: ignore[arg-type]
+    driver = computer_probe(flavour)
+    toolset = computer_toolset(flavour, driver)
     execute(
         toolset,
         computer_call([{"type": "type", "text": SECRET_ARGUMENT}, {"type": "wait"}]),
@@ -114,7 +114,7 @@ def test_computer_events_carry_only_documented_fields(flavour: str) -> None:
 
 @pytest.mark.clause("TS-DIAG-002")
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_raising_observer_changes_nothing(flavour: str, scenario: str) -> None:
+def test_raising_observer_changes_nothing(flavour: Flavour, scenario: str) -> None:
     def explode(event: Any) -> None:
         raise RuntimeError("observer failed")
 
@@ -133,15 +133,15 @@ def test_raising_observer_changes_nothing(flavour: str, scenario: str) -> None:
 
 
 @pytest.mark.clause("TS-DIAG-002")
-def test_raising_observer_changes_no_computer_result(flavour: str) -> None:
+def test_raising_observer_changes_no_computer_result(flavour: Flavour) -> None:
     def explode(event: Any) -> None:
         raise RuntimeError("observer failed")
 
     outputs = []
     logs = []
     for observer in (None, explode):
-        driver = computer_probe(flavour)  # type: ignore[arg-type]
-        toolset = computer_toolset(flavour, driver)  # type: ignore[arg-type]
+        driver = computer_probe(flavour)
+        toolset = computer_toolset(flavour, driver)
         outputs.append(execute(toolset, computer_call([{"type": "wait"}]), on_diagnostic=observer))
         logs.append(driver.log.names())
     expect(outputs[0] == outputs[1] and logs[0] == logs[1], "TS-DIAG-002", "a raising observer changed a computer call")

@@ -18,10 +18,10 @@ from conformance.contracts.toolset._harness import (
     function_call,
     payload,
 )
-from conformance.probes import browser_probe, computer_probe
+from conformance.probes import Flavour, browser_probe, computer_probe
 
 
-def _other(flavour: str) -> str:
+def _other(flavour: Flavour) -> Flavour:
     return "async" if flavour == "sync" else "sync"
 
 
@@ -29,30 +29,30 @@ def _other(flavour: str) -> str:
 @pytest.mark.parametrize(
     "members", [["list_tabs"], ["get_page_text"], ["click"], ["run_script"]], ids=lambda names: names[0]
 )
-def test_browser_constructor_rejects_the_other_flavour(flavour: str, members: list[str]) -> None:
+def test_browser_constructor_rejects_the_other_flavour(flavour: Flavour, members: list[str]) -> None:
     implemented = [name for name in members if name != "list_tabs"]
-    driver = browser_probe(_other(flavour), implemented)  # type: ignore[arg-type]
-    confirm = driver.log.callback("confirm", flavour=flavour)  # type: ignore[arg-type]
+    driver = browser_probe(_other(flavour), implemented)
+    confirm = driver.log.callback("confirm", flavour=flavour)
     with pytest.raises((TypeError, ValueError)):
         browser_toolset(flavour, driver, members=members, confirm=confirm)
     expect(driver.log.calls == [], "TS-FLAV-001", "construction called the driver")
 
 
 @pytest.mark.clause("TS-FLAV-001")
-def test_browser_constructor_rejects_a_single_mismatched_method(flavour: str) -> None:
-    driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
-    stranger = browser_probe(_other(flavour), ["find"])  # type: ignore[arg-type]
-    driver.find = stranger.find  # type: ignore[attr-defined]
+def test_browser_constructor_rejects_a_single_mismatched_method(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, ["get_page_text"])
+    stranger = browser_probe(_other(flavour), ["find"])
+    driver.find = stranger.find
     with pytest.raises((TypeError, ValueError)):
         browser_toolset(flavour, driver, members=["get_page_text", "find"])
 
 
 @pytest.mark.clause("TS-FLAV-001")
 @pytest.mark.parametrize("wrapping", ["functools-wraps", "return-annotation"])
-def test_wrapped_methods_keep_their_flavour(flavour: str, wrapping: str) -> None:
+def test_wrapped_methods_keep_their_flavour(flavour: Flavour, wrapping: str) -> None:
     """A wrapper that preserves decorator metadata or declares its return type is a known flavour."""
-    driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
-    inner = browser_probe(_other(flavour), ["get_page_text"]).get_page_text  # type: ignore[arg-type]
+    driver = browser_probe(flavour, ["get_page_text"])
+    inner = browser_probe(_other(flavour), ["get_page_text"]).get_page_text
     if wrapping == "functools-wraps":
 
         @functools.wraps(inner)
@@ -61,37 +61,37 @@ def test_wrapped_methods_keep_their_flavour(flavour: str, wrapping: str) -> None
 
     elif flavour == "sync":
 
-        def wrapper(*args: Any, **kwargs: Any) -> Awaitable[str]:  # type: ignore[misc]
+        def wrapper(*args: Any, **kwargs: Any) -> Awaitable[str]:
             return inner(*args, **kwargs)
 
     else:
 
-        def wrapper(*args: Any, **kwargs: Any) -> str:  # type: ignore[misc]
+        def wrapper(*args: Any, **kwargs: Any) -> str:
             return inner(*args, **kwargs)
 
-    driver.get_page_text = wrapper  # type: ignore[attr-defined]
+    driver.get_page_text = wrapper
     with pytest.raises((TypeError, ValueError)):
         browser_toolset(flavour, driver, members=["get_page_text"])
 
 
 @pytest.mark.clause("TS-COMP-001", "TS-FLAV-001")
-def test_computer_constructor_rejects_the_other_flavour(flavour: str) -> None:
+def test_computer_constructor_rejects_the_other_flavour(flavour: Flavour) -> None:
     with pytest.raises((TypeError, ValueError)):
-        computer_toolset(flavour, computer_probe(_other(flavour)))  # type: ignore[arg-type]
+        computer_toolset(flavour, computer_probe(_other(flavour)))
 
 
 @pytest.mark.clause("TS-FLAV-002")
-def test_opaque_method_of_the_wrong_flavour_is_caught_when_called(flavour: str) -> None:
+def test_opaque_method_of_the_wrong_flavour_is_caught_when_called(flavour: Flavour) -> None:
     """An unannotated wrapper hides its flavour; calling it must not turn a mismatch into a success."""
-    driver = browser_probe(flavour, ["get_page_text"])  # type: ignore[arg-type]
+    driver = browser_probe(flavour, ["get_page_text"])
 
     async def coroutine_text() -> str:
         return "late text"
 
     if flavour == "sync":
-        driver.get_page_text = lambda args: coroutine_text()  # type: ignore[attr-defined]
+        driver.get_page_text = lambda args: coroutine_text()
     else:
-        driver.get_page_text = lambda args: "plain text"  # type: ignore[attr-defined]
+        driver.get_page_text = lambda args: "plain text"
     toolset = browser_toolset(flavour, driver, members=["get_page_text"])
     try:
         report = payload(execute(toolset, function_call("get_page_text", VALID_ARGUMENTS["get_page_text"])))

@@ -20,12 +20,12 @@ from conformance.contracts.toolset._harness import (
     gated,
     payload,
 )
-from conformance.probes import Act, Script, browser_probe, computer_probe
+from conformance.probes import Act, Flavour, Script, browser_probe, computer_probe
 
 WAIT = [{"type": "wait"}]
 
 
-def _reentrant(flavour: str, attempt: Any, outcome: list[object], reply: object = None) -> Act:
+def _reentrant(flavour: Flavour, attempt: Any, outcome: list[object], reply: object = None) -> Act:
     """An Act that tries ``attempt()`` mid-call, records what it returned or raised, and answers ``reply``."""
 
     def sync_try(_: object) -> object:
@@ -48,7 +48,7 @@ def _reentrant(flavour: str, attempt: Any, outcome: list[object], reply: object 
 
 @pytest.mark.clause("TS-LIFE-001")
 @pytest.mark.parametrize("during", ["driver", "confirm"])
-def test_overlapping_browser_call_fails_as_busy(flavour: str, during: str) -> None:
+def test_overlapping_browser_call_fails_as_busy(flavour: Flavour, during: str) -> None:
     outcome: list[object] = []
     holder: dict[str, Any] = {}
 
@@ -56,8 +56,8 @@ def test_overlapping_browser_call_fails_as_busy(flavour: str, during: str) -> No
         return holder["toolset"].execute(function_call("get_page_text", {"tab_id": None}, call_id="call-2"))
 
     act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
-    driver = browser_probe(flavour, ["click", "get_page_text"], replies={"click": act} if during == "driver" else {})  # type: ignore[arg-type]
-    confirm = driver.log.callback("confirm", act if during == "confirm" else True, flavour=flavour)  # type: ignore[arg-type]
+    driver = browser_probe(flavour, ["click", "get_page_text"], replies={"click": act} if during == "driver" else {})
+    confirm = driver.log.callback("confirm", act if during == "confirm" else True, flavour=flavour)
     holder["toolset"] = browser_toolset(flavour, driver, members=["click", "get_page_text"], confirm=confirm)
     report = payload(execute(holder["toolset"], function_call("click", VALID_ARGUMENTS["click"])))
     expect(report.get("ok") is True, "TS-LIFE-001", f"the first call failed: {report.get('error')}")
@@ -71,7 +71,7 @@ def test_overlapping_browser_call_fails_as_busy(flavour: str, during: str) -> No
 
 @pytest.mark.clause("TS-LIFE-001")
 @pytest.mark.parametrize("during", ["driver", "before_action"])
-def test_overlapping_computer_call_fails_as_busy(flavour: str, during: str) -> None:
+def test_overlapping_computer_call_fails_as_busy(flavour: Flavour, during: str) -> None:
     outcome: list[object] = []
     holder: dict[str, Any] = {}
 
@@ -79,9 +79,9 @@ def test_overlapping_computer_call_fails_as_busy(flavour: str, during: str) -> N
         return holder["toolset"].execute(computer_call(WAIT, call_id="cc-2"))
 
     act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
-    driver = computer_probe(flavour, replies={"wait": act} if during == "driver" else {})  # type: ignore[arg-type]
-    holder["toolset"] = computer_toolset(flavour, driver)  # type: ignore[arg-type]
-    options = {"before_action": driver.log.callback("before_action", Script(act, True), flavour=flavour)}  # type: ignore[arg-type]
+    driver = computer_probe(flavour, replies={"wait": act} if during == "driver" else {})
+    holder["toolset"] = computer_toolset(flavour, driver)
+    options = {"before_action": driver.log.callback("before_action", Script(act, True), flavour=flavour)}
     execute(holder["toolset"], computer_call(WAIT), **(options if during == "before_action" else {}))
     expect(
         len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
@@ -92,15 +92,13 @@ def test_overlapping_computer_call_fails_as_busy(flavour: str, during: str) -> N
 
 
 @pytest.mark.clause("TS-LIFE-002")
-def test_browser_close_drains_then_closes(flavour: str) -> None:
+def test_browser_close_drains_then_closes(flavour: Flavour) -> None:
     outcome: list[object] = []
     holder: dict[str, Any] = {}
     driver = browser_probe(
         flavour,
         ["get_page_text"],
-        replies={  # type: ignore[arg-type]
-            "get_page_text": _reentrant(flavour, lambda: holder["toolset"].close(), outcome, reply="text")
-        },
+        replies={"get_page_text": _reentrant(flavour, lambda: holder["toolset"].close(), outcome, reply="text")},
     )
     holder["toolset"] = toolset = browser_toolset(flavour, driver, members=["get_page_text"])
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
@@ -114,8 +112,8 @@ def test_browser_close_drains_then_closes(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-LIFE-002")
-def test_idle_close_is_closed_and_synchronous(flavour: str) -> None:
-    toolset, driver = gated(flavour, ["click"])  # type: ignore[arg-type]
+def test_idle_close_is_closed_and_synchronous(flavour: Flavour) -> None:
+    toolset, driver = gated(flavour, ["click"])
     status = toolset.close()
     expect(status == {"status": "closed"}, "TS-LIFE-002", f"idle close() returned {status!r}")
     with expect_stop("TS-LIFE-002", "a call on a closed toolset"):
@@ -124,16 +122,14 @@ def test_idle_close_is_closed_and_synchronous(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-LIFE-002")
-def test_computer_close_drains_then_closes(flavour: str) -> None:
+def test_computer_close_drains_then_closes(flavour: Flavour) -> None:
     outcome: list[object] = []
     holder: dict[str, Any] = {}
     driver = computer_probe(
         flavour,
-        replies={  # type: ignore[arg-type]
-            "wait": _reentrant(flavour, lambda: holder["toolset"].close(), outcome)
-        },
+        replies={"wait": _reentrant(flavour, lambda: holder["toolset"].close(), outcome)},
     )
-    holder["toolset"] = toolset = computer_toolset(flavour, driver)  # type: ignore[arg-type]
+    holder["toolset"] = toolset = computer_toolset(flavour, driver)
     output = execute(toolset, computer_call(WAIT))
     expect(outcome == [{"status": "draining"}], "TS-LIFE-002", f"computer close() during a call returned {outcome}")
     expect(output.get("type") == "computer_call_output", "TS-LIFE-002", "the active computer call did not finish")
@@ -144,12 +140,12 @@ def test_computer_close_drains_then_closes(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-LIFE-003")
-def test_toolsets_never_close_the_driver(flavour: str) -> None:
-    toolset, driver = gated(flavour, ["click"])  # type: ignore[arg-type]
+def test_toolsets_never_close_the_driver(flavour: Flavour) -> None:
+    toolset, driver = gated(flavour, ["click"])
     execute(toolset, function_call("click", VALID_ARGUMENTS["click"]))
     toolset.close()
-    computer = computer_probe(flavour)  # type: ignore[arg-type]
-    helper = computer_toolset(flavour, computer)  # type: ignore[arg-type]
+    computer = computer_probe(flavour)
+    helper = computer_toolset(flavour, computer)
     execute(helper, computer_call(WAIT))
     helper.close()
     expect(driver.log.count("driver.close") == 0, "TS-LIFE-003", "the browser toolset closed its driver")

@@ -17,19 +17,19 @@ from openai.lib.browser import BrowserError
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
-from conformance.probes import PIXEL_DATA_URL, Act, Script, Shared
+from conformance.probes import PIXEL_DATA_URL, Act, Flavour, Script, Shared
 
 TAB = {"id": "tab-1", "title": "Probe page", "url": "https://probe.example/", "active": True}
 
 
-def _run(flavour: str, member: str, reply: object, **options: Any) -> tuple[Any, Any]:
+def _run(flavour: Flavour, member: str, reply: object, **options: Any) -> tuple[Any, Any]:
     replies = {member: reply} if member != "state" else {"state": reply}
     target = member if member != "state" else "get_page_text"
-    toolset, driver = gated(flavour, [target], replies=replies, **options)  # type: ignore[arg-type]
+    toolset, driver = gated(flavour, [target], replies=replies, **options)
     return toolset, driver
 
 
-def _stops(flavour: str, member: str, reply: object, clause: str, what: str) -> Any:
+def _stops(flavour: Flavour, member: str, reply: object, clause: str, what: str) -> Any:
     toolset, driver = _run(flavour, member, reply)
     target = member if member != "state" else "get_page_text"
     try:
@@ -41,7 +41,7 @@ def _stops(flavour: str, member: str, reply: object, clause: str, what: str) -> 
     raise AssertionError(f"[{clause}] {what} did not stop the run; output was {output}")
 
 
-def _succeeds(flavour: str, member: str, reply: object, clause: str, what: str) -> tuple[dict[str, Any], Any]:
+def _succeeds(flavour: Flavour, member: str, reply: object, clause: str, what: str) -> tuple[dict[str, Any], Any]:
     toolset, _ = _run(flavour, member, reply)
     output = execute(toolset, function_call(member, VALID_ARGUMENTS[member]))
     report = payload(output)
@@ -67,12 +67,12 @@ BAD_STATES: dict[str, object] = {
 
 @pytest.mark.clause("TS-RES-001")
 @pytest.mark.parametrize("case", sorted(BAD_STATES))
-def test_invalid_state_stops_the_run(flavour: str, case: str) -> None:
+def test_invalid_state_stops_the_run(flavour: Flavour, case: str) -> None:
     _stops(flavour, "state", BAD_STATES[case], "TS-RES-001", f"state {case}")
 
 
 @pytest.mark.clause("TS-RES-001")
-def test_invalid_final_state_stops_the_run(flavour: str) -> None:
+def test_invalid_final_state_stops_the_run(flavour: Flavour) -> None:
     _stops(
         flavour,
         "state",
@@ -83,7 +83,7 @@ def test_invalid_final_state_stops_the_run(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-RES-001", "TS-RES-011")
-def test_empty_tab_list_is_valid_state(flavour: str) -> None:
+def test_empty_tab_list_is_valid_state(flavour: Flavour) -> None:
     toolset, _ = _run(flavour, "state", {"tabs": []})
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
     expect(
@@ -142,12 +142,12 @@ BAD_READS: dict[str, object] = {
 @pytest.mark.clause("TS-RES-002")
 @pytest.mark.parametrize("member", ["read_page", "find"])
 @pytest.mark.parametrize("case", sorted(BAD_READS))
-def test_invalid_read_report_stops_the_run(flavour: str, member: str, case: str) -> None:
+def test_invalid_read_report_stops_the_run(flavour: Flavour, member: str, case: str) -> None:
     _stops(flavour, member, BAD_READS[case], "TS-RES-002", f"{member} report {case}")
 
 
 @pytest.mark.clause("TS-RES-002")
-def test_page_text_read_must_have_no_elements(flavour: str) -> None:
+def test_page_text_read_must_have_no_elements(flavour: Flavour) -> None:
     _stops(flavour, "get_page_text", _read(), "TS-RES-002", "get_page_text report with elements")
 
 
@@ -184,7 +184,7 @@ GOOD_READS: dict[str, object] = {
 
 @pytest.mark.clause("TS-RES-002")
 @pytest.mark.parametrize("case", sorted(GOOD_READS))
-def test_valid_read_report_is_kept(flavour: str, case: str) -> None:
+def test_valid_read_report_is_kept(flavour: Flavour, case: str) -> None:
     report, _ = _succeeds(flavour, "read_page", GOOD_READS[case], "TS-RES-002", f"read_page report {case}")
     expect(report.get("result") == GOOD_READS[case], "TS-RES-002", f"valid report {case} was altered")
 
@@ -192,20 +192,20 @@ def test_valid_read_report_is_kept(flavour: str, case: str) -> None:
 @pytest.mark.clause("TS-RES-002")
 @pytest.mark.parametrize("member", ["read_page", "get_page_text", "find"])
 @pytest.mark.parametrize("text", ["", "plain", json.dumps(_read())], ids=["empty", "plain", "json-looking"])
-def test_string_results_pass_through_unparsed(flavour: str, member: str, text: str) -> None:
+def test_string_results_pass_through_unparsed(flavour: Flavour, member: str, text: str) -> None:
     report, _ = _succeeds(flavour, member, text, "TS-RES-002", f"{member} string result")
     expect(report.get("result") == text, "TS-RES-002", f"{member} string result came back as {report.get('result')!r}")
 
 
 @pytest.mark.clause("TS-RES-002", "TS-RES-011")
 @pytest.mark.parametrize("member", ["read_page", "get_page_text", "find"])
-def test_none_read_supplies_only_state(flavour: str, member: str) -> None:
+def test_none_read_supplies_only_state(flavour: Flavour, member: str) -> None:
     report, _ = _succeeds(flavour, member, None, "TS-RES-002", f"{member} None result")
     expect(report.get("result") is None and "state" in report, "TS-RES-002", f"{member} None result gave {report}")
 
 
 @pytest.mark.clause("TS-RES-003")
-def test_unknown_read_fields_are_dropped(flavour: str) -> None:
+def test_unknown_read_fields_are_dropped(flavour: Flavour) -> None:
     element = _element(
         role="listbox", options=[{"label": "A", "value": "a", "selected": True, "secret": 1}], tooltip="internal"
     )
@@ -228,7 +228,7 @@ def test_unknown_read_fields_are_dropped(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-RES-003")
-def test_checked_is_dropped_on_roles_without_it(flavour: str) -> None:
+def test_checked_is_dropped_on_roles_without_it(flavour: Flavour) -> None:
     report, _ = _succeeds(
         flavour,
         "read_page",
@@ -268,7 +268,7 @@ BAD_IMAGES: dict[str, object] = {
 @pytest.mark.clause("TS-RES-004")
 @pytest.mark.parametrize("member", ["screenshot", "zoom"])
 @pytest.mark.parametrize("case", sorted(GOOD_IMAGES))
-def test_valid_image_is_sent_as_input_image(flavour: str, member: str, case: str) -> None:
+def test_valid_image_is_sent_as_input_image(flavour: Flavour, member: str, case: str) -> None:
     _, output = _succeeds(flavour, member, GOOD_IMAGES[case], "TS-RES-004", f"{member} image {case}")
     parts = output["output"]
     expect(
@@ -284,7 +284,7 @@ def test_valid_image_is_sent_as_input_image(flavour: str, member: str, case: str
 @pytest.mark.clause("TS-RES-004")
 @pytest.mark.parametrize("member", ["screenshot", "zoom"])
 @pytest.mark.parametrize("case", sorted(BAD_IMAGES))
-def test_invalid_image_stops_before_final_state(flavour: str, member: str, case: str) -> None:
+def test_invalid_image_stops_before_final_state(flavour: Flavour, member: str, case: str) -> None:
     driver = _stops(flavour, member, BAD_IMAGES[case], "TS-RES-004", f"{member} image {case}")
     expect(
         driver.log.count("state") == 1, "TS-RES-004", f"the final state was read before {member}'s image was validated"
@@ -312,12 +312,12 @@ BAD_SCOPED: dict[str, object] = {
 
 @pytest.mark.clause("TS-RES-005")
 @pytest.mark.parametrize("case", sorted(BAD_SCOPED))
-def test_invalid_scoped_read_stops_the_run(flavour: str, case: str) -> None:
+def test_invalid_scoped_read_stops_the_run(flavour: Flavour, case: str) -> None:
     _stops(flavour, "read_page_scoped", BAD_SCOPED[case], "TS-RES-005", f"scoped read {case}")
 
 
 @pytest.mark.clause("TS-RES-005")
-def test_valid_scoped_read_is_kept(flavour: str) -> None:
+def test_valid_scoped_read_is_kept(flavour: Flavour) -> None:
     many = [{"ref": f"s{index}", "label": "Section"} for index in range(2, 1500)]
     scoped = _scoped(scopes=[{"ref": "s" * 256, "label": "Main"}, *many])
     report, _ = _succeeds(flavour, "read_page_scoped", scoped, "TS-RES-005", "scoped read with repeated labels")
@@ -326,7 +326,7 @@ def test_valid_scoped_read_is_kept(flavour: str) -> None:
 
 @pytest.mark.clause("TS-RES-006")
 @pytest.mark.parametrize("case", ["none", "string", "with-element", "bad-version"])
-def test_invalid_diagnostics_read_stops_the_run(flavour: str, case: str) -> None:
+def test_invalid_diagnostics_read_stops_the_run(flavour: Flavour, case: str) -> None:
     reply = {
         "none": None,
         "string": "console: ok",
@@ -337,7 +337,7 @@ def test_invalid_diagnostics_read_stops_the_run(flavour: str, case: str) -> None
 
 
 @pytest.mark.clause("TS-RES-006")
-def test_valid_diagnostics_read_is_kept(flavour: str) -> None:
+def test_valid_diagnostics_read_is_kept(flavour: Flavour) -> None:
     read = _read(elements=[], text="2 console messages", omitted=["report_limit"])
     report, _ = _succeeds(flavour, "read_diagnostics", read, "TS-RES-006", "diagnostics read")
     expect(report.get("result") == read, "TS-RES-006", "a valid diagnostics read was altered")
@@ -345,14 +345,14 @@ def test_valid_diagnostics_read_is_kept(flavour: str) -> None:
 
 @pytest.mark.clause("TS-RES-007")
 @pytest.mark.parametrize("case", ["none", "number", "surrogate", "dict"])
-def test_invalid_script_result_stops_the_run(flavour: str, case: str) -> None:
+def test_invalid_script_result_stops_the_run(flavour: Flavour, case: str) -> None:
     reply = {"none": None, "number": 5, "surrogate": "a\ud800", "dict": {"value": 1}}[case]
     _stops(flavour, "run_script", reply, "TS-RES-007", f"script result {case}")
 
 
 @pytest.mark.clause("TS-RES-007")
 @pytest.mark.parametrize("text", ["", "x" * 300_000, "é ✓"], ids=["empty", "large", "unicode"])
-def test_script_text_is_preserved(flavour: str, text: str) -> None:
+def test_script_text_is_preserved(flavour: Flavour, text: str) -> None:
     report, _ = _succeeds(flavour, "run_script", text, "TS-RES-007", "script result")
     expect(report.get("result") == text, "TS-RES-007", "the script result was not preserved whole")
 
@@ -371,7 +371,7 @@ FILE_CASES = [
 @pytest.mark.clause("TS-RES-008")
 @pytest.mark.parametrize(("member", "status", "effect", "cleanup"), FILE_CASES)
 def test_file_outcome_sets_ok_only_when_completed(
-    flavour: str, member: str, status: str, effect: str, cleanup: str
+    flavour: Flavour, member: str, status: str, effect: str, cleanup: str
 ) -> None:
     outcome = {"version": 1, "status": status, "effect": effect, "cleanup": cleanup}
     toolset, _ = _run(flavour, member, outcome)
@@ -399,7 +399,7 @@ BAD_FILES: dict[str, object] = {
 
 @pytest.mark.clause("TS-RES-008")
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_invalid_file_outcome_stops_before_final_state(flavour: str, case: str) -> None:
+def test_invalid_file_outcome_stops_before_final_state(flavour: Flavour, case: str) -> None:
     driver = _stops(flavour, "upload_file", BAD_FILES[case], "TS-RES-008", f"file outcome {case}")
     expect(driver.log.count("state") == 1, "TS-RES-008", "the final state was read before the file outcome was checked")
 
@@ -409,7 +409,7 @@ def test_invalid_file_outcome_stops_before_final_state(flavour: str, case: str) 
 
 @pytest.mark.clause("TS-RES-009", "TS-RES-011")
 @pytest.mark.parametrize("member", ["click", "get_page_text", "screenshot"])
-def test_browser_error_text_reaches_the_model_with_state(flavour: str, member: str) -> None:
+def test_browser_error_text_reaches_the_model_with_state(flavour: Flavour, member: str) -> None:
     toolset, driver = _run(flavour, member, BrowserError("Element no longer exists."))
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     expect(
@@ -430,7 +430,7 @@ def test_browser_error_text_reaches_the_model_with_state(flavour: str, member: s
     [ValueError("secret page text"), KeyError("token=abc123"), RuntimeError("https://probe.example/private")],
     ids=["value", "key", "runtime"],
 )
-def test_other_exceptions_become_a_generic_message(flavour: str, error: Exception) -> None:
+def test_other_exceptions_become_a_generic_message(flavour: Flavour, error: Exception) -> None:
     toolset, _ = _run(flavour, "click", error)
     output = execute(toolset, function_call("click", VALID_ARGUMENTS["click"]))
     report = payload(output)
@@ -450,7 +450,7 @@ def test_other_exceptions_become_a_generic_message(flavour: str, error: Exceptio
 
 @pytest.mark.clause("TS-RES-010")
 @pytest.mark.parametrize("reply", [5, {"done": True}, ["a"], b"bytes"], ids=["int", "dict", "list", "bytes"])
-def test_action_results_must_be_string_or_none(flavour: str, reply: object) -> None:
+def test_action_results_must_be_string_or_none(flavour: Flavour, reply: object) -> None:
     toolset, _ = _run(flavour, "click", reply)
     try:
         report = payload(execute(toolset, function_call("click", VALID_ARGUMENTS["click"])))
@@ -467,14 +467,14 @@ def test_action_results_must_be_string_or_none(flavour: str, reply: object) -> N
 
 @pytest.mark.clause("TS-RES-010", "TS-RES-011")
 @pytest.mark.parametrize("reply", ["Clicked.", None], ids=["string", "none"])
-def test_action_string_or_none_is_reported_with_state(flavour: str, reply: object) -> None:
+def test_action_string_or_none_is_reported_with_state(flavour: Flavour, reply: object) -> None:
     report, _ = _succeeds(flavour, "click", reply, "TS-RES-010", "click result")
     expect(report.get("result") == reply and "state" in report, "TS-RES-010", f"click result was {report}")
 
 
 @pytest.mark.clause("TS-RES-011")
-def test_refused_action_still_reports_state(flavour: str) -> None:
-    toolset, driver = gated(flavour, ["click"], confirm_reply=False)  # type: ignore[arg-type]
+def test_refused_action_still_reports_state(flavour: Flavour) -> None:
+    toolset, driver = gated(flavour, ["click"], confirm_reply=False)
     report = payload(execute(toolset, function_call("click", VALID_ARGUMENTS["click"])))
     expect(report.get("ok") is False and "state" in report, "TS-RES-011", f"refused click gave {report}")
     expect(driver.log.count("state") == 2, "TS-RES-011", "a refused action did not read current state again")
@@ -494,7 +494,7 @@ LEGACY_URLS: dict[str, str] = {
 }
 
 
-def _state_of(flavour: str, tabs: list[dict[str, Any]], observation: dict[str, Any] | None) -> dict[str, Any]:
+def _state_of(flavour: Flavour, tabs: list[dict[str, Any]], observation: dict[str, Any] | None) -> dict[str, Any]:
     state: dict[str, Any] = {"tabs": tabs}
     if observation is not None:
         state["observation"] = observation
@@ -505,13 +505,13 @@ def _state_of(flavour: str, tabs: list[dict[str, Any]], observation: dict[str, A
 
 @pytest.mark.clause("TS-RES-012")
 @pytest.mark.parametrize("url", sorted(LEGACY_URLS), ids=lambda url: url[:40])
-def test_legacy_state_reports_origins_or_schemes(flavour: str, url: str) -> None:
+def test_legacy_state_reports_origins_or_schemes(flavour: Flavour, url: str) -> None:
     reported = _state_of(flavour, [{**TAB, "url": url}], None)["tabs"][0]["url"]
     expect(reported == LEGACY_URLS[url], "TS-RES-012", f"{url[:60]} was reported as {reported[:80]}")
 
 
 @pytest.mark.clause("TS-RES-012")
-def test_legacy_limit_applies_to_the_reported_value(flavour: str) -> None:
+def test_legacy_limit_applies_to_the_reported_value(flavour: Flavour) -> None:
     _stops(
         flavour,
         "state",
@@ -523,7 +523,7 @@ def test_legacy_limit_applies_to_the_reported_value(flavour: str) -> None:
 
 @pytest.mark.clause("TS-RES-013")
 @pytest.mark.parametrize("url", ["data:text/html,x", "file:///tmp/x", "ftp://probe.example/", "chrome://settings"])
-def test_observed_state_rejects_other_schemes(flavour: str, url: str) -> None:
+def test_observed_state_rejects_other_schemes(flavour: Flavour, url: str) -> None:
     _stops(
         flavour,
         "state",
@@ -535,7 +535,7 @@ def test_observed_state_rejects_other_schemes(flavour: str, url: str) -> None:
 
 @pytest.mark.clause("TS-RES-013")
 @pytest.mark.parametrize("url", ["https://user:pw@Probe.Example/x?q=1#f", "about:blank"])
-def test_observed_state_shows_origins(flavour: str, url: str) -> None:
+def test_observed_state_shows_origins(flavour: Flavour, url: str) -> None:
     reported = _state_of(flavour, [{**TAB, "url": url}], OBSERVATION)["tabs"][0]["url"]
     wanted = "about:blank" if url == "about:blank" else "https://probe.example"
     expect(reported == wanted, "TS-RES-013", f"{url} was reported as {reported}")
@@ -552,7 +552,7 @@ TITLES = {
 
 @pytest.mark.clause("TS-RES-013")
 @pytest.mark.parametrize("case", sorted(TITLES))
-def test_observed_titles_are_cut_at_a_character_boundary(flavour: str, case: str) -> None:
+def test_observed_titles_are_cut_at_a_character_boundary(flavour: Flavour, case: str) -> None:
     title, cut = TITLES[case]
     state = _state_of(flavour, [{**TAB, "title": title}], OBSERVATION)
     reported = state["tabs"][0]["title"]
@@ -570,7 +570,7 @@ def test_observed_titles_are_cut_at_a_character_boundary(flavour: str, case: str
 
 @pytest.mark.clause("TS-RES-014")
 @pytest.mark.parametrize("observed", [False, True], ids=["legacy", "observed"])
-def test_no_tab_count_limit(flavour: str, observed: bool) -> None:
+def test_no_tab_count_limit(flavour: Flavour, observed: bool) -> None:
     tabs = [{**TAB, "id": f"tab-{index}", "active": index == 0} for index in range(600)]
     state = _state_of(flavour, tabs, OBSERVATION if observed else None)
     expect(len(state["tabs"]) == 600, "TS-RES-014", f"600 tabs were reported as {len(state['tabs'])}")
@@ -606,7 +606,7 @@ COPIED: dict[str, tuple[dict[str, Any], Any]] = {
 
 @pytest.mark.clause("TS-RES-015")
 @pytest.mark.parametrize("member", sorted(COPIED))
-def test_results_are_copied_before_the_final_state_read(flavour: str, member: str) -> None:
+def test_results_are_copied_before_the_final_state_read(flavour: Flavour, member: str) -> None:
     original, spoil = COPIED[member]
     handed_over = copy.deepcopy(original)
 
@@ -615,7 +615,7 @@ def test_results_are_copied_before_the_final_state_read(flavour: str, member: st
         return {"tabs": [TAB]}
 
     replies = {member: Shared(handed_over), "state": Script({"tabs": [TAB]}, Act(final_state))}
-    toolset, driver = gated(flavour, [member], replies=replies)  # type: ignore[arg-type]
+    toolset, driver = gated(flavour, [member], replies=replies)
     output = execute(toolset, function_call(member, VALID_ARGUMENTS[member]))
     expect(driver.log.count("state") == 2, "TS-RES-015", "the final state was not read")
     report = payload(output)

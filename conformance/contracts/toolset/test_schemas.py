@@ -10,16 +10,16 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import browser_toolset
 from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
-from conformance.probes import browser_probe
+from conformance.probes import Flavour, browser_probe
 
 pytestmark = pytest.mark.clause("TS-SCHEMA-001", "TS-SCHEMA-003")
 
 
-def _every_member_toolset(flavour: str) -> Any:
-    driver = browser_probe(flavour)  # type: ignore[arg-type]
-    confirm = driver.log.callback("confirm", flavour=flavour)  # type: ignore[arg-type]
-    policy = driver.log.callback("url_policy", flavour=flavour)  # type: ignore[arg-type]
-    return browser_toolset(flavour, driver, members=list(ALL_NAMES), confirm=confirm, url_policy=policy)  # type: ignore[arg-type]
+def _every_member_toolset(flavour: Flavour) -> Any:
+    driver = browser_probe(flavour)
+    confirm = driver.log.callback("confirm", flavour=flavour)
+    policy = driver.log.callback("url_policy", flavour=flavour)
+    return browser_toolset(flavour, driver, members=list(ALL_NAMES), confirm=confirm, url_policy=policy)
 
 
 def _field(schema: dict[str, Any]) -> str:
@@ -51,7 +51,7 @@ def _signatures(tools: list[Any]) -> list[str]:
 
 
 @pytest.mark.clause("TS-SCHEMA-001")
-def test_every_tool_is_strict_with_all_fields_required(flavour: str) -> None:
+def test_every_tool_is_strict_with_all_fields_required(flavour: Flavour) -> None:
     for tool in _every_member_toolset(flavour).tools:
         parameters = tool["parameters"]
         expect(
@@ -72,7 +72,7 @@ def test_every_tool_is_strict_with_all_fields_required(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-SCHEMA-003")
-def test_tool_fields_are_the_documented_arguments(flavour: str) -> None:
+def test_tool_fields_are_the_documented_arguments(flavour: Flavour) -> None:
     tools = _every_member_toolset(flavour).tools
     expect(
         [tool["name"] for tool in tools] == [BY_NAME[name].tool_name for name in ALL_NAMES],
@@ -90,10 +90,10 @@ def test_tool_fields_are_the_documented_arguments(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-SCHEMA-002")
-def test_tool_order_is_fixed_whatever_the_selection_order(flavour: str) -> None:
-    driver = browser_probe(flavour)  # type: ignore[arg-type]
-    confirm = driver.log.callback("confirm", flavour=flavour)  # type: ignore[arg-type]
-    policy = driver.log.callback("url_policy", flavour=flavour)  # type: ignore[arg-type]
+def test_tool_order_is_fixed_whatever_the_selection_order(flavour: Flavour) -> None:
+    driver = browser_probe(flavour)
+    confirm = driver.log.callback("confirm", flavour=flavour)
+    policy = driver.log.callback("url_policy", flavour=flavour)
     reversed_names = list(reversed(ALL_NAMES))
     toolset = browser_toolset(flavour, driver, members=reversed_names, confirm=confirm, url_policy=policy)
     expect(
@@ -127,19 +127,19 @@ SELECTIONS = _selection_cases()
 
 
 @pytest.mark.clause("TS-SCHEMA-003")
-def test_declared_field_schemas_match_snapshot(flavour: str, snapshot: Any) -> None:
+def test_declared_field_schemas_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
     """SDK regression record of every declared field schema, so an upgrade shows what changed."""
     assert _signatures(_every_member_toolset(flavour).tools) == snapshot
 
 
 @pytest.mark.clause("TS-SEL-001", "TS-SEL-002", "TS-SEL-003", "TS-SEL-004", "TS-SCHEMA-002")
-def test_selections_match_snapshot(flavour: str, snapshot: Any) -> None:
+def test_selections_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
     """SDK regression record of the tool names each selection declares on a driver implementing everything."""
     declared: dict[str, list[str]] = {}
     for selection, options in SELECTIONS.items():
-        driver = browser_probe(flavour, DRIVER_METHOD_NAMES)  # type: ignore[arg-type]
-        confirm = driver.log.callback("confirm", flavour=flavour)  # type: ignore[arg-type]
-        policy = driver.log.callback("url_policy", flavour=flavour)  # type: ignore[arg-type]
+        driver = browser_probe(flavour, DRIVER_METHOD_NAMES)
+        confirm = driver.log.callback("confirm", flavour=flavour)
+        policy = driver.log.callback("url_policy", flavour=flavour)
         toolset = browser_toolset(flavour, driver, confirm=confirm, url_policy=policy, **options)
         names = [tool["name"].removeprefix("browser_") for tool in toolset.tools]
         expect(

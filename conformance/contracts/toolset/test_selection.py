@@ -17,14 +17,14 @@ from conformance.contracts.toolset._harness import (
     payload,
 )
 from conformance.members import ALL_NAMES, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES, READ_ONLY_NAMES
-from conformance.probes import browser_probe
+from conformance.probes import Flavour, browser_probe
 
 
 def _names(toolset: Any) -> list[str]:
     return [tool["name"].removeprefix("browser_") for tool in toolset.tools]
 
 
-def _approving(flavour: str, driver: Any) -> dict[str, Any]:
+def _approving(flavour: Flavour, driver: Any) -> dict[str, Any]:
     return {
         "confirm": driver.log.callback("confirm", flavour=flavour),
         "url_policy": driver.log.callback("url_policy", flavour=flavour),
@@ -32,32 +32,32 @@ def _approving(flavour: str, driver: Any) -> dict[str, Any]:
 
 
 @pytest.mark.clause("TS-SEL-001", "TS-SEL-012")
-def test_state_only_driver_exposes_list_tabs(flavour: str) -> None:
-    driver = browser_probe(flavour, [])  # type: ignore[arg-type]
+def test_state_only_driver_exposes_list_tabs(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, [])
     toolset = browser_toolset(flavour, driver)
     expect(_names(toolset) == ["list_tabs"], "TS-SEL-001", f"state-only driver exposes {_names(toolset)}")
 
 
 @pytest.mark.clause("TS-SEL-001")
-def test_default_selection_is_the_implemented_defaults(flavour: str) -> None:
+def test_default_selection_is_the_implemented_defaults(flavour: Flavour) -> None:
     implemented = ["get_page_text", "screenshot", "click"]
-    driver = browser_probe(flavour, implemented)  # type: ignore[arg-type]
+    driver = browser_probe(flavour, implemented)
     toolset = browser_toolset(flavour, driver, **_approving(flavour, driver))
     wanted = [name for name in DEFAULT_NAMES if name in (*implemented, "list_tabs")]
     expect(_names(toolset) == wanted, "TS-SEL-001", f"expected {wanted}, got {_names(toolset)}")
 
 
 @pytest.mark.clause("TS-SEL-002")
-def test_opt_in_members_stay_off_by_default(flavour: str) -> None:
-    driver = browser_probe(flavour, DRIVER_METHOD_NAMES)  # type: ignore[arg-type]
+def test_opt_in_members_stay_off_by_default(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, DRIVER_METHOD_NAMES)
     toolset = browser_toolset(flavour, driver, **_approving(flavour, driver))
     exposed = set(_names(toolset)) & set(OPT_IN_NAMES)
     expect(not exposed, "TS-SEL-002", f"opt-in members exposed by default: {sorted(exposed)}")
 
 
 @pytest.mark.clause("TS-SEL-003")
-def test_members_picks_the_complete_set(flavour: str) -> None:
-    driver = browser_probe(flavour, DRIVER_METHOD_NAMES)  # type: ignore[arg-type]
+def test_members_picks_the_complete_set(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, DRIVER_METHOD_NAMES)
     chosen = ["screenshot", "click_at", "drag_path", "hold_keys"]
     toolset = browser_toolset(flavour, driver, members=chosen, **_approving(flavour, driver))
     expect(_names(toolset) == chosen, "TS-SEL-003", f"members={chosen} exposes {_names(toolset)}")
@@ -66,8 +66,8 @@ def test_members_picks_the_complete_set(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-SEL-003", "TS-SEL-010")
-def test_empty_members_disables_list_tabs_before_state(flavour: str) -> None:
-    driver = browser_probe(flavour, [])  # type: ignore[arg-type]
+def test_empty_members_disables_list_tabs_before_state(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, [])
     toolset = browser_toolset(flavour, driver, members=[])
     with pytest.raises(BrowserError):
         execute(toolset, function_call("list_tabs", {}))
@@ -75,8 +75,8 @@ def test_empty_members_disables_list_tabs_before_state(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-SEL-004")
-def test_additional_members_keep_implemented_defaults(flavour: str) -> None:
-    driver = browser_probe(flavour, ["read_page", "read_page_scoped", "hover_at", "click"])  # type: ignore[arg-type]
+def test_additional_members_keep_implemented_defaults(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, ["read_page", "read_page_scoped", "hover_at", "click"])
     toolset = browser_toolset(
         flavour, driver, additional_members=["read_page_scoped", "hover_at"], **_approving(flavour, driver)
     )
@@ -94,8 +94,8 @@ BAD_NAMES: dict[str, object] = {
 @pytest.mark.clause("TS-SEL-005")
 @pytest.mark.parametrize("option", ["members", "additional_members"])
 @pytest.mark.parametrize("case", sorted(BAD_NAMES))
-def test_unknown_or_duplicate_names_are_rejected(flavour: str, option: str, case: str) -> None:
-    driver = browser_probe(flavour, DRIVER_METHOD_NAMES)  # type: ignore[arg-type]
+def test_unknown_or_duplicate_names_are_rejected(flavour: Flavour, option: str, case: str) -> None:
+    driver = browser_probe(flavour, DRIVER_METHOD_NAMES)
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, **{option: BAD_NAMES[case]}, **_approving(flavour, driver))
     expect(driver.log.names() == [], "TS-SEL-005", "construction called the driver")
@@ -104,31 +104,33 @@ def test_unknown_or_duplicate_names_are_rejected(flavour: str, option: str, case
 @pytest.mark.clause("TS-SEL-006")
 @pytest.mark.parametrize("option", ["members", "additional_members"])
 @pytest.mark.parametrize("missing", ["get_page_text", "read_page_scoped", "run_script"])
-def test_unimplemented_selection_is_rejected(flavour: str, option: str, missing: str) -> None:
-    driver = browser_probe(flavour, ["read_page"])  # type: ignore[arg-type]
+def test_unimplemented_selection_is_rejected(flavour: Flavour, option: str, missing: str) -> None:
+    driver = browser_probe(flavour, ["read_page"])
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, **{option: [missing]}, **_approving(flavour, driver))
 
 
 @pytest.mark.clause("TS-SEL-006")
-def test_list_tabs_needs_only_state(flavour: str) -> None:
-    driver = browser_probe(flavour, [])  # type: ignore[arg-type]
+def test_list_tabs_needs_only_state(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, [])
     toolset = browser_toolset(flavour, driver, members=["list_tabs"])
     expect(_names(toolset) == ["list_tabs"], "TS-SEL-006", "list_tabs was not exposed for a state-only driver")
 
 
 @pytest.mark.clause("TS-SEL-007")
 @pytest.mark.parametrize("lists", [([], []), (["read_page"], ["read_page_scoped"])], ids=["empty", "nonempty"])
-def test_members_and_additional_members_together_are_rejected(flavour: str, lists: tuple[list[str], list[str]]) -> None:
-    driver = browser_probe(flavour, ["read_page", "read_page_scoped"])  # type: ignore[arg-type]
+def test_members_and_additional_members_together_are_rejected(
+    flavour: Flavour, lists: tuple[list[str], list[str]]
+) -> None:
+    driver = browser_probe(flavour, ["read_page", "read_page_scoped"])
     with pytest.raises(ValueError):
         browser_toolset(flavour, driver, members=lists[0], additional_members=lists[1])
 
 
 @pytest.mark.clause("TS-SEL-008")
 @pytest.mark.parametrize("option", ["members", "additional_members"])
-def test_selection_is_copied_at_construction(flavour: str, option: str) -> None:
-    driver = browser_probe(flavour, ["read_page", "read_page_scoped", "find"])  # type: ignore[arg-type]
+def test_selection_is_copied_at_construction(flavour: Flavour, option: str) -> None:
+    driver = browser_probe(flavour, ["read_page", "read_page_scoped", "find"])
     chosen = ["read_page_scoped"]
     toolset = browser_toolset(flavour, driver, **{option: chosen})
     before = _names(toolset)
@@ -138,7 +140,7 @@ def test_selection_is_copied_at_construction(flavour: str, option: str) -> None:
 
 
 @pytest.mark.clause("TS-SEL-009")
-def test_exported_member_tuples_are_the_documented_vocabulary(flavour: str) -> None:
+def test_exported_member_tuples_are_the_documented_vocabulary(flavour: Flavour) -> None:
     # The vocabulary is flavour-independent; the flavour parameter keeps this check in both suite forms.
     expect(
         type(sdk_browser.BROWSER_MEMBERS) is tuple and type(sdk_browser.DEFAULT_BROWSER_MEMBERS) is tuple,
@@ -159,8 +161,8 @@ def test_exported_member_tuples_are_the_documented_vocabulary(flavour: str) -> N
 
 @pytest.mark.clause("TS-SEL-010")
 @pytest.mark.parametrize("member", ["click", "screenshot", "list_tabs"])
-def test_explicitly_disabled_call_raises_before_state_or_consent(flavour: str, member: str) -> None:
-    driver = browser_probe(flavour, ["get_page_text", "click", "screenshot"])  # type: ignore[arg-type]
+def test_explicitly_disabled_call_raises_before_state_or_consent(flavour: Flavour, member: str) -> None:
+    driver = browser_probe(flavour, ["get_page_text", "click", "screenshot"])
     toolset = browser_toolset(flavour, driver, members=["get_page_text"], **_approving(flavour, driver))
     with pytest.raises(BrowserError):
         execute(toolset, function_call(member, VALID_ARGUMENTS[member]))
@@ -169,8 +171,8 @@ def test_explicitly_disabled_call_raises_before_state_or_consent(flavour: str, m
 
 @pytest.mark.clause("TS-SEL-010", "TS-SEL-002")
 @pytest.mark.parametrize("member", ["run_script", "hover_at"])
-def test_unselected_opt_in_call_raises_before_state_or_consent(flavour: str, member: str) -> None:
-    driver = browser_probe(flavour, ["get_page_text", member])  # type: ignore[arg-type]
+def test_unselected_opt_in_call_raises_before_state_or_consent(flavour: Flavour, member: str) -> None:
+    driver = browser_probe(flavour, ["get_page_text", member])
     toolset = browser_toolset(flavour, driver, **_approving(flavour, driver))
     with pytest.raises(BrowserError):
         execute(toolset, function_call(member, VALID_ARGUMENTS[member]))
@@ -179,8 +181,8 @@ def test_unselected_opt_in_call_raises_before_state_or_consent(flavour: str, mem
 
 @pytest.mark.clause("TS-SEL-011")
 @pytest.mark.parametrize("member", sorted(set(READ_ONLY_NAMES) - {"list_tabs"}))
-def test_disabling_list_tabs_keeps_state_in_results(flavour: str, member: str) -> None:
-    driver = browser_probe(flavour, [member])  # type: ignore[arg-type]
+def test_disabling_list_tabs_keeps_state_in_results(flavour: Flavour, member: str) -> None:
+    driver = browser_probe(flavour, [member])
     toolset = browser_toolset(flavour, driver, members=[member])
     report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
     expect(
@@ -191,8 +193,8 @@ def test_disabling_list_tabs_keeps_state_in_results(flavour: str, member: str) -
 
 
 @pytest.mark.clause("TS-SEL-012")
-def test_driver_list_tabs_is_never_called(flavour: str) -> None:
-    driver = browser_probe(flavour, ["list_tabs"], replies={"list_tabs": "from the driver"})  # type: ignore[arg-type]
+def test_driver_list_tabs_is_never_called(flavour: Flavour) -> None:
+    driver = browser_probe(flavour, ["list_tabs"], replies={"list_tabs": "from the driver"})
     toolset = browser_toolset(flavour, driver)
     report = payload(execute(toolset, function_call("list_tabs", {})))
     expect(driver.log.count("list_tabs") == 0, "TS-SEL-012", "the driver's own list_tabs was called")
@@ -204,8 +206,8 @@ def test_driver_list_tabs_is_never_called(flavour: str) -> None:
 
 
 @pytest.mark.clause("TS-SEL-005")
-def test_string_selection_is_rejected(flavour: str) -> None:
+def test_string_selection_is_rejected(flavour: Flavour) -> None:
     # A bare string is not a list of names even though it is a sequence of one-letter "names".
-    driver = browser_probe(flavour, [])  # type: ignore[arg-type]
+    driver = browser_probe(flavour, [])
     with pytest.raises((ValueError, TypeError)):
         browser_toolset(flavour, driver, members="list_tabs")

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.members import ALL_NAMES
+from conformance.probes import Flavour
 
 SAFE_MAX = 2**53 - 1
 TWO_BYTE = "é"  # two UTF-8 bytes, so byte limits and character counts differ
@@ -313,8 +314,8 @@ def _call(limit: Limit, value: Any) -> tuple[Any, dict[str, Any]]:
     return function_call(limit.member, json.dumps(arguments)), arguments
 
 
-def _expect_accepted(flavour: str, limit: Limit, value: Any) -> None:
-    toolset, driver = gated(flavour, [limit.member])  # type: ignore[arg-type]
+def _expect_accepted(flavour: Flavour, limit: Limit, value: Any) -> None:
+    toolset, driver = gated(flavour, [limit.member])
     call, arguments = _call(limit, value)
     report = payload(execute(toolset, call))
     received = driver.log.of(limit.member)
@@ -327,8 +328,8 @@ def _expect_accepted(flavour: str, limit: Limit, value: Any) -> None:
         expect(received[0].argument == arguments, "TS-VAL-003", "the driver did not receive the script unchanged")
 
 
-def _expect_refused(flavour: str, limit: Limit, value: Any) -> None:
-    toolset, driver = gated(flavour, [limit.member])  # type: ignore[arg-type]
+def _expect_refused(flavour: Flavour, limit: Limit, value: Any) -> None:
+    toolset, driver = gated(flavour, [limit.member])
     call, _ = _call(limit, value)
     report = payload(execute(toolset, call))
     reached = [name for name in driver.log.names() if name != "state"]
@@ -350,13 +351,13 @@ def _boundary_cases(valid: bool) -> list[Any]:
 
 
 @pytest.mark.parametrize(("limit_id", "index"), _boundary_cases(valid=True))
-def test_boundary_value_is_accepted(flavour: str, limit_id: str, index: int) -> None:
+def test_boundary_value_is_accepted(flavour: Flavour, limit_id: str, index: int) -> None:
     limit = BY_ID[limit_id]
     _expect_accepted(flavour, limit, limit.valid[index])
 
 
 @pytest.mark.parametrize(("limit_id", "index"), _boundary_cases(valid=False))
-def test_value_past_the_limit_is_refused(flavour: str, limit_id: str, index: int) -> None:
+def test_value_past_the_limit_is_refused(flavour: Flavour, limit_id: str, index: int) -> None:
     limit = BY_ID[limit_id]
     _expect_refused(flavour, limit, limit.invalid[index])
 
@@ -370,22 +371,22 @@ RANGED = [
 
 @pytest.mark.parametrize("limit_id", RANGED)
 @given(data=st.data())
-def test_values_inside_the_range_are_accepted(flavour: str, limit_id: str, data: st.DataObject) -> None:
+def test_values_inside_the_range_are_accepted(flavour: Flavour, limit_id: str, data: st.DataObject) -> None:
     limit = BY_ID[limit_id]
     _expect_accepted(flavour, limit, data.draw(limit.inside, label=limit.id))
 
 
 @pytest.mark.parametrize("limit_id", RANGED)
 @given(data=st.data())
-def test_values_outside_the_range_are_refused(flavour: str, limit_id: str, data: st.DataObject) -> None:
+def test_values_outside_the_range_are_refused(flavour: Flavour, limit_id: str, data: st.DataObject) -> None:
     limit = BY_ID[limit_id]
     _expect_refused(flavour, limit, data.draw(limit.outside, label=limit.id))
 
 
 @pytest.mark.clause("TS-VAL-001")
 @pytest.mark.parametrize("member", ALL_NAMES)
-def test_unknown_field_is_refused(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member])  # type: ignore[arg-type]
+def test_unknown_field_is_refused(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member])
     arguments = {**VALID_ARGUMENTS[member], "extra": None}
     report = payload(execute(toolset, function_call(member, arguments)))
     reached = [name for name in driver.log.names() if name != "state"]
@@ -398,8 +399,8 @@ def test_unknown_field_is_refused(flavour: str, member: str) -> None:
 
 @pytest.mark.clause("TS-VAL-001")
 @pytest.mark.parametrize("member", [name for name in ALL_NAMES if VALID_ARGUMENTS[name]])
-def test_missing_field_is_refused(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member])  # type: ignore[arg-type]
+def test_missing_field_is_refused(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member])
     arguments = dict(VALID_ARGUMENTS[member])
     arguments.pop(next(iter(arguments)))
     report = payload(execute(toolset, function_call(member, arguments)))
@@ -417,8 +418,8 @@ MALFORMED = {"truncated": '{"tab_id": null', "array": "[]", "string": '"tab_id"'
 @pytest.mark.clause("TS-VAL-001")
 @pytest.mark.parametrize("member", ["get_page_text", "click", "navigate"])
 @pytest.mark.parametrize("shape", sorted(MALFORMED))
-def test_malformed_arguments_are_refused(flavour: str, member: str, shape: str) -> None:
-    toolset, driver = gated(flavour, [member])  # type: ignore[arg-type]
+def test_malformed_arguments_are_refused(flavour: Flavour, member: str, shape: str) -> None:
+    toolset, driver = gated(flavour, [member])
     report = payload(execute(toolset, function_call(member, MALFORMED[shape])))
     reached = [name for name in driver.log.names() if name != "state"]
     expect(report.get("ok") is False and reached == [], "TS-VAL-001", f"malformed {shape} arguments reached {reached}")
@@ -426,8 +427,8 @@ def test_malformed_arguments_are_refused(flavour: str, member: str, shape: str) 
 
 @pytest.mark.clause("TS-VAL-001", "TS-CONF-007")
 @pytest.mark.parametrize("member", ["get_page_text", "screenshot"])
-def test_invalid_protected_read_asks_no_consent(flavour: str, member: str) -> None:
-    toolset, driver = gated(flavour, [member], confirm_reads=[member])  # type: ignore[arg-type]
+def test_invalid_protected_read_asks_no_consent(flavour: Flavour, member: str) -> None:
+    toolset, driver = gated(flavour, [member], confirm_reads=[member])
     report = payload(execute(toolset, function_call(member, {"tab_id": 5})))
     expect(report.get("ok") is False, "TS-VAL-001", "an invalid protected read succeeded")
     expect(driver.log.names() == [], "TS-VAL-001", f"an invalid protected read reached {driver.log.names()}")
