@@ -48,7 +48,7 @@ INPUT_KINDS = frozenset(
 # --- refs from a structured read ---------------------------------------------------------------------------
 
 
-def read_elements(subject: Subject, filter_: str = "all") -> list[dict[str, Any]]:
+def read_elements(subject: Subject, filter_: str = "all") -> list[Mapping[str, Any]]:
     """The elements of a structured read_page; a driver whose reads are plain text cannot be targeted."""
     subject.require("read_page")
     outcome = subject.call("read_page", filter=filter_, tab_id=None)

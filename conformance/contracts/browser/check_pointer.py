@@ -71,7 +71,9 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
         clicks = since(env, position, "click")
         details = [e.get("detail") for e in clicks]
         expect(
-            len(clicks) == count and details[-1] == count,
+            # A driver may send every press (detail 1, 2, 3) or only the last one with its count; either way the
+            # page must end on a click it counts as the requested multi-click, and see no more clicks than that.
+            bool(details) and details[-1] == count and len(clicks) <= count,
             "BR-PTR-003",
             f"click_count={count} gave clicks with counts {details}",
         )
