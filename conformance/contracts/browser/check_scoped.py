@@ -119,11 +119,19 @@ def test_a_scope_root_and_depth_bound_the_read(subject: Subject, env: Environmen
     leaked = contains_any(payment_read, PRIVATE_VALUES)
     expect(not leaked, "BR-PRIV-004", f"the Payment read discloses the private PIN value {leaked}")
     shallow = scoped_report(scoped(subject, itinerary, depth=2))
-    deep_parts = [part for part in ("pack a raincoat", "Deep itinerary action") if part in everything(shallow)]
+    deep_controls = [str(e.get("label")) for e in read_elements(shallow) if "Deep itinerary" in str(e.get("label"))]
     expect(
-        not deep_parts,
+        not deep_controls,
         "BR-SCOPE-005",
-        f"a depth-2 read of Itinerary reports content nested twelve levels down: {deep_parts}",
+        f"a depth-2 read of Itinerary reports a control nested twelve levels down: {deep_controls}",
+    )
+    # The kit's reading of "depth counts DOM traversal within the root": text the traversal never reached is
+    # not part of the read either, even where a browser API could hand over the whole subtree's text at once.
+    deep_text = [part for part in ("pack a raincoat",) if part in squash(str(shallow.get("text", "")))]
+    expect(
+        not deep_text,
+        "BR-SCOPE-005",
+        f"a depth-2 read of Itinerary reports text nested twelve levels down: {deep_text}",
     )
 
 
