@@ -12,9 +12,6 @@ from conformance.contracts.toolset._harness import browser_toolset
 from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
 from conformance.probes import Flavour, browser_probe
 
-pytestmark = pytest.mark.clause("TS-SCHEMA-001", "TS-SCHEMA-003")
-
-
 def _every_member_toolset(flavour: Flavour) -> Any:
     driver = browser_probe(flavour)
     confirm = driver.log.callback("confirm", flavour=flavour)

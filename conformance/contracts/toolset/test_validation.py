@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -39,7 +39,6 @@ class Limit:
     invalid: tuple[Any, ...]
     inside: Any = None  # hypothesis strategy of valid values
     outside: Any = None  # hypothesis strategy of invalid values
-    extra: dict[str, Any] = field(default_factory=dict)  # other fields to set alongside
 
     @property
     def id(self) -> str:
