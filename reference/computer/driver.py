@@ -34,6 +34,10 @@ DEFAULT_WAIT_SECONDS = 1.0
 # whole notches with it.
 DEFAULT_PIXELS_PER_NOTCH = 120
 DEFAULT_DRAG_STEP_SECONDS = 0.01
+# Chromium reports a button event it handles late at the pointer position current when it handles it. A pointer
+# that leaves at once after a release can turn a click into a drag in the page's eyes, so the pointer stays put
+# this long after a release before it moves to another point.
+DEFAULT_RELEASE_SETTLE_SECONDS = 0.05
 # The longest sleep between two checks of the cancellation probe during a wait.
 _CANCEL_POLL_SECONDS = 0.02
 
@@ -105,11 +109,26 @@ class XvfbComputerDriver:
         self.wait_seconds = wait_seconds
         self.pixels_per_notch = pixels_per_notch
         self.drag_step_seconds = drag_step_seconds
+        self.release_settle_seconds = DEFAULT_RELEASE_SETTLE_SECONDS
+        self._last_release_point: tuple[int, int] | None = None
+        self._last_release_time = 0.0
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
     def _point(self, action: Any) -> tuple[int, int]:
         return self.coordinates.to_screen(field(action, "x"), field(action, "y"))
+
+    def _move_pointer(self, x: int, y: int) -> None:
+        """Move the pointer, first letting a release that just happened elsewhere settle (see above)."""
+        if (x, y) != self._last_release_point:
+            remaining = self._last_release_time + self.release_settle_seconds - time.monotonic()
+            if remaining > 0:
+                time.sleep(remaining)
+        self._input.move(x, y)
+
+    def _released(self, x: int, y: int) -> None:
+        self._last_release_point = (x, y)
+        self._last_release_time = time.monotonic()
 
     @contextmanager
     def _held(self, keys: Sequence[str] | None, cancelled: Cancelled) -> Iterator[None]:
@@ -146,8 +165,9 @@ class XvfbComputerDriver:
 
         def body() -> None:
             with self._held(optional_field(action, "keys"), cancelled):
-                self._input.move(x, y)
+                self._move_pointer(x, y)
                 self._input.click(BUTTONS[button_name])
+                self._released(x, y)
 
         self._run(body)
 
@@ -157,8 +177,9 @@ class XvfbComputerDriver:
 
         def body() -> None:
             with self._held(optional_field(action, "keys"), cancelled):
-                self._input.move(x, y)
+                self._move_pointer(x, y)
                 self._input.click(BUTTONS["left"], count=2)
+                self._released(x, y)
 
         self._run(body)
 
@@ -171,7 +192,7 @@ class XvfbComputerDriver:
 
         def body() -> None:
             with self._held(optional_field(action, "keys"), cancelled):
-                self._input.move(*points[0])
+                self._move_pointer(*points[0])
                 self._input.button_down(BUTTONS["left"])
                 for point in points[1:]:
                     _check(cancelled)
@@ -180,6 +201,7 @@ class XvfbComputerDriver:
                     time.sleep(self.drag_step_seconds)
                     self._input.move(*point)
                 self._input.button_up(BUTTONS["left"])
+                self._released(*points[-1])
 
         self._run(body)
 
@@ -212,7 +234,7 @@ class XvfbComputerDriver:
 
         def body() -> None:
             with self._held(optional_field(action, "keys"), cancelled):
-                self._input.move(x, y)
+                self._move_pointer(x, y)
 
         self._run(body)
 
@@ -230,7 +252,7 @@ class XvfbComputerDriver:
 
         def body() -> None:
             with self._held(optional_field(action, "keys"), cancelled):
-                self._input.move(x, y)
+                self._move_pointer(x, y)
                 for button, count in notches:
                     for _ in range(count):
                         _check(cancelled)

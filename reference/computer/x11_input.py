@@ -13,10 +13,10 @@ batch rather than per character.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from Xlib import XK, X, display
+from Xlib import XK, X
 from Xlib.ext import xtest
 
 from .x11_connection import open_display
@@ -192,7 +192,7 @@ class X11Input:
         position = 0
         while position < len(keysyms):
             # The next run whose symbols outside the base keymap all fit in the spare keycodes at once.
-            end, extra = position, set()
+            end, extra = position, set[int]()
             while end < len(keysyms):
                 keysym = keysyms[end]
                 if keysym not in self._base_keysyms:

@@ -1,0 +1,92 @@
+"""Driver methods that accept ``cancelled`` stop sending input once it reports true."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from openai.types.responses import computer_action as actions
+
+from conformance.assertions import expect, not_implemented
+from conformance.computer_harness import ComputerEnvironment, accepts_cancelled, call
+
+from ._support import POINTS, click, describe, of_type, take_shot
+
+LONG_TEXT = "cancel me " * 30
+
+
+def _flips_after(calls: int) -> Callable[[], bool]:
+    """A probe that reports False for its first ``calls`` calls and True from then on."""
+    seen = [0]
+
+    def cancelled() -> bool:
+        seen[0] += 1
+        return seen[0] > calls
+
+    return cancelled
+
+
+@pytest.mark.clause("CO-CANCEL-001")
+def test_typing_stops_when_cancelled(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
+    if not accepts_cancelled(computer_driver, "type"):
+        not_implemented("the cancelled keyword on type")
+    mark = computer_environment.mark()
+    try:
+        call(computer_driver, "type", actions.Type(type="type", text=LONG_TEXT), cancelled=_flips_after(3))
+    except Exception:
+        pass  # stopping by raising is as good as stopping by returning
+    computer_environment.settle()
+    typed = computer_environment.typed_since(mark)
+    expect(len(typed) < len(LONG_TEXT), "CO-CANCEL-001",
+           f"type typed all {len(LONG_TEXT)} characters although cancelled reported true after its third check")
+    expect(LONG_TEXT.startswith(typed), "CO-CANCEL-001", f"cancelled typing left {typed!r}, not a prefix of the text")
+    # Nothing may trickle in after the method returned: a second barrier finds the text unchanged.
+    computer_environment.settle()
+    expect(computer_environment.typed_since(mark) == typed, "CO-CANCEL-001",
+           "keys kept arriving after the cancelled type returned")
+
+
+@pytest.mark.clause("CO-CANCEL-001")
+def test_wait_ends_early_when_cancelled(computer_driver: Any) -> None:
+    if not accepts_cancelled(computer_driver, "wait"):
+        not_implemented("the cancelled keyword on wait")
+    started = time.monotonic()
+    call(computer_driver, "wait", actions.Wait(type="wait"))
+    full = time.monotonic() - started
+    if full < 0.1:
+        pytest.skip(f"wait lasts {full * 1000:.0f} ms, too short to tell an early end")
+    deadline = time.monotonic() + full / 4
+    started = time.monotonic()
+    try:
+        call(computer_driver, "wait", actions.Wait(type="wait"), cancelled=lambda: time.monotonic() > deadline)
+    except Exception:
+        pass
+    cancelled_after = time.monotonic() - started
+    expect(cancelled_after < full * 0.75, "CO-CANCEL-001",
+           f"a {full:.2f} s wait cancelled after {full / 4:.2f} s still lasted {cancelled_after:.2f} s")
+
+
+@pytest.mark.clause("CO-CANCEL-002")
+@pytest.mark.parametrize("method", ["click", "type", "drag"])
+def test_already_cancelled_sends_nothing(
+    computer_driver: Any, computer_environment: ComputerEnvironment, method: str
+) -> None:
+    if not accepts_cancelled(computer_driver, method):
+        not_implemented(f"the cancelled keyword on {method}")
+    shot = take_shot(computer_driver, computer_environment)
+    x, y = shot.to_shot(*POINTS[0])
+    action = {
+        "click": click(x, y),
+        "type": actions.Type(type="type", text="never"),
+        "drag": actions.Drag(type="drag", path=[{"x": x, "y": y}, {"x": x + 20, "y": y + 20}]),  # type: ignore[list-item]
+    }[method]
+    mark = computer_environment.mark()
+    try:
+        call(computer_driver, method, action, cancelled=lambda: True)
+    except Exception:
+        pass
+    events = [e for e in computer_environment.quiet(mark) if e.get("type") != "pointermove" or method == "drag"]
+    expect(not of_type(events, "mousedown", "mouseup", "click", "keydown", "input", "pointermove"), "CO-CANCEL-002",
+           f"{method} with cancelled already true sent input: {describe(events)}")

@@ -1,0 +1,90 @@
+"""Screenshots: a valid image of the whole, current screen, in the coordinate space actions use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from openai.types.responses import computer_action as actions
+from PIL import ImageChops
+
+from conformance.assertions import expect
+from conformance.computer_harness import ComputerEnvironment, call
+
+from ._support import click, decode_image_url, describe, of_type, take_shot
+
+TARGET_RED = (255, 0, 0)
+
+
+@pytest.mark.clause("CO-SHOT-001")
+def test_screenshot_is_a_computer_screenshot(computer_driver: Any) -> None:
+    screenshot = call(computer_driver, "screenshot")
+    expect(isinstance(screenshot, dict) and screenshot.get("type") == "computer_screenshot", "CO-SHOT-001",
+           f"screenshot returned {type(screenshot).__name__} {str(screenshot)[:80]!r}")
+    sources = [screenshot.get(key) for key in ("image_url", "file_id")]
+    expect(any(isinstance(source, str) and source.strip() for source in sources), "CO-SHOT-001",
+           "screenshot has neither a nonempty image_url nor a nonempty file_id")
+
+
+@pytest.mark.clause("CO-SHOT-002")
+def test_screenshot_decodes_at_the_screen_size_or_one_scale(
+    computer_driver: Any, computer_environment: ComputerEnvironment
+) -> None:
+    screenshot = call(computer_driver, "screenshot")
+    url = screenshot.get("image_url") or ""
+    if not url.startswith("data:"):
+        pytest.skip("screenshot is not a data URL; its pixels cannot be checked here")
+    try:
+        image = decode_image_url(url)
+    except Exception as error:
+        expect(False, "CO-SHOT-002", f"image_url does not decode as an image: {error}")
+    width, height = computer_environment.screen_size
+    scale_x, scale_y = image.width / width, image.height / height
+    expect(0 < scale_x <= 1 and abs(scale_x - scale_y) <= 2 / min(image.width, image.height), "CO-SHOT-002",
+           f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is not one uniform scale")
+
+
+@pytest.mark.clause("CO-SHOT-003")
+def test_screenshot_shows_the_current_screen(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
+    before = take_shot(computer_driver, computer_environment)
+    mark = computer_environment.mark()
+    call(computer_driver, "type", actions.Type(type="type", text="WWWWWWWWWWWWWWWWWWWW"))
+    computer_environment.wait_for(mark, lambda seen: len(of_type(seen, "input")) >= 20)
+    after = take_shot(computer_driver, computer_environment)
+    # The typing area spans screen pixels 40..560 x 40..180; twenty Ws change it visibly.
+    box = (*before.to_shot(40, 40), *before.to_shot(560, 180))
+    difference = ImageChops.difference(before.image.convert("RGB").crop(box), after.image.convert("RGB").crop(box))
+    expect(difference.getbbox() is not None, "CO-SHOT-003",
+           "the screenshot after typing into the text area is identical there to the one before")
+
+
+def _find_target(image: Any) -> tuple[int, int] | None:
+    """Centre of the pure red square in a screenshot (scaled images blend its edges, so match loosely)."""
+    rgb = image.convert("RGB")
+    red, green, blue = rgb.split()
+    strong_red = red.point(lambda value: 255 if value >= 200 else 0)
+    no_green = green.point(lambda value: 255 if value <= 60 else 0)
+    no_blue = blue.point(lambda value: 255 if value <= 60 else 0)
+    hits = ImageChops.multiply(ImageChops.multiply(strong_red, no_green), no_blue).getbbox()
+    if hits is None:
+        return None
+    left, top, right, bottom = hits
+    return (left + right - 1) // 2, (top + bottom - 1) // 2
+
+
+@pytest.mark.clause("CO-COORD-001")
+def test_clicking_what_the_screenshot_shows_hits_it(
+    computer_driver: Any, computer_environment: ComputerEnvironment
+) -> None:
+    shot = take_shot(computer_driver, computer_environment)
+    centre = _find_target(shot.image)
+    expect(centre is not None, "CO-COORD-001", "the red target the page draws is not in the screenshot")
+    assert centre is not None
+    mark = computer_environment.mark()
+    call(computer_driver, "click", click(*centre))
+    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
+    hits = [event.get("target") for event in of_type(events, "click")]
+    target = computer_environment.target()
+    expect(hits == ["target"], "CO-COORD-001",
+           f"clicked screenshot pixel {centre}, the target is at page ({target.left}, {target.top}) "
+           f"size {target.width}; the page saw {describe(of_type(events, 'click'))}")
