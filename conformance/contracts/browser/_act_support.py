@@ -181,7 +181,15 @@ def mark(env: Environment) -> int:
 
 
 def since(env: Environment, position: int, kind: str | None = None) -> list[Effect]:
-    return [effect for effect in env.effects()[position:] if kind is None or effect.get("kind") == kind]
+    """Effects recorded after ``position``, in the order the page made them.
+
+    Beacons can reach the server out of order, so arrival order is not event order. Within one page the
+    recorder's ``seq`` is; a window spanning several pages keeps arrival order, as no shared clock exists.
+    """
+    window = env.effects()[position:]
+    if len({(effect.get("page"), effect.get("origin")) for effect in window}) == 1:
+        window = sorted(window, key=lambda effect: int(effect.get("seq", 0)))
+    return [effect for effect in window if kind is None or effect.get("kind") == kind]
 
 
 def input_effects_since(env: Environment, position: int, *, ignore: Iterable[str] = ()) -> list[Effect]:
