@@ -291,7 +291,8 @@ def share_of_colour(
     """The share of pixels in ``box`` (default: all) within ``tolerance`` of ``colour`` on every channel."""
     region = picture.crop(box) if box else picture
     small = region.resize((max(1, region.width // 4), max(1, region.height // 4)))
-    pixels = list(small.getdata())
+    raw = small.convert("RGB").tobytes()  # portable across Pillow versions (getdata is deprecated)
+    pixels = [raw[index : index + 3] for index in range(0, len(raw), 3)]
     if not pixels:
         return 0.0
     close = sum(1 for pixel in pixels if all(abs(int(a) - b) <= tolerance for a, b in zip(pixel, colour, strict=True)))
