@@ -53,7 +53,7 @@ def diagnostic_report(outcome: Outcome) -> dict[str, Any]:
         f"omitted must list documented codes, got {omitted!r}",
     )
     outcome.expect_sdk_accepted()
-    return raw
+    return dict(raw)
 
 
 def markers(text: str, pattern: str) -> set[str]:

@@ -3,6 +3,8 @@ recovers afterwards (BR-ERR)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from conformance.assertions import expect
@@ -35,10 +37,11 @@ def provoke_failures(subject: Subject) -> list[Outcome]:
         act_on(subject, action, "#save"),
         act_on(subject, action, "kit-never-issued-ref", tab_id="kit-never-issued-tab"),
     ]
-    for member, arguments in (
+    reads: tuple[tuple[str, dict[str, Any]], ...] = (
         ("read_page", {"filter": "all", "tab_id": "kit-never-issued-tab"}),
         ("get_page_text", {"tab_id": "kit-never-issued-tab"}),
-    ):
+    )
+    for member, arguments in reads:
         if subject.implements(member):
             failures.append(subject.call(member, **arguments))
     return failures

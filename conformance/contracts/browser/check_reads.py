@@ -199,7 +199,7 @@ def test_find_reports_the_matching_control(subject: Subject, env: Environment) -
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-READ-021")
 def test_reads_change_nothing_on_the_page(subject: Subject, env: Environment) -> None:
-    reads = {
+    reads: dict[str, dict[str, Any]] = {
         "read_page": {"filter": "all", "tab_id": None},
         "get_page_text": {"tab_id": None},
         "find": {"query": "Save preferences", "tab_id": None},

@@ -60,7 +60,7 @@ def scoped_report(outcome: Outcome) -> dict[str, Any]:
         expect(ref not in seen, "BR-SCOPE-003", f"{spot} repeats scope ref {ref!r}")
         expect(ref not in refs, "BR-SCOPE-003", f"{spot} ref {ref!r} equals an element ref")
         seen.add(str(ref))
-    return raw
+    return dict(raw)
 
 
 def scope_ref(report: dict[str, Any], label_part: str) -> str | None:
