@@ -39,19 +39,19 @@ INTERACTION_KINDS: tuple[str, ...] = (
     "wheel",
 )
 
-# Pieces of text that only appear when an error message passes on a library's exception or traceback.
+# Pieces of text that only appear when an error message passes on a library's exception or traceback
+# (compared case-insensitively). Ordinary safe wording such as "Error:" or "waiting for" is deliberately absent.
 RAW_ERROR_MARKERS: tuple[str, ...] = (
-    "Traceback",
-    'File "',
-    "Call log",
+    "traceback",
+    'file "',
+    "call log",
     "playwright",
     "locator(",
-    "waiting for",
-    "TimeoutError",
+    "timeouterror",
     "=====",
-    "Error: ",
     "selenium",
     "puppeteer",
+    "devtools",
 )
 
 

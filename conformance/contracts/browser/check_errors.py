@@ -61,7 +61,7 @@ def test_browser_errors_are_safe_and_recoverable(subject: Subject, env: Environm
             "BR-ERR-001",
             f"a BrowserError message repeats the page URL: {message!r}",
         )
-        internals = [marker for marker in RAW_ERROR_MARKERS if marker in message]
+        internals = [marker for marker in RAW_ERROR_MARKERS if marker in message.casefold()]
         expect(
             not internals and len(message) <= 500,
             "BR-ERR-002",
