@@ -35,7 +35,7 @@ POINTER_CLAUSES: tuple[Clause, ...] = (
     Clause("CO-MOVE-001", "002", _DRIVER,
            "move puts the pointer at x, y without pressing a button.", "move"),
     Clause("CO-DRAG-001", "002", _DRIVER,
-           "drag presses at the first path point, passes every later point in order with the button held, and "
+           "drag presses at the first path point, moves along the path in order with the button held, and "
            "releases at the last point.", "drag"),
     Clause("CO-SCROLL-001", "002", _DRIVER,
            "scroll scrolls at x, y in the direction of scroll_x and scroll_y, by about their size.", "scroll"),

@@ -33,7 +33,7 @@ DEFAULT_WAIT_SECONDS = 1.0
 # Chromium and Firefox on X scroll about this many CSS pixels per wheel notch; scroll distances are converted to
 # whole notches with it.
 DEFAULT_PIXELS_PER_NOTCH = 120
-DEFAULT_DRAG_STEP_SECONDS = 0.01
+DEFAULT_DRAG_STEP_SECONDS = 0.02
 # Chromium reports a button event it handles late at the pointer position current when it handles it. A pointer
 # that leaves at once after a release can turn a click into a drag in the page's eyes, so the pointer stays put
 # this long after a release before it moves to another point.

@@ -1,0 +1,88 @@
+"""The Docker desktop: how its container is locked down (read back through the Docker SDK) and its cleanup.
+
+Skipped when no Docker engine answers (start one with containers/start-dockerd.sh).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from reference.computer import XvfbComputerDriver
+from reference.desktop import DesktopSettings, DockerDesktop
+from reference.desktop.displays import lock_path, socket_path
+
+from .conftest import PAGES
+
+docker = pytest.importorskip("docker")
+
+
+def _engine() -> Any:
+    try:
+        client = docker.from_env()
+        client.ping()
+    except docker.errors.DockerException as error:
+        pytest.skip(f"no Docker engine answers ({error}); run containers/start-dockerd.sh")
+    return client
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[tuple[DockerDesktop, Any]]:
+    client = _engine()
+    desktop = DockerDesktop(DesktopSettings(site_dir=PAGES, start_path="input-recorder.html"), client=client)
+    with desktop:
+        assert desktop.container is not None
+        yield desktop, client.containers.get(desktop.container.id)
+    client.close()
+
+
+def test_container_runs_as_an_unprivileged_user(running: tuple[DockerDesktop, Any]) -> None:
+    _, container = running
+    assert container.attrs["Config"]["User"] == "1000:1000"
+    top = container.top(ps_args="-o pid,uid,comm")
+    uid_column = top["Titles"].index("UID")
+    users = {row[uid_column] for row in top["Processes"]}
+    # docker-init (the container's pid 1) runs as the container user too; nothing runs as root.
+    assert users == {"1000"}, top["Processes"]
+
+
+def test_container_has_no_network_and_no_capabilities(running: tuple[DockerDesktop, Any]) -> None:
+    _, container = running
+    host = container.attrs["HostConfig"]
+    assert host["NetworkMode"] == "none"
+    assert host["CapDrop"] == ["ALL"]
+    assert not host.get("CapAdd")
+    assert not host["Privileged"]
+    assert "no-new-privileges" in host["SecurityOpt"]
+    assert host["ReadonlyRootfs"] is True
+    networks = container.attrs["NetworkSettings"]["Networks"]
+    assert set(networks) == {"none"}
+    # Only the loopback interface exists inside.
+    interfaces = container.exec_run(["cat", "/proc/net/dev"], user="1000").output.decode()
+    names = {line.split(":")[0].strip() for line in interfaces.splitlines()[2:]}
+    assert names == {"lo"}
+
+
+def test_the_host_drives_the_container_display(running: tuple[DockerDesktop, Any]) -> None:
+    desktop, _ = running
+    with XvfbComputerDriver(desktop.display) as driver:
+        assert driver.screen_size == (1280, 800)
+        assert driver.screenshot()["image_url"].startswith("data:image/png;base64,")
+    assert any(event.get("type") == "ready" for event in desktop.read_events())
+
+
+def test_stopping_removes_the_container_socket_and_lock() -> None:
+    client = _engine()
+    desktop = DockerDesktop(DesktopSettings(width=640, height=480), client=client)
+    with desktop:
+        assert desktop.container is not None
+        container_id = desktop.container.id
+        number = int(desktop.display[1:])
+        assert socket_path(number).exists()
+    with pytest.raises(docker.errors.NotFound):
+        client.containers.get(container_id)
+    assert not socket_path(number).exists()
+    assert not lock_path(number).exists()
+    client.close()
