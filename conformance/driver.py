@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -37,8 +38,17 @@ class HarnessLoop:
         return value
 
     def sleep(self, seconds: float) -> None:
-        """Sleep while letting the loop run its callbacks (an async driver's dialog handlers, for instance)."""
-        self._runner.run(asyncio.sleep(seconds))
+        """Sleep while letting the loop run its callbacks (an async driver's dialog handlers, for instance).
+
+        A sync Playwright driver keeps its own event loop marked as running in this thread, and the harness
+        loop cannot run inside it; such a driver needs no turning from here, so a plain sleep serves it.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._runner.run(asyncio.sleep(seconds))
+        else:
+            time.sleep(seconds)
 
     def close(self) -> None:
         self._runner.close()
