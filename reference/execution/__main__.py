@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--host", default=LOOPBACK, help="address to bind (default loopback)")
     parser.add_argument("--port", type=int, default=8787)
+    parser.add_argument("--unix-socket", help="serve on this unix socket instead of TCP (for network-less containers)")
     parser.add_argument("--deadline", type=float, default=ExecutionLimits.deadline_s, help="seconds per call")
     parser.add_argument("--memory-mb", type=int, default=ExecutionLimits.memory_bytes // (1024 * 1024))
     parser.add_argument("--allow-network", action="store_true", help="run runtimes with network access")
@@ -46,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             host=options.host,
             port=options.port,
             isolate_network=not options.allow_network,
+            unix_socket=options.unix_socket,
         )
     except (IsolationUnavailable, ValueError, OSError) as problem:
         print(f"error: {problem}", file=sys.stderr)

@@ -7,15 +7,19 @@ instead of running anything; the reply is validated item by item (``input_text``
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-from collections.abc import Callable
-from typing import Final
-from urllib import error, request
-
-from openai.types.responses import ResponseFunctionCallOutputItemListParam
+import socket
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Final
+from urllib.parse import unquote, urlsplit
 
 from .protocol import validate_output
+
+if TYPE_CHECKING:
+    # Only a type: the package must import without the SDK inside a desktop container (stdlib, Pillow, PyAutoGUI).
+    from openai.types.responses import ResponseFunctionCallOutputItemListParam
 
 TOKEN_VARIABLE: Final = "OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN"
 ENDPOINT_VARIABLE: Final = "OPENAI_EXAMPLE_CODE_EXECUTION_URL"
@@ -47,14 +51,16 @@ def execute_in_sandbox(
     if bearer:
         headers["Authorization"] = f"Bearer {bearer}"
     body = json.dumps({"session_id": session_id, "language": "python", "code": code}).encode()
-    outgoing = request.Request(endpoint, data=body, headers=headers, method="POST")
     try:
-        with request.urlopen(outgoing, timeout=timeout_s) as response:
-            payload = json.loads(response.read())
-    except error.HTTPError as refused:
-        raise ExecutionServiceError(f"The execution service answered HTTP {refused.code}.") from None
-    except (OSError, ValueError) as failure:
+        status, raw = _post(endpoint, body, headers, timeout_s)
+    except (OSError, http.client.HTTPException, ValueError) as failure:
         raise ExecutionServiceError(f"The execution service could not be reached ({type(failure).__name__}).") from None
+    if status != 200:
+        raise ExecutionServiceError(f"The execution service answered HTTP {status}.")
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise ExecutionServiceError("The execution service answered with something other than JSON.") from None
     output = payload.get("output") if isinstance(payload, dict) else None
     try:
         items = validate_output(output)
@@ -67,3 +73,36 @@ def execute_in_sandbox(
         else:
             result.append({"type": "input_image", "image_url": item["image_url"], "detail": "original"})
     return result
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    """HTTP over a unix socket, for a service inside a container that has no network at all."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self._path)
+
+
+def _post(endpoint: str, body: bytes, headers: Mapping[str, str], timeout_s: float) -> tuple[int, bytes]:
+    """POST to ``http://``/``https://`` URLs or ``http+unix://<percent-encoded socket path>/<path>``."""
+    parts = urlsplit(endpoint)
+    connection: http.client.HTTPConnection
+    if parts.scheme == "http+unix":
+        connection = _UnixConnection(unquote(parts.netloc), timeout_s)
+    elif parts.scheme == "https":
+        connection = http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout_s)
+    elif parts.scheme == "http":
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s)
+    else:
+        raise ValueError(f"unsupported endpoint scheme {parts.scheme!r}")
+    try:
+        connection.request("POST", parts.path or "/", body=body, headers=dict(headers))
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()

@@ -7,13 +7,18 @@ Binds to loopback unless told otherwise. Replies are JSON: ``{"output": [...]}``
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
+import os
+import socket
+import socketserver
 import threading
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
+from urllib.parse import quote
 
 from .limits import ExecutionLimits
 from .protocol import RequestError, parse_request
@@ -28,7 +33,7 @@ class IsolationUnavailable(RuntimeError):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: _Server | _UnixServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -122,6 +127,26 @@ class _Server(ThreadingHTTPServer):
         self.service = service
 
 
+class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """The same handler on a unix socket: for a service inside a container started with ``--network none``."""
+
+    daemon_threads = True
+
+    def __init__(self, path: str, service: ExecutionService) -> None:
+        if os.path.exists(path):
+            # Only a stale socket may be replaced, never an arbitrary file at that path.
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                try:
+                    probe.connect(path)
+                except OSError:
+                    os.unlink(path)
+                else:
+                    raise OSError(f"another service is already listening on {path}")
+        super().__init__(path, _Handler)
+        os.chmod(path, 0o600)
+        self.service = service
+
+
 class ExecutionService:
     """Serve code execution until :meth:`stop` (or the end of a ``with`` block).
 
@@ -139,6 +164,7 @@ class ExecutionService:
         host: str = LOOPBACK,
         port: int = 0,
         isolate_network: bool = True,
+        unix_socket: str | None = None,
     ) -> None:
         if len(token) < 16:
             raise ValueError("the bearer token must be at least 16 characters")
@@ -155,13 +181,20 @@ class ExecutionService:
             prefix = found
         self.network_isolated = isolate_network
         self.pool = SessionPool(RuntimeSettings(self.limits, display, tuple(prefix)))
-        self._server = _Server((host, port), self)
+        self._server: _Server | _UnixServer = (
+            _UnixServer(unix_socket, self) if unix_socket is not None else _Server((host, port), self)
+        )
+        self._unix_socket = unix_socket
         self._thread: threading.Thread | None = None
 
     @property
     def endpoint(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}{EXECUTE_PATH}"
+        """``http://host:port/execute``, or ``http+unix://<socket path, percent-encoded>/execute``."""
+        if self._unix_socket is not None:
+            return f"http+unix://{quote(self._unix_socket, safe='')}{EXECUTE_PATH}"
+        address = self._server.server_address
+        assert isinstance(address, tuple)
+        return f"http://{address[0]!s}:{address[1]}{EXECUTE_PATH}"
 
     def authorized(self, header: str | None) -> bool:
         if header is None or not header.startswith("Bearer "):
@@ -179,6 +212,9 @@ class ExecutionService:
         if self._thread is not None:
             self._thread.join(timeout=10)
         self.pool.close()
+        if self._unix_socket is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._unix_socket)
 
     def __enter__(self) -> ExecutionService:
         return self.start()
