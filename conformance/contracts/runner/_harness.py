@@ -268,6 +268,22 @@ class Harness:
             replies[member] = Act(act)
         return replies
 
+    def _computer_replies(self) -> dict[str, object]:
+        from conformance.members import COMPUTER_METHODS
+        from conformance.probes import default_computer_screenshot
+
+        def reply_for(method: str) -> Act:
+            def act(argument: object) -> object:
+                # Screenshots follow every action; only the actions themselves are effects on the timeline.
+                if method == "screenshot":
+                    return default_computer_screenshot()
+                self.timeline.add(f"call:computer_{method}:")
+                return None
+
+            return Act(act)
+
+        return {method: reply_for(method) for method in COMPUTER_METHODS}
+
     def build_runner(self) -> Any:
         flavour = self.mode.flavour
         browser = computer = None
@@ -278,7 +294,7 @@ class Harness:
             toolset = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
             browser = toolset(probe, confirm=self._confirm())  # type: ignore[arg-type]
         if self.setup.computer:
-            computer_driver = computer_probe(flavour, log=self.probe_log)
+            computer_driver = computer_probe(flavour, log=self.probe_log, replies=self._computer_replies())
             computer = (ComputerToolset if flavour == "sync" else AsyncComputerToolset)(computer_driver)  # type: ignore[arg-type]
         if flavour == "sync":
             functions: list[Any] = [

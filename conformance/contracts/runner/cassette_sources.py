@@ -16,6 +16,7 @@ from collections.abc import Callable
 from conformance import cassettes
 from conformance.cassette_builder import (
     CassetteBuilder,
+    computer_call,
     function_call,
     image_generation_call,
     mcp_approval_request,
@@ -105,6 +106,15 @@ def _function_then_browser() -> CassetteBuilder:
     return (
         _b("function-then-browser", "An ordinary function then a browser read: a deferral holds the suffix.")
         .turn(call("lookup", "c1"), page_text("c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("computer-then-function")
+def _computer_then_function() -> CassetteBuilder:
+    return (
+        _b("computer-then-function", "A native computer click, then an ordinary function, in one response.")
+        .turn(computer_call({"type": "click", "x": 10, "y": 20, "button": "left"}, call_id="c1"), call("lookup", "c2"))
         .turn(message("Done."))
     )
 

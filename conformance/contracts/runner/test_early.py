@@ -73,6 +73,25 @@ def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
            f"listed function waited: {outcome.timeline.entries}")
 
 
+@pytest.mark.clause("RN-EARLY-004", "RN-EARLY-003")
+@pytest.mark.parametrize("flag", [True, False])
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_computer_flag_selects_native_dispatcher(flag: bool, mode: Mode) -> None:
+    setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": flag})
+    outcome = run("computer-then-function", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-004", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    click_waited = _after_completion(entries, "call:computer_click:")
+    expect(click_waited is not flag, "RN-EARLY-004", f"computer flag {flag} not honoured: {entries}")
+    # With the computer deferred, the listed function after it must wait too (the deferral holds the suffix).
+    expect(
+        _after_completion(entries, "call:lookup:c2") is not flag,
+        "RN-EARLY-003",
+        f"function after the computer call: {entries}",
+    )
+    expect(entries.index("call:computer_click:") < entries.index("call:lookup:c2"), "RN-EARLY-003", "order lost")
+
+
 @pytest.mark.clause("RN-EARLY-004")
 def test_computer_flag_without_computer_is_rejected() -> None:
     from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
