@@ -84,11 +84,7 @@ class ComputerEnvironment:
 
     def events_since(self, mark: int) -> list[Event]:
         barrier = self._input_barrier()
-        return [
-            event
-            for event in self.events()
-            if int(event.get("seq", 0)) > mark and not barrier.is_sentinel(event)
-        ]
+        return [event for event in self.events() if int(event.get("seq", 0)) > mark and not barrier.is_sentinel(event)]
 
     def _input_barrier(self) -> _InputBarrier:
         if self._barrier is None:

@@ -86,7 +86,7 @@ class XvfbComputerDriver:
         drag_step_seconds: float = DEFAULT_DRAG_STEP_SECONDS,
     ) -> None:
         if wait_seconds < 0 or drag_step_seconds < 0:
-            raise ValueError(f"wait_seconds and drag_step_seconds must be >= 0, got {wait_seconds}, {drag_step_seconds}")
+            raise ValueError(f"waits must be >= 0 seconds, got {wait_seconds} and {drag_step_seconds}")
         if pixels_per_notch <= 0:
             raise ValueError(f"pixels_per_notch must be positive, got {pixels_per_notch}")
         self._input = X11Input(display)

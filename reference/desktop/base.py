@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from .settings import DesktopSettings
 
@@ -64,7 +64,7 @@ class Desktop(abc.ABC):
     @abc.abstractmethod
     def stop(self) -> None: ...
 
-    def __enter__(self) -> Desktop:
+    def __enter__(self) -> Self:
         try:
             self.start()
         except BaseException:

@@ -133,9 +133,7 @@ class DockerDesktop(Desktop):
         )
         self._display = f":{number}"
         wait_for_display(self._display, deadline, self._container_failure)
-        wait_for_fullscreen_window(
-            self._display, settings.width, settings.height, deadline, self._container_failure
-        )
+        wait_for_fullscreen_window(self._display, settings.width, settings.height, deadline, self._container_failure)
 
     def _container_failure(self) -> str | None:
         assert self.container is not None

@@ -60,9 +60,12 @@ def main() -> int:
         print(f"bench_computer: missing tools {missing} (apt-get install xvfb openbox scrot xdotool)", file=sys.stderr)
         return 2
 
-    with LocalDesktop(DesktopSettings(site_dir=PAGES, start_path="input-recorder.html")) as desktop, \
-            XvfbComputerDriver(desktop.display) as driver, mss.MSS(display=desktop.display) as grabber, \
-            tempfile.TemporaryDirectory() as scratch:
+    with (
+        LocalDesktop(DesktopSettings(site_dir=PAGES, start_path="input-recorder.html")) as desktop,
+        XvfbComputerDriver(desktop.display) as driver,
+        mss.MSS(display=desktop.display) as grabber,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
         time.sleep(1.0)  # let the page finish its first paint so every contender captures the same screen
         env = {**os.environ, "DISPLAY": desktop.display}
         scrot_file = Path(scratch) / "shot.png"
@@ -71,12 +74,15 @@ def main() -> int:
             shot = grabber.grab(grabber.monitors[0])
             return mss.tools.to_png(shot.rgb, shot.size, level=level) or b""
 
-        shots = _interleaved(arguments.rounds, {
-            "driver.screenshot()": driver.screenshot,
-            f"raw mss grab + PNG (level {DEFAULT_PNG_LEVEL})": lambda: raw_grab(DEFAULT_PNG_LEVEL),
-            "raw mss grab + PNG (level 6)": lambda: raw_grab(6),
-            "scrot -o file.png": lambda: subprocess.run(["scrot", "-o", str(scrot_file)], env=env, check=True),
-        })
+        shots = _interleaved(
+            arguments.rounds,
+            {
+                "driver.screenshot()": driver.screenshot,
+                f"raw mss grab + PNG (level {DEFAULT_PNG_LEVEL})": lambda: raw_grab(DEFAULT_PNG_LEVEL),
+                "raw mss grab + PNG (level 6)": lambda: raw_grab(6),
+                "scrot -o file.png": lambda: subprocess.run(["scrot", "-o", str(scrot_file)], env=env, check=True),
+            },
+        )
 
         x, y = 1000, 600
         here = actions.Click(type="click", x=x, y=y, button="left")
@@ -88,13 +94,18 @@ def main() -> int:
             alternate.reverse()
 
         # All three click at one point, so none of them pays for moving the pointer away from a release.
-        clicks = _interleaved(arguments.rounds, {
-            "driver.click() (same point)": lambda: driver.click(here),
-            "xdotool mousemove X Y click 1": lambda: subprocess.run(
-                ["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True),
-            "xdotool ... click --delay 0 1": lambda: subprocess.run(
-                ["xdotool", "mousemove", str(x), str(y), "click", "--delay", "0", "1"], env=env, check=True),
-        })
+        clicks = _interleaved(
+            arguments.rounds,
+            {
+                "driver.click() (same point)": lambda: driver.click(here),
+                "xdotool mousemove X Y click 1": lambda: subprocess.run(
+                    ["xdotool", "mousemove", str(x), str(y), "click", "1"], env=env, check=True
+                ),
+                "xdotool ... click --delay 0 1": lambda: subprocess.run(
+                    ["xdotool", "mousemove", str(x), str(y), "click", "--delay", "0", "1"], env=env, check=True
+                ),
+            },
+        )
         clicks.update(_interleaved(arguments.rounds, {"driver.click() (alternating points)": alternating_click}))
 
     print(f"median of {arguments.rounds} interleaved rounds, ms")

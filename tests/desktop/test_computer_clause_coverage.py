@@ -24,7 +24,7 @@ def _declared_clauses() -> dict[str, set[str]]:
                     and isinstance(decorator.func, ast.Attribute)
                     and decorator.func.attr == "clause"
                 ):
-                    ids = {arg.value for arg in decorator.args if isinstance(arg, ast.Constant)}
+                    ids = {str(arg.value) for arg in decorator.args if isinstance(arg, ast.Constant)}
                     declared.setdefault(f"{module.name}::{node.name}", set()).update(ids)
     return declared
 

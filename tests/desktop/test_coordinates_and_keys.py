@@ -44,8 +44,18 @@ def test_scale_must_shrink_or_keep(scale: float) -> None:
 
 @pytest.mark.parametrize(
     ("name", "keysym_name"),
-    [("CTRL", "Control_L"), ("ctrl", "Control_L"), ("Enter", "Return"), ("ESC", "Escape"), ("ArrowLeft", "Left"),
-     ("PAGE_DOWN", "Next"), ("cmd", "Super_L"), ("F12", "F12"), ("KP_Enter", "KP_Enter"), ("space", "space")],
+    [
+        ("CTRL", "Control_L"),
+        ("ctrl", "Control_L"),
+        ("Enter", "Return"),
+        ("ESC", "Escape"),
+        ("ArrowLeft", "Left"),
+        ("PAGE_DOWN", "Next"),
+        ("cmd", "Super_L"),
+        ("F12", "F12"),
+        ("KP_Enter", "KP_Enter"),
+        ("space", "space"),
+    ],
 )
 def test_key_names(name: str, keysym_name: str) -> None:
     assert key_keysym(name) == XK.string_to_keysym(keysym_name)

@@ -71,7 +71,7 @@ def test_a_failed_start_stops_what_was_started(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_settings_refuse_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="outside 64..8192"):
+    with pytest.raises(ValueError, match=r"outside 64\.\.8192"):
         DesktopSettings(width=10)
     with pytest.raises(NotADirectoryError):
         DesktopSettings(site_dir=tmp_path / "missing")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -33,19 +34,24 @@ def test_typing_stops_when_cancelled(computer_driver: Any, computer_environment:
     if not accepts_cancelled(computer_driver, "type"):
         not_implemented("the cancelled keyword on type")
     mark = computer_environment.mark()
-    try:
+    # Stopping by raising is as good as stopping by returning.
+    with contextlib.suppress(Exception):
         call(computer_driver, "type", actions.Type(type="type", text=LONG_TEXT), cancelled=_flips_after(3))
-    except Exception:
-        pass  # stopping by raising is as good as stopping by returning
     computer_environment.settle()
     typed = computer_environment.typed_since(mark)
-    expect(len(typed) < len(LONG_TEXT), "CO-CANCEL-001",
-           f"type typed all {len(LONG_TEXT)} characters although cancelled reported true after its third check")
+    expect(
+        len(typed) < len(LONG_TEXT),
+        "CO-CANCEL-001",
+        f"type typed all {len(LONG_TEXT)} characters although cancelled reported true after its third check",
+    )
     expect(LONG_TEXT.startswith(typed), "CO-CANCEL-001", f"cancelled typing left {typed!r}, not a prefix of the text")
     # Nothing may trickle in after the method returned: a second barrier finds the text unchanged.
     computer_environment.settle()
-    expect(computer_environment.typed_since(mark) == typed, "CO-CANCEL-001",
-           "keys kept arriving after the cancelled type returned")
+    expect(
+        computer_environment.typed_since(mark) == typed,
+        "CO-CANCEL-001",
+        "keys kept arriving after the cancelled type returned",
+    )
 
 
 @pytest.mark.clause("CO-CANCEL-001")
@@ -59,13 +65,14 @@ def test_wait_ends_early_when_cancelled(computer_driver: Any) -> None:
         pytest.skip(f"wait lasts {full * 1000:.0f} ms, too short to tell an early end")
     deadline = time.monotonic() + full / 4
     started = time.monotonic()
-    try:
+    with contextlib.suppress(Exception):
         call(computer_driver, "wait", actions.Wait(type="wait"), cancelled=lambda: time.monotonic() > deadline)
-    except Exception:
-        pass
     cancelled_after = time.monotonic() - started
-    expect(cancelled_after < full * 0.75, "CO-CANCEL-001",
-           f"a {full:.2f} s wait cancelled after {full / 4:.2f} s still lasted {cancelled_after:.2f} s")
+    expect(
+        cancelled_after < full * 0.75,
+        "CO-CANCEL-001",
+        f"a {full:.2f} s wait cancelled after {full / 4:.2f} s still lasted {cancelled_after:.2f} s",
+    )
 
 
 @pytest.mark.clause("CO-CANCEL-002")
@@ -83,10 +90,11 @@ def test_already_cancelled_sends_nothing(
         "drag": actions.Drag(type="drag", path=[{"x": x, "y": y}, {"x": x + 20, "y": y + 20}]),  # type: ignore[list-item]
     }[method]
     mark = computer_environment.mark()
-    try:
+    with contextlib.suppress(Exception):
         call(computer_driver, method, action, cancelled=lambda: True)
-    except Exception:
-        pass
     events = [e for e in computer_environment.quiet(mark) if e.get("type") != "pointermove" or method == "drag"]
-    expect(not of_type(events, "mousedown", "mouseup", "click", "keydown", "input", "pointermove"), "CO-CANCEL-002",
-           f"{method} with cancelled already true sent input: {describe(events)}")
+    expect(
+        not of_type(events, "mousedown", "mouseup", "click", "keydown", "input", "pointermove"),
+        "CO-CANCEL-002",
+        f"{method} with cancelled already true sent input: {describe(events)}",
+    )

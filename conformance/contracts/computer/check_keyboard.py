@@ -32,7 +32,9 @@ def _type_and_read(driver: Any, environment: ComputerEnvironment, text: str) -> 
         pytest.param("line one\nline two", id="newline"),
     ],
 )
-def test_type_enters_exactly_the_text(computer_driver: Any, computer_environment: ComputerEnvironment, text: str) -> None:
+def test_type_enters_exactly_the_text(
+    computer_driver: Any, computer_environment: ComputerEnvironment, text: str
+) -> None:
     actual = _type_and_read(computer_driver, computer_environment, text)
     expect(actual == text, "CO-TYPE-001", f"typed {text!r}; the page received {actual!r}")
 
@@ -46,8 +48,11 @@ def test_keypress_presses_a_combination(computer_driver: Any, computer_environme
         mark, lambda seen: sum(1 for e in of_type(seen, "keyup") if e["key"] in ("Control", "Alt", "z", "Z")) >= 3
     )
     downs = [e for e in of_type(events, "keydown") if e["key"].lower() == "z"]
-    expect(len(downs) == 1 and downs[0]["ctrl"] and downs[0]["alt"] and not downs[0]["shift"], "CO-KEY-001",
-           f"expected one z press with Ctrl and Alt held (and not Shift), got {describe(events)}")
+    expect(
+        len(downs) == 1 and downs[0]["ctrl"] and downs[0]["alt"] and not downs[0]["shift"],
+        "CO-KEY-001",
+        f"expected one z press with Ctrl and Alt held (and not Shift), got {describe(events)}",
+    )
     released = {e["key"].lower() for e in of_type(events, "keyup")}
     expect({"control", "alt", "z"} <= released, "CO-KEY-001", f"not every key was released: {describe(events)}")
 
@@ -55,8 +60,14 @@ def test_keypress_presses_a_combination(computer_driver: Any, computer_environme
 @pytest.mark.clause("CO-KEY-002")
 @pytest.mark.parametrize(
     ("name", "dom_key"),
-    [("Enter", "Enter"), ("ESC", "Escape"), ("ArrowLeft", "ArrowLeft"), ("BACKSPACE", "Backspace"),
-     ("TAB", "Tab"), ("END", "End")],
+    [
+        ("Enter", "Enter"),
+        ("ESC", "Escape"),
+        ("ArrowLeft", "ArrowLeft"),
+        ("BACKSPACE", "Backspace"),
+        ("TAB", "Tab"),
+        ("END", "End"),
+    ],
 )
 def test_keypress_knows_common_key_names(
     computer_driver: Any, computer_environment: ComputerEnvironment, name: str, dom_key: str

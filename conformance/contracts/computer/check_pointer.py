@@ -101,10 +101,16 @@ def test_move_moves_without_pressing(computer_driver: Any, computer_environment:
         mark, lambda seen: any(near(e, x, y, shot.tolerance) for e in of_type(seen, "pointermove"))
     )
     moves = of_type(events, "pointermove")
-    expect(bool(moves) and near(moves[-1], x, y, shot.tolerance), "CO-MOVE-001",
-           f"pointer did not arrive at ({x}, {y}): {describe(events)}")
-    expect(not of_type(events, "mousedown", "mouseup", "click") and all(m["buttons"] == 0 for m in moves),
-           "CO-MOVE-001", f"move pressed a button: {describe(events)}")
+    expect(
+        bool(moves) and near(moves[-1], x, y, shot.tolerance),
+        "CO-MOVE-001",
+        f"pointer did not arrive at ({x}, {y}): {describe(events)}",
+    )
+    expect(
+        not of_type(events, "mousedown", "mouseup", "click") and all(m["buttons"] == 0 for m in moves),
+        "CO-MOVE-001",
+        f"move pressed a button: {describe(events)}",
+    )
 
 
 @pytest.mark.clause("CO-DRAG-001")
@@ -116,10 +122,16 @@ def test_drag_follows_the_path(computer_driver: Any, computer_environment: Compu
     call(computer_driver, "drag", actions.Drag(type="drag", path=path))  # type: ignore[arg-type]
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
     downs, ups = of_type(events, "mousedown"), of_type(events, "mouseup")
-    expect(len(downs) == 1 and near(downs[0], *screen_path[0], shot.tolerance), "CO-DRAG-001",
-           f"expected one press at {screen_path[0]}, got {describe(events)}")
-    expect(len(ups) == 1 and near(ups[0], *screen_path[-1], shot.tolerance), "CO-DRAG-001",
-           f"expected one release at {screen_path[-1]}, got {describe(events)}")
+    expect(
+        len(downs) == 1 and near(downs[0], *screen_path[0], shot.tolerance),
+        "CO-DRAG-001",
+        f"expected one press at {screen_path[0]}, got {describe(events)}",
+    )
+    expect(
+        len(ups) == 1 and near(ups[0], *screen_path[-1], shot.tolerance),
+        "CO-DRAG-001",
+        f"expected one release at {screen_path[-1]}, got {describe(events)}",
+    )
     held = [e for e in of_type(events, "pointermove") if downs[0]["seq"] < e["seq"] < ups[0]["seq"]]
     expect(all(e["buttons"] & 1 for e in held), "CO-DRAG-001", f"button released mid-drag: {describe(held)}")
     # Chromium merges pointer motions that queue up while it is busy, so under load an intermediate point can
@@ -128,8 +140,11 @@ def test_drag_follows_the_path(computer_driver: Any, computer_environment: Compu
     for event in held:
         while position < len(screen_path) and not near(event, *screen_path[position], shot.tolerance):
             position += 1
-        expect(position < len(screen_path), "CO-DRAG-001",
-               f"the held pointer went off the path or back along it: {describe(held)} for path {screen_path}")
+        expect(
+            position < len(screen_path),
+            "CO-DRAG-001",
+            f"the held pointer went off the path or back along it: {describe(held)} for path {screen_path}",
+        )
 
 
 @pytest.mark.clause("CO-SCROLL-001")
@@ -144,8 +159,11 @@ def test_scroll_goes_the_right_way_by_about_the_distance(
     call(computer_driver, "scroll", actions.Scroll(type="scroll", x=sx, y=sy, scroll_x=scroll_x, scroll_y=scroll_y))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "wheel")))
     wheels = of_type(events, "wheel")
-    expect(bool(wheels) and all(near(e, x, y, shot.tolerance) for e in wheels), "CO-SCROLL-001",
-           f"expected wheel events at ({x}, {y}), got {describe(events)}")
+    expect(
+        bool(wheels) and all(near(e, x, y, shot.tolerance) for e in wheels),
+        "CO-SCROLL-001",
+        f"expected wheel events at ({x}, {y}), got {describe(events)}",
+    )
     total_x = sum(float(e["deltaX"]) for e in wheels)
     total_y = sum(float(e["deltaY"]) for e in wheels)
     for name, asked, moved in (("scroll_x", scroll_x, total_x), ("scroll_y", scroll_y, total_y)):
@@ -156,5 +174,8 @@ def test_scroll_goes_the_right_way_by_about_the_distance(
         # Wheel input moves in notches, and the distance may be in screenshot or screen pixels: accept a
         # factor of three either way of the distance asked for.
         ratio = abs(moved) / abs(asked)
-        expect(1 / 3 <= ratio <= 3 / min(shot.scale_x, shot.scale_y), "CO-SCROLL-001",
-               f"{name}={asked} scrolled {moved} pixels")
+        expect(
+            1 / 3 <= ratio <= 3 / min(shot.scale_x, shot.scale_y),
+            "CO-SCROLL-001",
+            f"{name}={asked} scrolled {moved} pixels",
+        )

@@ -19,11 +19,17 @@ TARGET_RED = (255, 0, 0)
 @pytest.mark.clause("CO-SHOT-001")
 def test_screenshot_is_a_computer_screenshot(computer_driver: Any) -> None:
     screenshot = call(computer_driver, "screenshot")
-    expect(isinstance(screenshot, dict) and screenshot.get("type") == "computer_screenshot", "CO-SHOT-001",
-           f"screenshot returned {type(screenshot).__name__} {str(screenshot)[:80]!r}")
+    expect(
+        isinstance(screenshot, dict) and screenshot.get("type") == "computer_screenshot",
+        "CO-SHOT-001",
+        f"screenshot returned {type(screenshot).__name__} {str(screenshot)[:80]!r}",
+    )
     sources = [screenshot.get(key) for key in ("image_url", "file_id")]
-    expect(any(isinstance(source, str) and source.strip() for source in sources), "CO-SHOT-001",
-           "screenshot has neither a nonempty image_url nor a nonempty file_id")
+    expect(
+        any(isinstance(source, str) and source.strip() for source in sources),
+        "CO-SHOT-001",
+        "screenshot has neither a nonempty image_url nor a nonempty file_id",
+    )
 
 
 @pytest.mark.clause("CO-SHOT-002")
@@ -40,8 +46,11 @@ def test_screenshot_decodes_at_the_screen_size_or_one_scale(
         expect(False, "CO-SHOT-002", f"image_url does not decode as an image: {error}")
     width, height = computer_environment.screen_size
     scale_x, scale_y = image.width / width, image.height / height
-    expect(0 < scale_x <= 1 and abs(scale_x - scale_y) <= 2 / min(image.width, image.height), "CO-SHOT-002",
-           f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is not one uniform scale")
+    expect(
+        0 < scale_x <= 1 and abs(scale_x - scale_y) <= 2 / min(image.width, image.height),
+        "CO-SHOT-002",
+        f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is not one uniform scale",
+    )
 
 
 @pytest.mark.clause("CO-SHOT-003")
@@ -54,8 +63,11 @@ def test_screenshot_shows_the_current_screen(computer_driver: Any, computer_envi
     # The typing area spans screen pixels 40..560 x 40..180; twenty Ws change it visibly.
     box = (*before.to_shot(40, 40), *before.to_shot(560, 180))
     difference = ImageChops.difference(before.image.convert("RGB").crop(box), after.image.convert("RGB").crop(box))
-    expect(difference.getbbox() is not None, "CO-SHOT-003",
-           "the screenshot after typing into the text area is identical there to the one before")
+    expect(
+        difference.getbbox() is not None,
+        "CO-SHOT-003",
+        "the screenshot after typing into the text area is identical there to the one before",
+    )
 
 
 def _find_target(image: Any) -> tuple[int, int] | None:
@@ -85,6 +97,9 @@ def test_clicking_what_the_screenshot_shows_hits_it(
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
     hits = [event.get("target") for event in of_type(events, "click")]
     target = computer_environment.target()
-    expect(hits == ["target"], "CO-COORD-001",
-           f"clicked screenshot pixel {centre}, the target is at page ({target.left}, {target.top}) "
-           f"size {target.width}; the page saw {describe(of_type(events, 'click'))}")
+    expect(
+        hits == ["target"],
+        "CO-COORD-001",
+        f"clicked screenshot pixel {centre}, the target is at page ({target.left}, {target.top}) "
+        f"size {target.width}; the page saw {describe(of_type(events, 'click'))}",
+    )

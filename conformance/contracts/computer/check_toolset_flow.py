@@ -111,15 +111,28 @@ def test_approved_call_reaches_the_desktop_once_in_order(
     events = _input_events(computer_environment, mark)
     # Chromium may hand key events to the page before earlier mouse events (mouse input waits for hit
     # testing), so order is compared within each kind of input: the two clicks, then the typed characters.
-    expect(_clicked(events, [POINTS[1], POINTS[3]]), "CO-FLOW-002",
-           f"expected a click at {POINTS[1]} then one at {POINTS[3]}, got {describe(events)}")
-    expect(computer_environment.typed_since(mark) == "kit", "CO-FLOW-002",
-           f"the page received the text {computer_environment.typed_since(mark)!r}, not 'kit'")
+    expect(
+        _clicked(events, [POINTS[1], POINTS[3]]),
+        "CO-FLOW-002",
+        f"expected a click at {POINTS[1]} then one at {POINTS[3]}, got {describe(events)}",
+    )
+    expect(
+        computer_environment.typed_since(mark) == "kit",
+        "CO-FLOW-002",
+        f"the page received the text {computer_environment.typed_since(mark)!r}, not 'kit'",
+    )
     screenshot = output.get("output", {})
-    expect(screenshot.get("type") == "computer_screenshot" and (screenshot.get("image_url") or screenshot.get("file_id")),
-           "CO-FLOW-002", f"output has no screenshot: {str(output)[:120]}")
-    expect(output.get("acknowledged_safety_checks") == [SAFETY_CHECK], "CO-FLOW-002",
-           f"acknowledged checks are {output.get('acknowledged_safety_checks')}")
+    has_source = bool(screenshot.get("image_url") or screenshot.get("file_id"))
+    expect(
+        screenshot.get("type") == "computer_screenshot" and has_source,
+        "CO-FLOW-002",
+        f"output has no screenshot: {str(output)[:120]}",
+    )
+    expect(
+        output.get("acknowledged_safety_checks") == [SAFETY_CHECK],
+        "CO-FLOW-002",
+        f"acknowledged checks are {output.get('acknowledged_safety_checks')}",
+    )
 
 
 @pytest.mark.clause("CO-FLOW-003")
@@ -134,8 +147,11 @@ def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(
         return True
 
     _execute(computer_driver, call, before_action=approve_all)
-    expect(seen == ["click", "click", "type", "screenshot"], "CO-FLOW-003",
-           f"before_action saw {seen}, expected two clicks, the type and the final screenshot")
+    expect(
+        seen == ["click", "click", "type", "screenshot"],
+        "CO-FLOW-003",
+        f"before_action saw {seen}, expected two clicks, the type and the final screenshot",
+    )
 
     def refuse_typing(action: Any) -> bool:
         return bool(action.type != "type")
@@ -144,10 +160,16 @@ def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(
     with pytest.raises(ComputerUseError):
         _execute(computer_driver, call, before_action=refuse_typing)
     events = _input_events(computer_environment, mark)
-    expect(_clicked(events, [POINTS[1], POINTS[3]]), "CO-FLOW-003",
-           f"the two approved clicks before the refusal should each have happened once: {describe(events)}")
-    expect(not of_type(events, "input", "keydown"), "CO-FLOW-003",
-           f"the refused type action reached the desktop: {describe(events)}")
+    expect(
+        _clicked(events, [POINTS[1], POINTS[3]]),
+        "CO-FLOW-003",
+        f"the two approved clicks before the refusal should each have happened once: {describe(events)}",
+    )
+    expect(
+        not of_type(events, "input", "keydown"),
+        "CO-FLOW-003",
+        f"the refused type action reached the desktop: {describe(events)}",
+    )
 
 
 @pytest.mark.clause("CO-FLOW-004")
@@ -170,7 +192,13 @@ def test_nothing_reaches_the_desktop_after_cancellation(
     with pytest.raises(ComputerUseError):
         _execute(computer_driver, call, before_action=stop_after_the_first_click, cancelled=lambda: stopped[0])
     events = _input_events(computer_environment, mark)
-    expect(_clicked(events, [POINTS[1]]), "CO-FLOW-004",
-           f"only the click before cancelling should have happened: {describe(events)}")
-    expect(not of_type(events, "input", "keydown"), "CO-FLOW-004",
-           f"text was typed after the run was cancelled: {describe(events)}")
+    expect(
+        _clicked(events, [POINTS[1]]),
+        "CO-FLOW-004",
+        f"only the click before cancelling should have happened: {describe(events)}",
+    )
+    expect(
+        not of_type(events, "input", "keydown"),
+        "CO-FLOW-004",
+        f"text was typed after the run was cancelled: {describe(events)}",
+    )

@@ -42,14 +42,26 @@ def _refused(driver: Any, environment: ComputerEnvironment, method: str, action:
 
 @pytest.mark.clause("CO-UNSUP-001")
 @pytest.mark.parametrize("keys", [["NoSuchKey"], ["ctrl", "NotAKeyName"]], ids=["alone", "in-combination"])
-def test_unknown_key_name_raises(computer_driver: Any, computer_environment: ComputerEnvironment, keys: list[str]) -> None:
-    _refused(computer_driver, computer_environment, "keypress", actions.Keypress(type="keypress", keys=keys),
-             f"keypress {keys}")
+def test_unknown_key_name_raises(
+    computer_driver: Any, computer_environment: ComputerEnvironment, keys: list[str]
+) -> None:
+    _refused(
+        computer_driver,
+        computer_environment,
+        "keypress",
+        actions.Keypress(type="keypress", keys=keys),
+        f"keypress {keys}",
+    )
 
 
 @pytest.mark.clause("CO-UNSUP-001")
 def test_point_outside_the_screenshot_raises(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
     shot = take_shot(computer_driver, computer_environment)
     outside = click(shot.image.width + 50, shot.image.height // 2)
-    _refused(computer_driver, computer_environment, "click", outside,
-             f"click at ({outside.x}, {outside.y}) on a {shot.image.width}x{shot.image.height} screenshot")
+    _refused(
+        computer_driver,
+        computer_environment,
+        "click",
+        outside,
+        f"click at ({outside.x}, {outside.y}) on a {shot.image.width}x{shot.image.height} screenshot",
+    )
