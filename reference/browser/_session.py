@@ -273,11 +273,25 @@ class BrowserSession:
             if tab.navigation_failures > failures or tab.page.is_closed():
                 raise BrowserError("The page could not be loaded.")
             if (cancelled is not None and cancelled()) or time.monotonic() > deadline:
-                with contextlib.suppress(Exception):
-                    yield call(tab.page, "evaluate", "() => window.stop()")
+                yield from self.stop_loading(tab)
                 check_cancelled(cancelled)
                 raise BrowserError("The page took too long to load.")
             yield Pause(0.05, tab.page)
+
+    def stop_loading(self, tab: Tab) -> Flow[None]:
+        """Abandon a pending navigation, as the browser's stop button does.
+
+        A page script cannot do this (evaluating in the old document waits for the new one), so it goes through
+        a short-lived Chromium DevTools session for the tab.
+        """
+        try:
+            devtools = yield call(self.context, "new_cdp_session", tab.page)
+            try:
+                yield call(devtools, "send", "Page.stopLoading")
+            finally:
+                yield call(devtools, "detach")
+        except Exception:
+            pass  # the tab closed or committed meanwhile; nothing is loading any more
 
     # ----- event handlers ----------------------------------------------------------------------------------
     def _navigated(self, tab: Tab, frame: Any) -> None:

@@ -249,9 +249,15 @@
     const elements = [];
     const scopes = [];
     const stack = [[root, 0]];
+    const texts = [];
     let visited = 0;
     while (stack.length) {
       const [element, depth] = stack.pop();
+      if (element.nodeType === Node.TEXT_NODE) {
+        const piece = normalize(element.data);
+        if (piece) texts.push(piece);
+        continue;
+      }
       visited += 1;
       if (visited > limits.work_nodes) {
         omitted.add("work_limit");
@@ -277,18 +283,21 @@
         } else if (!options.match || options.match(element, role)) {
           elements.push(describe(element, role, limits, omitted));
         }
-        // Controls hold no further controls worth reporting (a button's inner spans are its label).
-        if (role !== "listbox" && role !== "combobox") continue;
+        // A control's descendants are its label or options, already part of its entry.
         continue;
       }
       if (depth >= options.depth) {
         if (element.firstElementChild) omitted.add("target_limit");
         continue;
       }
-      const children = element.children;
-      for (let index = children.length - 1; index >= 0; index -= 1) stack.push([children[index], depth + 1]);
+      // Text is collected here only for depth-bounded reads; whole-page reads use innerText, which is faster.
+      const children = options.text ? element.childNodes : element.children;
+      for (let index = children.length - 1; index >= 0; index -= 1) {
+        const child = children[index];
+        if (child.nodeType === Node.ELEMENT_NODE || child.nodeType === Node.TEXT_NODE) stack.push([child, depth + 1]);
+      }
     }
-    return { elements, scopes, omitted };
+    return { elements, scopes, omitted, text: texts.join("\n") };
   }
 
   function readText(root, limits, omitted) {
@@ -380,9 +389,11 @@
       }
       const found = resolve(options.root, "scope");
       if (found.error) return found;
+      walkOptions.text = options.filter !== "interactive";
       const result = walk(found.element, walkOptions);
-      const text = options.filter === "interactive" ? "" : readText(found.element, options.limits, result.omitted);
-      return finish(text, result, { scopes: result.scopes });
+      const text = clip(result.text, options.limits.text_bytes);
+      if (text.clipped) result.omitted.add("text_limit");
+      return finish(text.text, result, { scopes: result.scopes });
     },
     // Viewport coordinates of the centre of a ref'd control, scrolled into view if needed, after checking
     // that a click there would reach the control and not something covering it.
