@@ -148,11 +148,13 @@ def build_namespace(current: list[Outputs]) -> tuple[dict[str, Any], str | None]
 
     namespace["log"] = log
     namespace["display"] = display
+    # No X display or PyAutoGUI missing: say so instead of failing every call. SystemExit too: PyAutoGUI imports
+    # MouseInfo, which calls sys.exit() when tkinter is not installed.
     try:
         # Neither package ships type information (the lead may add a mypy override for them instead).
         import pyautogui  # type: ignore[import-untyped]
         import pyscreeze  # type: ignore[import-untyped]
-    except Exception as error:  # no X display, or PyAutoGUI missing: say so instead of failing every call
+    except (Exception, SystemExit) as error:
         return namespace, f"PyAutoGUI is unavailable in this runtime ({type(error).__name__})."
     pyscreeze.screenshot = _x11_screenshot
     pyautogui.screenshot = _x11_screenshot
