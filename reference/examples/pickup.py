@@ -1,0 +1,137 @@
+"""pickup: a screenshot-driven computer-tool task on a private desktop, with a rehearsal that needs no API key.
+
+    python -m reference.examples.pickup --rehearse   # recorded model turns, real desktop and reference driver
+    python -m reference.examples.pickup --live       # OPENAI_API_KEY and OPENAI_MODEL; asks before each action
+
+The desktop (Xvfb, openbox, kiosk Chromium; see reference.desktop) shows an order page whose pickup code appears
+only after a click. ``ComputerToolset.run`` drives it through the reference XTEST driver, asking before every
+action (and before any pending safety check). Success is the page's own record that the details were revealed:
+the model's final message is printed but proves nothing.
+
+The rehearsal cassette is built from :func:`pickup_cassette` at run time (no API key, no network): one computer
+call clicking the button where the page draws it, then the final answer.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import openai
+from openai import ComputerToolset
+
+from conformance.cassette_builder import CassetteBuilder, computer_call, message
+from conformance.cassettes import Cassette
+from conformance.fake_responses import CassetteTransport, fake_client
+from reference.computer import XvfbComputerDriver
+from reference.desktop import Desktop, DesktopSettings, LocalDesktop
+
+from ._support import (
+    REHEARSAL_MODEL,
+    ExampleConfigurationError,
+    Outcome,
+    check_rehearsal,
+    console_approval,
+    final_text,
+    live_model,
+    parse_options,
+)
+
+DESKTOP_PAGES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
+PICKUP_CODE: Final = "PK-4172-Q"
+# The middle of the page's "Show pickup details" button (fixed geometry in pickup.html).
+REVEAL_BUTTON: Final = (260, 152)
+TASK: Final = (
+    "The desktop shows an order page. Find the pickup code for order 4172 (you may need to reveal it) and "
+    "reply with the code and where to collect the order."
+)
+PAGE_READY_TIMEOUT_S: Final = 30.0
+
+
+def pickup_cassette() -> Cassette:
+    """What a model would answer: click the reveal button, then read the code off the next screenshot."""
+    x, y = REVEAL_BUTTON
+    return (
+        CassetteBuilder("pickup", description="Reveal the pickup details with one click, then answer.")
+        .turn(computer_call({"type": "click", "x": x, "y": y, "button": "left"}, call_id="pickup-1"))
+        .turn(message(f"The pickup code is {PICKUP_CODE}; collect the order from locker 12 at the front desk."))
+        .build()
+    )
+
+
+def _events(desktop: Desktop, kind: str) -> list[dict[str, Any]]:
+    return [event for event in desktop.read_events() if event.get("type") == kind]
+
+
+def _wait_for(desktop: Desktop, kind: str, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not _events(desktop, kind):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 8) -> Outcome:
+    approvals: list[str] = []
+
+    def approve_action(action: Any) -> bool:
+        description = f"computer {action.type} {action.model_dump(exclude_none=True)}"
+        approvals.append(description)
+        return approve(description) is True
+
+    def approve_checks(call: Any) -> bool:
+        codes = ", ".join(check.code or check.id for check in call.pending_safety_checks)
+        return approve(f"acknowledge safety checks: {codes}") is True
+
+    settings = DesktopSettings(site_dir=DESKTOP_PAGES, start_path="pickup.html")
+    with LocalDesktop(settings) as desktop:
+        if not _wait_for(desktop, "ready", PAGE_READY_TIMEOUT_S):
+            return Outcome(False, "the pickup page never reported that it loaded", "")
+        with XvfbComputerDriver(desktop.display) as driver:
+            toolset = ComputerToolset(driver)
+            try:
+                response = toolset.run(
+                    client,
+                    {"model": model, "input": TASK, "store": False},
+                    max_steps=max_steps,
+                    approve_safety_checks=approve_checks,
+                    before_action=approve_action,
+                )
+                answer = final_text(response)
+            except Exception as error:  # the page's record still says what happened
+                answer = f"(run stopped: {type(error).__name__}: {error})"
+            finally:
+                toolset.close()
+        _wait_for(desktop, "revealed", 3.0)
+        revealed = _events(desktop, "revealed")
+    if len(revealed) != 1 or revealed[0].get("code") != PICKUP_CODE:
+        return Outcome(False, f"the page recorded {len(revealed)} reveal(s) of the pickup details", answer, approvals)
+    evidence = f"the page recorded one reveal of pickup code {revealed[0]['code']}"
+    if PICKUP_CODE not in answer:
+        return Outcome(False, evidence + ", but the answer does not contain the code", answer, approvals)
+    return Outcome(True, evidence + " and the answer reports it", answer, approvals)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_options(__doc__ or "", argv)
+    try:
+        if options.mode == "live":
+            model = live_model()
+            with openai.OpenAI() as client:
+                return run(client, model, console_approval(options.yes)).report()
+        transport = CassetteTransport(pickup_cassette(), match="endpoint")
+        with fake_client(transport) as client:
+            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
+        check_rehearsal(transport)
+        return outcome.report()
+    except ExampleConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
