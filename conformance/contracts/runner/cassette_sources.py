@@ -377,6 +377,16 @@ def _mcp_http_error() -> CassetteBuilder:
     ).turn(message("Retried."))
 
 
+@source("mcp-resume")
+def _mcp_resume() -> CassetteBuilder:
+    return (
+        _b("mcp-resume", "Run 1: an approval request, then HTTP 500. The resumed run gets an answer.")
+        .turn(mcp_approval_request("apr_1", server_label="docs", name="search", arguments={"q": "x"}))
+        .http_error(500)
+        .turn(message("Done."))
+    )
+
+
 @source("mcp-reapproval")
 def _mcp_reapproval() -> CassetteBuilder:
     return _b("mcp-reapproval", "Initial input already holds an approved request; the model then answers.").turn(

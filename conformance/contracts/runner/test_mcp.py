@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Mode, Setup, modes, run
+from conformance.contracts.runner._harness import Harness, Mode, Setup, input_summary, load, modes, run
 from conformance.contracts.runner.cassette_sources import MCP_TOOL
 
 
@@ -126,3 +126,27 @@ def test_open_approval_without_callback_stops_before_request(mode: Mode) -> None
     outcome = run("mcp-reapproval", _mcp().with_params(input=PRIOR), mode)
     expect(outcome.error is not None, "RN-MCP-006", "fresh approval is needed and no callback was given")
     expect(outcome.requests == [] and outcome.checkpoints == [], "RN-MCP-006", "work happened first")
+
+
+@pytest.mark.clause("RN-MCP-006", "RN-LEDGER-003")
+@pytest.mark.parametrize("mode", modes(ledger=True))
+def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
+    asked: list[str] = []
+    setup = _mcp(approve_mcp=lambda request: asked.append(request.id) or True)
+    harness = Harness(load("mcp-resume"), setup, mode)
+    first = harness.run()
+    expect(first.error is not None, "RN-MCP-006", "run 1 must fail on the HTTP 500")
+    expect(first.checkpoints[0]["phase"] == "pending", "RN-LEDGER-003",
+           "with MCP declared the save before a request is a pending checkpoint")
+    boundary = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"][-1]
+    harness.checkpoints.clear()
+    sent_before = len(harness.transport.sent)
+    second = harness.run(
+        params={"model": "gpt-test", "input": "continue", "tools": [MCP_TOOL]},
+        ledger=harness.ledger(resume_from=boundary),
+        approve_mcp=harness._adapt(lambda request: asked.append(f"again:{request.id}") or False),
+    )
+    expect(second.error is None, "RN-MCP-006", f"resume failed: {second.error!r}")
+    expect(asked == ["apr_1", "again:apr_1"], "RN-MCP-006", f"approval calls: {asked}")
+    resumed = input_summary(harness.transport.sent[sent_before].body["input"])  # type: ignore[index]
+    expect("mcp_approval_response:apr_1:False" in resumed, "RN-MCP-006", f"resumed input: {resumed}")
