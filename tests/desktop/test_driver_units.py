@@ -7,6 +7,7 @@ import base64
 import io
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from openai.types.responses import computer_action as actions
@@ -154,3 +155,16 @@ def test_the_async_driver_runs_actions_off_the_event_loop(recorder_desktop: Loca
     pointer, url = asyncio.run(scenario())
     assert pointer[:2] == (333, 444)
     assert _png(url).size == (1280, 800)
+
+
+def test_connecting_without_any_xauthority_file(
+    recorder_desktop: LocalDesktop, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XAUTHORITY", raising=False)
+    connection = open_display(recorder_desktop.display)
+    try:
+        assert connection.screen().width_in_pixels == 1280
+    finally:
+        connection.close()
+    assert "xauth" not in capsys.readouterr().out
