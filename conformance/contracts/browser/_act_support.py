@@ -18,7 +18,7 @@ from urllib.parse import quote
 from PIL import Image
 
 from conformance.assertions import expect, not_implemented, violation
-from conformance.environment import Effect, EffectTimeout, Environment
+from conformance.environment import Effect, Environment
 from conformance.subject import Outcome, Subject
 
 # A ref no driver issues: the kit's own prefix plus a suffix no page could produce by accident.
@@ -174,10 +174,57 @@ def finish(outcome: Outcome) -> None:
 # --- page effects ------------------------------------------------------------------------------------------
 
 
-def mark(env: Environment) -> int:
-    """A position in the effect record after the page has gone quiet; later effects are the call's."""
-    env.settle()
-    return len(env.effects())
+# --- waiting ---------------------------------------------------------------------------------------------
+#
+# The harness's own waits turn its event loop, which an async driver needs (its page handlers run there), but
+# asyncio refuses that while a sync Playwright driver holds the thread's running loop. These waits pause to
+# suit the driver's flavour instead. They take the subject, whose ``env`` is the check's environment.
+
+
+def pause(subject: Subject, seconds: float) -> None:
+    if subject.flavour == "async":
+        subject.loop.sleep(seconds)
+    else:
+        time.sleep(seconds)
+
+
+def settle(subject: Subject, quiet: float = 0.15, limit: float = 5.0) -> None:
+    """Wait until the page has recorded nothing new for ``quiet`` seconds (at most ``limit`` seconds)."""
+    started = last_change = time.monotonic()
+    seen = len(subject.env.effects())
+    while True:
+        now = time.monotonic()
+        if now - last_change >= quiet or now - started >= limit:
+            return
+        pause(subject, min(0.05, quiet))
+        count = len(subject.env.effects())
+        if count != seen:
+            seen, last_change = count, time.monotonic()
+
+
+def wait_effect(
+    subject: Subject, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0
+) -> Effect | None:
+    """The first recorded ``kind`` effect matching ``predicate``, or None after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for effect in subject.env.effects(kind):
+            if predicate is None or predicate(effect):
+                return effect
+        if time.monotonic() >= deadline:
+            return None
+        pause(subject, 0.05)
+
+
+def mark(subject: Subject) -> int:
+    """A position in the effect record after the page has gone quiet; later effects are the call's.
+
+    The start page's own load record comes first: a beacon still in flight from it would otherwise land
+    after the mark and be taken for an effect of the call.
+    """
+    wait_effect(subject, "load")
+    settle(subject)
+    return len(subject.env.effects())
 
 
 def since(env: Environment, position: int, kind: str | None = None) -> list[Effect]:
@@ -198,7 +245,7 @@ def input_effects_since(env: Environment, position: int, *, ignore: Iterable[str
 
 
 def await_effect(
-    env: Environment,
+    subject: Subject,
     clause: str,
     kind: str,
     predicate: Callable[[Effect], bool] | None = None,
@@ -207,19 +254,24 @@ def await_effect(
     what: str,
 ) -> Effect:
     """The first matching effect, or a failure of ``clause`` saying what the page never saw."""
-    try:
-        return env.wait_for_effect(kind, predicate, timeout)
-    except EffectTimeout as error:
-        violation(clause, f"the page never recorded {what} ({error})")
+    found = wait_effect(subject, kind, predicate, timeout)
+    if found is None:
+        seen = sorted({str(effect.get("kind")) for effect in subject.env.effects()})
+        violation(
+            clause, f"the page never recorded {what} within {timeout:g} s (it recorded: {', '.join(seen) or 'nothing'})"
+        )
+    return found
 
 
 def near(effect: Effect, x: int, y: int, tolerance: int = 1) -> bool:
     return abs(int(effect.get("x", -9999)) - x) <= tolerance and abs(int(effect.get("y", -9999)) - y) <= tolerance
 
 
-def page_viewport(env: Environment, page: str) -> tuple[int, int]:
+def page_viewport(subject: Subject, page: str) -> tuple[int, int]:
     """The CSS viewport the page itself measured when it loaded."""
-    loaded = env.wait_for_effect("load", lambda effect: effect.get("page") == page)
+    loaded = wait_effect(subject, "load", lambda effect: effect.get("page") == page)
+    if loaded is None:
+        raise AssertionError(f"precondition: {page} never recorded loading")
     return int(loaded["width"]), int(loaded["height"])
 
 
@@ -249,11 +301,11 @@ def other_origin_contacts(env: Environment) -> list[str]:
     return seen
 
 
-def linger(env: Environment, seconds: float) -> None:
+def linger(subject: Subject, seconds: float) -> None:
     """Give the page time to try what it was built to try; blocked requests leave no effect to wait for."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        env.settle(quiet=min(0.25, max(0.01, deadline - time.monotonic())), limit=seconds)
+        pause(subject, min(0.1, max(0.01, deadline - time.monotonic())))
 
 
 # --- images ------------------------------------------------------------------------------------------------

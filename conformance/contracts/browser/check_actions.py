@@ -26,6 +26,7 @@ from conformance.contracts.browser._act_support import (
     read_elements,
     ref_of,
     require_ref,
+    settle,
     since,
 )
 
@@ -35,12 +36,12 @@ from conformance.contracts.browser._act_support import (
 def test_click_activates_exactly_the_referenced_control(subject, env):
     subject.require("read_page", "click")
     ref = require_ref(subject, "Save draft")
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("click", target=ref, tab_id=None)
 
     expect_done(outcome, "BR-ACT-002")
-    await_effect(env, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft")
-    env.settle()
+    await_effect(subject, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft")
+    settle(subject)
     clicks = since(env, position, "click")
     expect(
         [effect.get("target") for effect in clicks] == ["save"],
@@ -68,10 +69,10 @@ def test_a_target_the_driver_never_issued_is_refused_without_effect(subject, env
     if not members:
         subject.require("click")
     for member in members:
-        position = mark(env)
+        position = mark(subject)
         outcome = subject.call(member, **_UNISSUED_TARGET_CALLS[member])
         expect_refused(outcome, "BR-ACT-003", f"{member} got a ref the driver never issued")
-        env.settle()
+        settle(subject)
         touched = input_effects_since(env, position)
         expect(not touched, "BR-ACT-003", f"{member} with an unissued ref still touched the page: {brief(touched)}")
         expect_valid_state(subject, "BR-ACT-014", f"a refused {member}")
@@ -83,12 +84,12 @@ def test_a_target_the_driver_never_issued_is_refused_without_effect(subject, env
 def test_type_fills_the_referenced_control(subject, env):
     subject.require("read_page", "type")
     ref = require_ref(subject, "Full name")
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("type", text="Ada Lovelace", target=ref, tab_id=None)
 
     expect_done(outcome, "BR-ACT-004")
-    await_effect(env, "BR-ACT-004", "input", lambda e: e.get("target") == "full-name", what="input in Full name")
-    env.settle()
+    await_effect(subject, "BR-ACT-004", "input", lambda e: e.get("target") == "full-name", what="input in Full name")
+    settle(subject)
     values = [
         e.get("value")
         for e in since(env, position)
@@ -105,13 +106,15 @@ def test_type_fills_the_referenced_control(subject, env):
 def test_type_with_a_null_target_types_at_the_focus(subject, env):
     subject.require("type")
     # actions.html focuses Notes on load and records it, so the caret is known to be there before the call.
-    await_effect(env, "BR-ACT-005", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
-    position = mark(env)
+    await_effect(subject, "BR-ACT-005", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
+    position = mark(subject)
     outcome = subject.call("type", text="left at the door", target=None, tab_id=None)
 
     expect_done(outcome, "BR-ACT-005")
-    await_effect(env, "BR-ACT-005", "input", lambda e: e.get("target") == "notes", what="input in the focused Notes")
-    env.settle()
+    await_effect(
+        subject, "BR-ACT-005", "input", lambda e: e.get("target") == "notes", what="input in the focused Notes"
+    )
+    settle(subject)
     values = [e.get("value") for e in since(env, position, "input") if e.get("target") == "notes"]
     expect(values[-1:] == ["left at the door"], "BR-ACT-005", f"the focused Notes field ended as {values[-1:]!r}")
     finish(outcome)
@@ -121,11 +124,13 @@ def test_type_with_a_null_target_types_at_the_focus(subject, env):
 @pytest.mark.clause("BR-ACT-006", "BR-ACT-001")
 def test_key_presses_keys_and_chords_in_the_focused_control(subject, env):
     subject.require("key")
-    await_effect(env, "BR-ACT-006", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus")
+    await_effect(
+        subject, "BR-ACT-006", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
+    )
     outcome = subject.call("key", keys=["Enter"], tab_id=None)
     expect_done(outcome, "BR-ACT-006")
     await_effect(
-        env,
+        subject,
         "BR-ACT-006",
         "keydown",
         lambda e: e.get("key") == "Enter" and e.get("target") == "shortcut",
@@ -137,7 +142,7 @@ def test_key_presses_keys_and_chords_in_the_focused_control(subject, env):
     chord = subject.call("key", keys=["Shift", "ArrowLeft"], tab_id=None)
     expect_done(chord, "BR-ACT-006")
     await_effect(
-        env,
+        subject,
         "BR-ACT-006",
         "keydown",
         lambda e: e.get("key") == "ArrowLeft" and "Shift" in (e.get("modifiers") or []),
@@ -158,10 +163,10 @@ def test_scroll_moves_the_page_in_each_direction(subject, env):
     offset = (0, 0)
     # Down and right first: the page starts at the top-left corner, where up and left cannot move it.
     for direction, axis, sign in (("down", 1, 1), ("right", 0, 1), ("up", 1, -1), ("left", 0, -1)):
-        position = mark(env)
+        position = mark(subject)
         outcome = subject.call("scroll", direction=direction, amount=3, tab_id=None)
         expect_done(outcome, "BR-ACT-007")
-        env.settle(quiet=0.3)
+        settle(subject, quiet=0.3)
         latest = _latest_scroll(env, position)
         expect(latest is not None, "BR-ACT-007", f"scroll {direction} did not move the page")
         moved = (latest[axis] - offset[axis]) * sign
@@ -184,7 +189,7 @@ def test_scroll_to_brings_an_observed_target_into_view(subject, env):
     outcome = subject.call("scroll_to", target=ref, tab_id=None)
     expect_done(outcome, "BR-ACT-008")
     await_effect(
-        env,
+        subject,
         "BR-ACT-008",
         "far-button-box",
         lambda e: e.get("visible") is True,
@@ -197,13 +202,13 @@ def test_scroll_to_brings_an_observed_target_into_view(subject, env):
 @pytest.mark.clause("BR-ACT-009", "BR-ACT-011")
 def test_wait_for_finds_text_that_appears_late(subject, env):
     subject.require("wait_for")
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("wait_for", text="Shipment is ready for pickup", timeout_ms=15000, tab_id=None)
     expect_done(outcome, "BR-ACT-009")
     # The page shows the text 2.5 s after loading; a wait that returns sooner did not wait for it. The short
     # grace covers the page's record arriving just after the driver saw the text.
-    await_effect(env, "BR-ACT-009", "revealed", timeout=1.0, what="the text appearing before wait_for returned")
-    env.settle()
+    await_effect(subject, "BR-ACT-009", "revealed", timeout=1.0, what="the text appearing before wait_for returned")
+    settle(subject)
     touched = input_effects_since(env, position, ignore={"mouseover"})
     expect(not touched, "BR-ACT-011", f"wait_for touched the page: {brief(touched)}")
     outcome.expect_sdk_accepted()
@@ -214,7 +219,7 @@ def test_wait_for_finds_text_that_appears_late(subject, env):
 def test_wait_for_absent_text_fails_after_about_its_timeout(subject, env):
     subject.require("wait_for")
     timeout_ms = 2000
-    position = mark(env)
+    position = mark(subject)
     started = time.monotonic()
     outcome = subject.call("wait_for", text="This sentence is never shown", timeout_ms=timeout_ms, tab_id=None)
     elapsed = time.monotonic() - started
@@ -247,9 +252,9 @@ def test_select_option_selects_exactly_the_requested_values(subject, env):
         outcome = subject.call("select_option", target=ref, values=values, tab_id=None)
         expect_done(outcome, "BR-ACT-012")
         await_effect(
-            env, "BR-ACT-012", "change", lambda e, probe=probe: e.get("target") == probe, what=f"{label} changing"
+            subject, "BR-ACT-012", "change", lambda e, probe=probe: e.get("target") == probe, what=f"{label} changing"
         )
-        env.settle()
+        settle(subject)
         # A driver may select option by option; what counts is the selection the page ends with.
         final = [e.get("values") for e in since(env, 0, "change") if e.get("target") == probe][-1]
         expect(sorted(final or []) == sorted(values), "BR-ACT-012", f"{label} ended with {final}, not {values}")
@@ -261,13 +266,13 @@ def test_select_option_selects_exactly_the_requested_values(subject, env):
 def test_hover_puts_the_pointer_over_the_target_without_pressing(subject, env):
     subject.require("read_page", "hover")
     ref = require_ref(subject, "Show help")
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("hover", target=ref, tab_id=None)
     expect_done(outcome, "BR-ACT-013")
     await_effect(
-        env, "BR-ACT-013", "mouseover", lambda e: e.get("target") == "tooltip", what="the pointer over Show help"
+        subject, "BR-ACT-013", "mouseover", lambda e: e.get("target") == "tooltip", what="the pointer over Show help"
     )
-    env.settle()
+    settle(subject)
     pressed = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click")]
     expect(not pressed, "BR-ACT-013", f"hover pressed a button: {brief(pressed)}")
     finish(outcome)

@@ -17,6 +17,7 @@ from conformance.contracts.browser._act_support import (
     input_effects_since,
     mark,
     require_ref,
+    settle,
     since,
 )
 
@@ -26,19 +27,19 @@ from conformance.contracts.browser._act_support import (
 @pytest.mark.clause("BR-BIND-001", "BR-BIND-002", "BR-BIND-003")
 def test_bound_consent_refuses_focus_dependent_input(subject, env):
     subject.require("type")
-    await_effect(env, "BR-BIND-001", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
+    await_effect(subject, "BR-BIND-001", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
 
-    position = mark(env)
+    position = mark(subject)
     typed = subject.call("type", text="typed at the focus", target=None, tab_id=None)
-    env.settle()
+    settle(subject)
     typed_effects = input_effects_since(env, position, ignore={"mouseover"})
 
     key_effects = []
     pressed = None
     if subject.implements("key"):
-        position = mark(env)
+        position = mark(subject)
         pressed = subject.call("key", keys=["Enter"], tab_id=None)
-        env.settle()
+        settle(subject)
         key_effects = input_effects_since(env, position, ignore={"mouseover"})
     key_refused = pressed is None or (pressed.raised is not None and not key_effects)
     type_refused = typed.raised is not None and not typed_effects
@@ -56,11 +57,11 @@ def test_bound_consent_refuses_focus_dependent_input(subject, env):
         ref = require_ref(subject, "Save draft")
         subject.call("navigate", url=env.url("actions.html?second=1"), tab_id=None)
         await_effect(
-            env, "BR-BIND-003", "load", lambda _e: len(env.effects("load")) >= 2, what="the page loading again"
+            subject, "BR-BIND-003", "load", lambda _e: len(env.effects("load")) >= 2, what="the page loading again"
         )
-        position = mark(env)
+        position = mark(subject)
         stale = subject.call("click", target=ref, tab_id=None)
-        env.settle()
+        settle(subject)
         clicks = since(env, position, "click")
         expect_refused(stale, "BR-BIND-003", "the ref belongs to a document that has been replaced")
         expect(not clicks, "BR-BIND-003", f"a ref from the old document clicked the new one: {brief(clicks)}")

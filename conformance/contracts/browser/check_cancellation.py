@@ -20,6 +20,7 @@ from conformance.contracts.browser._act_support import (
     mark,
     read_elements,
     ref_of,
+    settle,
     since,
     tab_ids,
 )
@@ -81,11 +82,11 @@ def test_an_already_cancelled_call_has_no_effect(subject, env):
     for member in members:
         before = subject.state()
         requests_before = len(env.requests())
-        position = mark(env)
+        position = mark(subject)
         # A cancelled call may stop by raising; only its effects matter here.
         with contextlib.suppress(Exception):
             subject.call_direct(member, calls[member], cancelled=_always)
-        env.settle(quiet=0.3)
+        settle(subject, quiet=0.3)
         effects = since(env, position)
         requests = env.requests()[requests_before:]
         after = subject.state()

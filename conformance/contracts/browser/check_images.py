@@ -20,6 +20,7 @@ from conformance.contracts.browser._act_support import (
     input_effects_since,
     mark,
     page_viewport,
+    settle,
     share_of_colour,
 )
 
@@ -33,9 +34,9 @@ BLUE_BOX = (860, 40, 980, 120)
 @pytest.mark.clause("BR-IMG-001", "BR-IMG-002", "BR-IMG-003", "BR-IMG-006")
 def test_screenshot_shows_the_current_viewport(subject, env):
     subject.require("screenshot")
-    width, height = page_viewport(env, "actions.html")
+    width, height = page_viewport(subject, "actions.html")
     tab = active_tab(subject.state())
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("screenshot", tab_id=tab["id"] if tab else None)
 
     expect_done(outcome, "BR-IMG-001")
@@ -57,7 +58,7 @@ def test_screenshot_shows_the_current_viewport(subject, env):
         inner = (box[0] + 10, box[1] + 10, box[2] - 10, box[3] - 10)
         share = share_of_colour(picture, colour, inner)
         expect(share > 0.9, "BR-IMG-003", f"the {name} swatch is not where the page draws it ({share:.0%} match)")
-    env.settle()
+    settle(subject)
     touched = input_effects_since(env, position)
     expect(not touched, "BR-IMG-006", f"screenshot touched the page: {brief(touched)}")
     outcome.expect_sdk_accepted()
@@ -67,8 +68,8 @@ def test_screenshot_shows_the_current_viewport(subject, env):
 @pytest.mark.clause("BR-IMG-004", "BR-IMG-006")
 def test_zoom_returns_exactly_the_requested_region(subject, env):
     subject.require("zoom")
-    page_viewport(env, "actions.html")
-    position = mark(env)
+    page_viewport(subject, "actions.html")
+    position = mark(subject)
     # A region spanning both swatches: red must fill its left part and blue its right part, whatever scale
     # the driver returns the crop at.
     left, top, right, bottom = 700, 40, 980, 120
@@ -107,7 +108,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
         f"the zoom image is not the requested region (red {red_share:.0%}, blue {blue_share:.0%}, "
         f"gap coloured {gap_share:.0%})",
     )
-    env.settle()
+    settle(subject)
     touched = input_effects_since(env, position)
     expect(not touched, "BR-IMG-006", f"zoom touched the page: {brief(touched)}")
     outcome.expect_sdk_accepted()
@@ -117,7 +118,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
 @pytest.mark.clause("BR-IMG-005")
 def test_zoom_refuses_regions_outside_the_viewport(subject, env):
     subject.require("zoom")
-    width, height = page_viewport(env, "actions.html")
+    width, height = page_viewport(subject, "actions.html")
     for region in ([0, 0, width + 200, height], [0, 0, width, height + 200], [width + 10, 0, width + 60, 50]):
         outcome = subject.call("zoom", tab_id=None, region=region)
         expect_refused(outcome, "BR-IMG-005", f"the region {region} leaves the {width}x{height} viewport")

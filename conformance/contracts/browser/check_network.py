@@ -34,14 +34,14 @@ def _open_page(subject, env, page, clause, **query):
     outcome = subject.call("navigate", url=with_other(env, page, **query), tab_id=None)
     expect_done(outcome, clause)
     await_effect(
-        env, clause, "load", lambda e: e.get("page") == page and e.get("origin") == "main", what=f"{page} loading"
+        subject, clause, "load", lambda e: e.get("page") == page and e.get("origin") == "main", what=f"{page} loading"
     )
     return outcome
 
 
-def _expect_no_contact(env, clause, what):
-    linger(env, GRACE_SECONDS)
-    contacts = other_origin_contacts(env)
+def _expect_no_contact(subject, clause, what):
+    linger(subject, GRACE_SECONDS)
+    contacts = other_origin_contacts(subject.env)
     expect(not contacts, clause, f"{what} reached the non-permitted origin: {contacts[:5]}")
 
 
@@ -50,7 +50,7 @@ def _expect_no_contact(env, clause, what):
 def test_navigate_to_a_non_permitted_origin_is_refused(subject, env):
     subject.require("navigate")
     outcome = subject.call("navigate", url=env.url("tabs-b.html", origin="other"), tab_id=None)
-    _expect_no_contact(env, "BR-NET-001", "navigate")
+    _expect_no_contact(subject, "BR-NET-001", "navigate")
     expect_refused(outcome, "BR-NET-002", "the URL is outside the permitted origins")
     tab = active_tab(expect_valid_state(subject, "BR-NET-002", "a refused navigation"))
     expect(
@@ -66,7 +66,7 @@ def test_navigate_to_a_non_permitted_origin_is_refused(subject, env):
 def test_new_tab_to_a_non_permitted_origin_is_refused(subject, env):
     subject.require("new_tab")
     outcome = subject.call("new_tab", url=env.url("tabs-b.html", origin="other"))
-    _expect_no_contact(env, "BR-NET-008", "new_tab")
+    _expect_no_contact(subject, "BR-NET-008", "new_tab")
     state = expect_valid_state(subject, "BR-NET-008", "new_tab to a non-permitted origin")
     shown = [tab for tab in state["tabs"] if str(tab.get("url", "")).startswith(env.other_origin)]
     expect(not shown, "BR-NET-008", f"state shows a tab on the non-permitted origin: {shown!r}")
@@ -80,24 +80,24 @@ def test_redirects_to_a_non_permitted_origin_are_blocked(subject, env):
     # A navigation the SDK sees as permitted (its URL is on the permitted origin) that the server redirects away.
     target = quote(env.url("tabs-b.html?from=navigate-redirect", origin="other"), safe="")
     subject.call("navigate", url=env.url(f"__redirect?to={target}"), tab_id=None)
-    _expect_no_contact(env, "BR-NET-003", "a redirected navigate")
+    _expect_no_contact(subject, "BR-NET-003", "a redirected navigate")
     # And one the page starts itself, through a link to the redirect endpoint.
     _open_page(subject, env, "redirect.html", "BR-NET-003", auto="via-redirect")
-    _expect_no_contact(env, "BR-NET-003", "a redirect the page followed")
+    _expect_no_contact(subject, "BR-NET-003", "a redirect the page followed")
 
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-004")
 def test_page_links_to_a_non_permitted_origin_are_not_followed(subject, env):
     _open_page(subject, env, "redirect.html", "BR-NET-004", auto="direct")
-    _expect_no_contact(env, "BR-NET-004", "a link the page followed")
+    _expect_no_contact(subject, "BR-NET-004", "a link the page followed")
 
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-005")
 def test_popups_to_a_non_permitted_origin_never_reach_it(subject, env):
     _open_page(subject, env, "popup.html", "BR-NET-005", auto="partner")
-    _expect_no_contact(env, "BR-NET-005", "a popup")
+    _expect_no_contact(subject, "BR-NET-005", "a popup")
     state = expect_valid_state(subject, "BR-NET-005", "a blocked popup")
     shown = [tab for tab in state["tabs"] if str(tab.get("url", "")).startswith(env.other_origin)]
     expect(not shown, "BR-NET-005", f"state shows a popup on the non-permitted origin: {shown!r}")
@@ -107,11 +107,11 @@ def test_popups_to_a_non_permitted_origin_never_reach_it(subject, env):
 @pytest.mark.clause("BR-NET-006")
 def test_subresources_from_a_non_permitted_origin_are_blocked(subject, env):
     _open_page(subject, env, "subresource.html", "BR-NET-006")
-    _expect_no_contact(env, "BR-NET-006", "an image, script, frame or fetch")
+    _expect_no_contact(subject, "BR-NET-006", "an image, script, frame or fetch")
 
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-007")
 def test_downloads_from_a_non_permitted_origin_are_blocked(subject, env):
     _open_page(subject, env, "download.html", "BR-NET-007", auto="partner-report")
-    _expect_no_contact(env, "BR-NET-007", "a download")
+    _expect_no_contact(subject, "BR-NET-007", "a download")

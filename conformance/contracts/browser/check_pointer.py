@@ -21,6 +21,7 @@ from conformance.contracts.browser._act_support import (
     mark,
     near,
     page_viewport,
+    settle,
     since,
 )
 
@@ -36,11 +37,11 @@ def _click_at(subject, x, y, *, button="left", count=1, keys=()):
 @pytest.mark.clause("BR-PTR-001", "BR-PTR-002", "BR-PTR-003", "BR-ACT-001")
 def test_click_at_uses_the_point_button_and_click_count(subject, env):
     subject.require("click_at")
-    page_viewport(env, "pointer.html")
+    page_viewport(subject, "pointer.html")
 
     outcome = _click_at(subject, *TARGET_A)
     expect_done(outcome, "BR-PTR-001")
-    click = await_effect(env, "BR-PTR-001", "click", what="a click from click_at")
+    click = await_effect(subject, "BR-PTR-001", "click", what="a click from click_at")
     expect(
         near(click, *TARGET_A) and click.get("target") == "target-a",
         "BR-PTR-001",
@@ -50,11 +51,11 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
     finish(outcome)
 
     for button, code in (("right", 2), ("middle", 1)):
-        position = mark(env)
+        position = mark(subject)
         outcome = _click_at(subject, *TARGET_B, button=button)
         expect_done(outcome, "BR-PTR-002")
         down = await_effect(
-            env, "BR-PTR-002", "mousedown", lambda e, p=position: e in since(env, p), what=f"a {button} press"
+            subject, "BR-PTR-002", "mousedown", lambda e, p=position: e in since(env, p), what=f"a {button} press"
         )
         expect(
             down.get("button") == code and near(down, *TARGET_B),
@@ -64,10 +65,10 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
         finish(outcome)
 
     for count in (2, 3):
-        position = mark(env)
+        position = mark(subject)
         outcome = _click_at(subject, *TARGET_A, count=count)
         expect_done(outcome, "BR-PTR-003")
-        env.settle(quiet=0.3)
+        settle(subject, quiet=0.3)
         clicks = since(env, position, "click")
         details = [e.get("detail") for e in clicks]
         expect(
@@ -86,11 +87,11 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
 @pytest.mark.clause("BR-PTR-004")
 def test_click_at_holds_modifiers_only_for_the_click(subject, env):
     subject.require("click_at")
-    page_viewport(env, "pointer.html")
-    position = mark(env)
+    page_viewport(subject, "pointer.html")
+    position = mark(subject)
     outcome = _click_at(subject, *TARGET_A, keys=("Control", "Shift"))
     expect_done(outcome, "BR-PTR-004")
-    click = await_effect(env, "BR-PTR-004", "click", lambda e: e in since(env, position), what="the modified click")
+    click = await_effect(subject, "BR-PTR-004", "click", lambda e: e in since(env, position), what="the modified click")
     expect(
         set(click.get("modifiers") or []) == {"Control", "Shift"},
         "BR-PTR-004",
@@ -98,10 +99,10 @@ def test_click_at_holds_modifiers_only_for_the_click(subject, env):
     )
     outcome.expect_sdk_accepted()
 
-    position = mark(env)
+    position = mark(subject)
     plain = _click_at(subject, *TARGET_B)
     expect_done(plain, "BR-PTR-004")
-    after = await_effect(env, "BR-PTR-004", "click", lambda e: e in since(env, position), what="the plain click")
+    after = await_effect(subject, "BR-PTR-004", "click", lambda e: e in since(env, position), what="the plain click")
     expect(
         not after.get("modifiers"),
         "BR-PTR-004",
@@ -113,15 +114,15 @@ def test_click_at_holds_modifiers_only_for_the_click(subject, env):
 @pytest.mark.clause("BR-PTR-005", "BR-ACT-001")
 def test_hover_at_moves_without_pressing(subject, env):
     subject.require("hover_at")
-    page_viewport(env, "pointer.html")
-    position = mark(env)
+    page_viewport(subject, "pointer.html")
+    position = mark(subject)
     outcome = subject.call("hover_at", tab_id=None, x=TARGET_B[0], y=TARGET_B[1])
     expect_done(outcome, "BR-PTR-005")
     over = await_effect(
-        env, "BR-PTR-005", "mouseover", lambda e: e.get("target") == "target-b", what="the pointer over Target B"
+        subject, "BR-PTR-005", "mouseover", lambda e: e.get("target") == "target-b", what="the pointer over Target B"
     )
     expect(near(over, *TARGET_B), "BR-PTR-005", f"hover_at{TARGET_B} arrived at ({over.get('x')}, {over.get('y')})")
-    env.settle()
+    settle(subject)
     pressed = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click")]
     expect(not pressed, "BR-PTR-005", f"hover_at pressed a button: {brief(pressed)}")
     finish(outcome)
@@ -134,12 +135,12 @@ DRAG = [(450, 150), (550, 250), (700, 400), (850, 300)]
 @pytest.mark.clause("BR-PTR-006", "BR-PTR-007", "BR-ACT-001")
 def test_drag_path_presses_follows_every_point_and_releases(subject, env):
     subject.require("drag_path")
-    page_viewport(env, "pointer.html")
-    position = mark(env)
+    page_viewport(subject, "pointer.html")
+    position = mark(subject)
     outcome = subject.call("drag_path", tab_id=None, path=[{"x": x, "y": y} for x, y in DRAG], keys=["Shift"])
     expect_done(outcome, "BR-PTR-006")
-    await_effect(env, "BR-PTR-006", "mouseup", lambda e: e in since(env, position), what="the drag's release")
-    env.settle()
+    await_effect(subject, "BR-PTR-006", "mouseup", lambda e: e in since(env, position), what="the drag's release")
+    settle(subject)
     effects = since(env, position)
     downs = [e for e in effects if e.get("kind") == "mousedown"]
     ups = [e for e in effects if e.get("kind") == "mouseup"]
@@ -169,9 +170,9 @@ def test_drag_path_presses_follows_every_point_and_releases(subject, env):
     finish(outcome)
 
     if subject.implements("click_at"):
-        position = mark(env)
+        position = mark(subject)
         expect_done(_click_at(subject, *TARGET_A), "BR-PTR-007")
-        after = await_effect(env, "BR-PTR-007", "click", lambda e: e in since(env, position), what="a later click")
+        after = await_effect(subject, "BR-PTR-007", "click", lambda e: e in since(env, position), what="a later click")
         expect(not after.get("modifiers"), "BR-PTR-007", f"modifiers stayed down after the drag: {after['modifiers']}")
 
 
@@ -179,13 +180,15 @@ def test_drag_path_presses_follows_every_point_and_releases(subject, env):
 @pytest.mark.clause("BR-PTR-008", "BR-ACT-001")
 def test_hold_keys_holds_for_the_duration_then_releases(subject, env):
     subject.require("hold_keys")
-    await_effect(env, "BR-PTR-008", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus")
-    position = mark(env)
+    await_effect(
+        subject, "BR-PTR-008", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
+    )
+    position = mark(subject)
     started = time.monotonic()
     outcome = subject.call("hold_keys", tab_id=None, keys=["Control", "Shift"], duration_ms=800)
     elapsed = time.monotonic() - started
     expect_done(outcome, "BR-PTR-008")
-    env.settle()
+    settle(subject)
     effects = since(env, position)
     for key in ("Control", "Shift"):
         downs = [e for e in effects if e.get("kind") == "keydown" and e.get("key") == key]
@@ -204,17 +207,17 @@ def test_coordinates_outside_the_viewport_are_refused(subject, env):
     members = [m for m in ("click_at", "hover_at", "drag_path") if subject.implements(m)]
     if not members:
         subject.require("click_at")
-    width, height = page_viewport(env, "pointer.html")
+    width, height = page_viewport(subject, "pointer.html")
     calls = {
         "click_at": {"tab_id": None, "x": width + 40, "y": 130, "button": "left", "click_count": 1, "keys": []},
         "hover_at": {"tab_id": None, "x": 180, "y": height + 40},
         "drag_path": {"tab_id": None, "path": [{"x": 450, "y": 150}, {"x": width + 40, "y": 150}], "keys": []},
     }
     for member in members:
-        position = mark(env)
+        position = mark(subject)
         outcome = subject.call(member, **calls[member])
         expect_refused(outcome, "BR-PTR-009", f"{member} got a point outside the {width}x{height} viewport")
-        env.settle()
+        settle(subject)
         touched = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click", "mouseover")]
         expect(not touched, "BR-PTR-009", f"the refused {member} still touched the page: {brief(touched)}")
         outcome.expect_sdk_accepted()
@@ -224,13 +227,15 @@ def test_coordinates_outside_the_viewport_are_refused(subject, env):
 @pytest.mark.clause("BR-PTR-010")
 def test_coordinates_stay_in_the_full_viewport_after_a_zoom(subject, env):
     subject.require("zoom", "click_at")
-    page_viewport(env, "pointer.html")
+    page_viewport(subject, "pointer.html")
     zoomed = subject.call("zoom", tab_id=None, region=[100, 320, 220, 440])
     expect_done(zoomed, "BR-PTR-010")
-    position = mark(env)
+    position = mark(subject)
     outcome = _click_at(subject, *TARGET_A)
     expect_done(outcome, "BR-PTR-010")
-    click = await_effect(env, "BR-PTR-010", "click", lambda e: e in since(env, position), what="the click after zoom")
+    click = await_effect(
+        subject, "BR-PTR-010", "click", lambda e: e in since(env, position), what="the click after zoom"
+    )
     expect(
         near(click, *TARGET_A),
         "BR-PTR-010",

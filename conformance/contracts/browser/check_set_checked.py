@@ -20,6 +20,7 @@ from conformance.contracts.browser._act_support import (
     mark,
     read_elements,
     require_ref,
+    settle,
     since,
 )
 
@@ -35,11 +36,11 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
     elements = read_elements(subject)
     for label, probe, wanted in (("newsletter", "newsletter", True), ("usage data", "tracking", False)):
         ref = find_ref(elements, label)
-        position = mark(env)
+        position = mark(subject)
         outcome = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(outcome, "BR-CHK-001")
-        await_effect(env, "BR-CHK-001", "change", lambda e, p=probe: e.get("target") == p, what=f"{label} changing")
-        env.settle()
+        await_effect(subject, "BR-CHK-001", "change", lambda e, p=probe: e.get("target") == p, what=f"{label} changing")
+        settle(subject)
         changes = _changes(env, position, probe)
         expect(
             changes and changes[-1].get("checked") is wanted,
@@ -48,10 +49,10 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
         )
         finish(outcome)
 
-        position = mark(env)
+        position = mark(subject)
         again = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(again, "BR-CHK-002")
-        env.settle(quiet=0.3)
+        settle(subject, quiet=0.3)
         repeated = _changes(env, position, probe)
         expect(
             all(e.get("checked") is wanted for e in repeated),
@@ -73,11 +74,11 @@ def test_set_checked_refuses_a_replaced_control(subject, env):
         expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), "BR-CHK-003")
     else:
         subject.require("click")
-    await_effect(env, "BR-CHK-003", "replaced", what="the control being replaced")
-    position = mark(env)
+    await_effect(subject, "BR-CHK-003", "replaced", what="the control being replaced")
+    position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=True)
     expect_refused(outcome, "BR-CHK-003", "the ref names a control the page has since replaced")
-    env.settle()
+    settle(subject)
     changed = _changes(env, position, "remember")
     expect(not changed, "BR-CHK-003", f"the replacement box was changed through the old ref: {brief(changed)}")
     outcome.expect_sdk_accepted()
@@ -88,10 +89,10 @@ def test_set_checked_refuses_a_replaced_control(subject, env):
 def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject, env):
     subject.require("read_page", "set_checked")
     ref = require_ref(subject, "Not a checkbox")
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=ref, checked=True)
     expect_refused(outcome, "BR-CHK-004", "the target is a button, not a checkbox")
-    env.settle()
+    settle(subject)
     touched = [e for e in since(env, position) if e.get("kind") in ("click", "mousedown", "change")]
     expect(not touched, "BR-CHK-004", f"set_checked on a button still pressed it: {brief(touched)}")
     outcome.expect_sdk_accepted()

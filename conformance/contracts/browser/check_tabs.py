@@ -19,6 +19,7 @@ from conformance.contracts.browser._act_support import (
     expect_valid_state,
     finish,
     mark,
+    settle,
     since,
     tab_by_id,
     tab_ids,
@@ -32,7 +33,7 @@ def _open_second_tab(subject, env, clause):
     expect(first is not None, clause, "the driver starts with no active tab")
     outcome = subject.call("new_tab", url=env.url("tabs-a.html"))
     expect_done(outcome, clause)
-    await_effect(env, clause, "load", lambda e: e.get("page") == "tabs-a.html", what="tabs-a.html in the new tab")
+    await_effect(subject, clause, "load", lambda e: e.get("page") == "tabs-a.html", what="tabs-a.html in the new tab")
     after = expect_valid_state(subject, clause, "new_tab")
     added = [tab_id for tab_id in tab_ids(after) if tab_id not in tab_ids(before)]
     expect(len(added) == 1, clause, f"new_tab should add exactly one tab: {tab_ids(before)} -> {tab_ids(after)}")
@@ -53,14 +54,14 @@ def test_new_tab_with_a_url_opens_that_page(subject, env):
 def test_new_tab_without_a_url_opens_a_blank_page(subject, env):
     subject.require("new_tab")
     before = expect_valid_state(subject, "BR-TAB-002", "the driver was created")
-    position = mark(env)
+    position = mark(subject)
     outcome = subject.call("new_tab", url=None)
     expect_done(outcome, "BR-TAB-002")
     after = expect_valid_state(subject, "BR-TAB-002", "new_tab")
     added = [tab for tab in after["tabs"] if tab.get("id") not in tab_ids(before)]
     expect(len(added) == 1, "BR-TAB-002", f"new_tab(None) should add one tab: {tab_ids(before)} -> {tab_ids(after)}")
     expect(added[0].get("url") == "about:blank", "BR-TAB-002", f"the new tab is not blank: {added[0]!r}")
-    env.settle()
+    settle(subject)
     loads = since(env, position, "load")
     expect(not loads, "BR-TAB-002", f"a blank tab loaded a fixture page: {brief(loads)}")
     finish(outcome)
@@ -111,10 +112,10 @@ def test_a_null_tab_id_follows_the_active_tab(subject, env):
     first, second = _open_second_tab(subject, env, "BR-TAB-008")
     for target, page, title in ((first, "tabs-b.html", "Tabs B"), (second, "blank.html", "Blank fixture")):
         expect_done(subject.call("switch_tab", tab_id=target), "BR-TAB-008")
-        position = mark(env)
+        position = mark(subject)
         outcome = subject.call("navigate", url=env.url(page), tab_id=None)
         expect_done(outcome, "BR-TAB-008")
-        await_effect(env, "BR-TAB-008", "load", lambda e, page=page: e.get("page") == page, what=f"{page} loading")
+        await_effect(subject, "BR-TAB-008", "load", lambda e, page=page: e.get("page") == page, what=f"{page} loading")
         loads = since(env, position, "load")
         expect(len(loads) == 1, "BR-TAB-008", f"one navigation loaded {len(loads)} pages")
         tab = tab_by_id(subject.state(), target)
@@ -153,10 +154,10 @@ def test_unknown_tab_ids_are_refused_and_touch_no_tab(subject, env):
         if member == "navigate":
             arguments["url"] = env.url(arguments["url"])
         clause = "BR-TAB-005" if member in ("switch_tab", "close_tab") else "BR-TAB-007"
-        position = mark(env)
+        position = mark(subject)
         outcome = subject.call(member, **arguments)
         expect_refused(outcome, clause, f"{member} named a tab the driver never issued")
-        env.settle()
+        settle(subject)
         effects = since(env, position)
         expect(not effects, clause, f"{member} with an unknown tab still acted on a page: {brief(effects)}")
         after = expect_valid_state(subject, "BR-ACT-014", f"a refused {member}")
