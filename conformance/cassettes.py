@@ -327,6 +327,14 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     return loads(text, source)
 
 
+def _default_mode(target: Path) -> int:
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
     """Write a cassette atomically: readers see the old file or the whole new one, never a partial write."""
     target = Path(path)
@@ -338,6 +346,8 @@ def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
+        # mkstemp creates the file private; give it the permissions a plain open() would have.
+        os.chmod(temporary, _default_mode(target))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -113,3 +113,18 @@ def test_builder_out_of_order_turn_completes_in_index_order() -> None:
     events = cassette.exchanges[0].response.events or ()
     assert [event.get("output_index") for event in events[1:-1]] == [1, 0]
     assert cassette.exchanges[0].response.final_response()["output"] == [first, second]  # type: ignore[index]
+
+
+def test_saved_file_is_not_left_private(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    cassettes.save(_sample(), target)
+    # mkstemp would leave 0600; a saved cassette gets what a plain open() gives under the current umask.
+    assert target.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
