@@ -18,7 +18,7 @@ from openai.lib.browser import (
 from reference.grants import outcome, refused
 
 from ._observation import well_formed
-from ._ops import Flow, call
+from ._ops import Flow, Pause, call
 from ._session import BrowserSession, Cancelled, check_cancelled
 
 # The page runs the approved source with its own privileges; the timer bounds how long the driver waits for
@@ -63,6 +63,8 @@ def read_diagnostics(
     """
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
+    # Deliver page events that arrived while the driver was idle (the sync API queues them until a call).
+    yield Pause(0, tab.page)
     limit = max(1, min(action["limit"], 100))
     lines: list[str] = []
     omitted: list[Any] = []
@@ -80,7 +82,6 @@ def read_diagnostics(
     total = len(tab.console if action["source"] == "console" else tab.network)
     if total > limit:
         omitted.append("report_limit")
-    yield from ()
     return {"version": 1, "text": well_formed("\n".join(lines)), "elements": [], "omitted": omitted}
 
 

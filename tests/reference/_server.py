@@ -8,10 +8,11 @@ contract checks; this one keeps the reference tests independent of it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -71,10 +72,8 @@ def _handler(name: str, record: Record) -> type[BaseHTTPRequestHandler]:
             with record.lock:
                 record.requests.append((name, "POST", parts.path))
                 if parts.path.endswith("/__effect"):
-                    try:
+                    with contextlib.suppress(ValueError):
                         record.effects.append(json.loads(body))
-                    except ValueError:
-                        pass
                 elif parts.path.endswith("/__upload"):
                     record.effects.append({"kind": "upload", "size": len(body)})
             self.send_response(204)
@@ -146,10 +145,12 @@ class FixtureServer:
         with self.record.lock:
             return [effect for effect in self.record.effects if kind is None or effect.get("kind") == kind]
 
-    def wait_for_effect(self, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+    def wait_for_effect(
+        self, kind: str, predicate: Callable[[dict[str, Any]], bool] | None = None, timeout: float = 5.0
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            found = self.effects(kind)
+            found = [effect for effect in self.effects(kind) if predicate is None or predicate(effect)]
             if found:
                 return found[-1]
             time.sleep(0.02)

@@ -162,7 +162,7 @@ def test_unicode_titles_and_labels_are_cut_at_character_boundaries(open_driver, 
     report = read(driver)
     field = element(report, "Emoji \U0001f680 field")
     assert field["value"] == "\U0001f600 ok"
-    long_label = [item for item in report["elements"] if item["label"].startswith("Broken")][0]["label"]
+    long_label = next(item for item in report["elements"] if item["label"].startswith("Broken"))["label"]
     assert "\ufffd" in long_label and len(long_label.encode("utf-8")) <= 256
     assert "name_limit" in report["omitted"]
     json.dumps(report).encode("utf-8")  # well-formed: no lone surrogates survive
