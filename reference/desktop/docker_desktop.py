@@ -113,9 +113,21 @@ class DockerDesktop(Desktop):
             )
         self._page_url = environment["KIT_START_URL"]
 
-        self.container = self._docker().containers.run(
+        import docker
+
+        try:
+            # Created and started in two steps so that a container whose start fails is still ours to remove.
+            self.container = self._create_container(environment, volumes, number)
+            self.container.start()
+        except docker.errors.APIError as error:
+            raise DesktopStartError(f"starting a container from {self.image} failed: {error.explanation}") from error
+        self._display = f":{number}"
+        wait_for_display(self._display, deadline, self._container_failure)
+        wait_for_fullscreen_window(self._display, settings.width, settings.height, deadline, self._container_failure)
+
+    def _create_container(self, environment: dict[str, str], volumes: dict[str, dict[str, str]], number: int) -> Any:
+        return self._docker().containers.create(
             self.image,
-            detach=True,
             name=f"kit-desktop-{number}-{os.getpid()}",
             labels={LABEL: "1"},
             environment=environment,
@@ -131,9 +143,6 @@ class DockerDesktop(Desktop):
             mem_limit="2g",
             pids_limit=512,
         )
-        self._display = f":{number}"
-        wait_for_display(self._display, deadline, self._container_failure)
-        wait_for_fullscreen_window(self._display, settings.width, settings.height, deadline, self._container_failure)
 
     def _container_failure(self) -> str | None:
         assert self.container is not None

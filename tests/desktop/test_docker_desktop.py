@@ -5,6 +5,7 @@ Skipped when no Docker engine answers (start one with containers/start-dockerd.s
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -12,12 +13,21 @@ from typing import Any
 import pytest
 
 from reference.computer import XvfbComputerDriver
-from reference.desktop import DesktopSettings, DockerDesktop
+from reference.desktop import DesktopSettings, DesktopStartError, DockerDesktop
 from reference.desktop.displays import lock_path, socket_path
 
 from .conftest import PAGES
 
 docker = pytest.importorskip("docker")
+
+
+def _our_locks() -> set[int]:
+    """Display numbers this process holds a reservation for."""
+    return {
+        number
+        for number in range(100, 1000)
+        if lock_path(number).exists() and lock_path(number).read_text().strip() == str(os.getpid())
+    }
 
 
 def _engine() -> Any:
@@ -91,4 +101,23 @@ def test_stopping_removes_the_container_socket_and_lock() -> None:
         client.containers.get(container_id)
     assert not socket_path(number).exists()
     assert not lock_path(number).exists()
+    client.close()
+
+
+def test_a_failed_start_is_a_clear_error_and_releases_the_display() -> None:
+    client = _engine()
+    # The imported base image has no command at all, so the engine refuses to create the container.
+    desktop = DockerDesktop(
+        DesktopSettings(width=640, height=480, startup_timeout=20),
+        image="debian:bookworm-slim",
+        client=client,
+        build_if_missing=False,
+    )
+    before = {container.id for container in client.containers.list(all=True)}
+    locks_before = _our_locks()
+    with pytest.raises(DesktopStartError, match="No command specified"), desktop:
+        pass
+    assert {container.id for container in client.containers.list(all=True)} <= before
+    assert desktop._reservation is None
+    assert _our_locks() == locks_before
     client.close()
