@@ -13,11 +13,19 @@ Two cases are variants the documents allow; for them the suite must fail nothing
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
+from openai.lib._tool_lifecycle import callable_flavor
 
+from conformance.driver import DriverProfile
+from conformance.environment import Environment
+from conformance.members import DRIVER_METHOD_NAMES
+from conformance.subject import declares_cancelled
+from tests.broken import drivers
 from tests.broken.certification import certify
 
 MODULE = "tests.broken.drivers"
@@ -147,3 +155,69 @@ def test_the_suite_accepts_what_the_documents_allow(case: Case, tmp_path: Path) 
     failed = run.with_status("failed")
     assert not failed, f"{case.factory} is allowed by the documents, yet these failed:\n{run.reasons(failed)}"
     assert run.with_status("passed"), f"no check passed, so nothing was checked:\n{run.tail(15)}"
+
+
+# ----- the broken drivers themselves: one case each, and wrappers the SDK sees exactly like the reference -------
+
+
+def test_every_broken_driver_has_exactly_one_case() -> None:
+    classes = {
+        name
+        for name, value in vars(drivers).items()
+        if inspect.isclass(value) and issubclass(value, drivers.BrokenDriver) and value is not drivers.BrokenDriver
+    }
+    factories = {
+        name: value.__name__
+        for name, value in vars(drivers).items()
+        if inspect.isfunction(value) and value.__name__ in classes
+    }
+    assert sorted(factories.values()) == sorted(classes), "every broken driver class needs one --driver factory"
+    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)]
+    assert sorted(named) == sorted(factories), "every factory needs exactly one case (and every case a factory)"
+
+
+class _Inner:
+    """A stand-in reference driver: every member takes the cancelled keyword, as the reference's do."""
+
+    def state(self, *, cancelled: Any = None) -> dict[str, Any]:
+        return {"tabs": [{"id": "t1", "title": "", "url": "about:blank", "active": True}]}
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in DRIVER_METHOD_NAMES:
+            raise AttributeError(name)
+
+        def member(arguments: dict[str, Any], *, cancelled: Any = None) -> None:
+            return None
+
+        return member
+
+
+class _PlainInner(_Inner):
+    """The same stand-in with no cancelled keyword anywhere: wrappers must not invent one."""
+
+    def state(self) -> dict[str, Any]:  # type: ignore[override]
+        return super().state()
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in DRIVER_METHOD_NAMES:
+            raise AttributeError(name)
+
+        def member(arguments: dict[str, Any]) -> None:
+            return None
+
+        return member
+
+
+@pytest.mark.parametrize("inner_type", [_Inner, _PlainInner], ids=["declares-cancelled", "plain"])
+def test_wrappers_keep_the_flavour_and_the_cancelled_keyword(inner_type: type[_Inner]) -> None:
+    declared = inner_type is _Inner
+    for value in vars(drivers).values():
+        if not (inspect.isclass(value) and issubclass(value, drivers.BrokenDriver)):
+            continue
+        broken = value(inner_type(), cast(Environment, None))  # no member runs, so no environment is needed
+        assert DriverProfile.of(broken).flavour == "sync", value.__name__
+        for name in ("state", *DRIVER_METHOD_NAMES):
+            method = getattr(broken, name)
+            assert declares_cancelled(method) is declared, f"{value.__name__}.{name} changed the cancelled keyword"
+            # The SDK's own flavour test (what BrowserToolset applies to each selected member).
+            assert callable_flavor(method) is not True, f"{value.__name__}.{name} looks asynchronous to the SDK"
