@@ -70,10 +70,13 @@ class Deviation:
 class _Item(Protocol):
     """The parts of a collected pytest item this module needs."""
 
-    nodeid: str
-    path: Path
+    @property
+    def nodeid(self) -> str: ...
 
-    def add_marker(self, marker: pytest.MarkDecorator) -> None: ...
+    @property
+    def path(self) -> Path: ...
+
+    def add_marker(self, marker: str | pytest.MarkDecorator, append: bool = True) -> None: ...
 
     def iter_markers(self, name: str | None = None) -> Iterable[pytest.Mark]: ...
 

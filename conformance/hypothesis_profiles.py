@@ -1,10 +1,8 @@
-"""Hypothesis profiles for the toolset checks: ``quick`` (the default, keeps the suite well under its 60 s
-target) and ``thorough`` (selected with ``--hypothesis-profile=thorough``).
+"""Hypothesis profiles for the property checks: ``quick`` (the default, keeps the SDK suites well under their
+time targets) and ``thorough`` (selected with ``--hypothesis-profile=thorough``).
 
-The hypothesis plugin resolves ``--hypothesis-profile`` while pytest configures itself, so the profiles must
-be registered before that: the package conftest does it, which is early enough for ``pytest
-conformance/contracts/toolset``; for ``--pyargs`` the kit's plugin must call :func:`register_profiles` when
-it is imported.
+The hypothesis plugin resolves ``--hypothesis-profile`` while pytest configures itself, so the kit's plugin
+registers these when it is imported, before any conftest is read.
 """
 
 from __future__ import annotations

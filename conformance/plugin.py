@@ -15,11 +15,16 @@ import pytest
 
 from conformance import reporting
 from conformance.assertions import ClauseViolation, skip_reason_member
+from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.driver import DriverSetupError
 from conformance.fixtures import HARNESS_KEY
 from conformance.harness import BrowserHarness
+from conformance.hypothesis_profiles import register_profiles
 from conformance.loading import SpecError, load_callable
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
+
+# Before pytest configures itself: the hypothesis plugin resolves --hypothesis-profile during configuration.
+register_profiles()
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 CHECK_DIRECTORIES = (CONTRACTS / "browser",)
@@ -85,11 +90,22 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Mod
         return None
     if not any(file_path.is_relative_to(directory) for directory in CHECK_DIRECTORIES):
         return None
+    # pytest collects a path named on the command line itself, and any file its python_files matches.
+    if parent.session.isinitpath(file_path):
+        return None
     patterns = parent.config.getini("python_files")
     if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
         return None
     module: pytest.Module = pytest.Module.from_parent(parent, path=file_path)
     return module
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Checks the installed SDK is known to fail run as strict expected failures, so a fixed SDK fails the run.
+    try:
+        apply_deviations(items)
+    except DeviationFileError as error:
+        raise pytest.UsageError(f"known deviations: {error}") from None
 
 
 @pytest.hookimpl(wrapper=True)

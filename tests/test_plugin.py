@@ -191,7 +191,8 @@ def test_click(subject):
 def test_driver_alone_collects_the_bundled_checks(project: pytest.Pytester) -> None:
     # No paths given: the plugin collects its own check_*.py modules even though python_files excludes them.
     result = project.runpytest_subprocess("--driver=tinydrivers:plain", "--collect-only", "-q")
-    assert "contracts/browser/check_" in result.stdout.str()
+    collected = [line for line in result.stdout.lines if "::" in line]
+    assert collected and all(line.split("::")[0].rsplit("/", 1)[-1].startswith("check_") for line in collected)
     assert "test_checks.py" not in result.stdout.str()
 
 
@@ -199,3 +200,13 @@ def test_browser_checks_skip_without_driver(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("test_checks.py", "-rs")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["*--driver=module:factory*"])
+
+
+def test_a_named_check_module_is_collected_once(project: pytest.Pytester) -> None:
+    from conformance.plugin import CHECK_DIRECTORIES
+
+    module = sorted(CHECK_DIRECTORIES[0].glob("check_*.py"))[0]
+    result = project.runpytest_subprocess("--driver=tinydrivers:plain", "--collect-only", "-q", str(module))
+    collected = [line for line in result.stdout.lines if "::" in line]
+    assert collected, result.stdout.str()
+    assert len(collected) == len(set(collected)), "a check was collected twice"

@@ -19,7 +19,6 @@ from pathlib import Path
 
 TARGET_SECONDS = 60.0
 ROOT = Path(__file__).resolve().parents[2]
-# The path form: it also registers the hypothesis profiles without help from the kit's plugin.
 SUITE = ["conformance/contracts/toolset", "-q", "-p", "no:randomly"]
 
 

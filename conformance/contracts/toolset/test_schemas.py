@@ -12,6 +12,7 @@ from conformance.contracts.toolset._harness import browser_toolset
 from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
 from conformance.probes import Flavour, browser_probe
 
+
 def _every_member_toolset(flavour: Flavour) -> Any:
     driver = browser_probe(flavour)
     confirm = driver.log.callback("confirm", flavour=flavour)
