@@ -1,0 +1,32 @@
+"""The computer suite fails a driver that cuts corners, on exactly the clauses it breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import needs_x
+
+pytestmark = needs_x
+
+
+def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "conformance.computer_harness",
+        "--pyargs",
+        "conformance.contracts.computer",
+        "-o",
+        "python_files=check_*.py",
+        "--computer-driver=tests.desktop.broken_computer_drivers:corner_cutting_factory",
+        "-p",
+        "no:randomly",
+        "-k",
+        "wait_pauses or unknown_key or double_click or click_lands",
+    )
+    output = result.stdout.str()
+    for clause in ("CO-WAIT-001", "CO-UNSUP-001", "CO-DCLICK-001"):
+        assert f"FAILED {clause}" in output, output[-3000:]
+    assert "FAILED CO-CLICK-001" not in output
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed") == 4  # wait, two unknown-key variants, double click
+    assert outcomes.get("passed") == 1  # the plain click still conforms
