@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Final
+from typing import Any, Final, Self
 
 from openai.lib.computer import Screenshot
 
@@ -300,7 +300,7 @@ class XvfbComputerDriver:
         finally:
             self._input.close()
 
-    def __enter__(self) -> XvfbComputerDriver:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
