@@ -105,6 +105,10 @@ DEFECTS: tuple[Case, ...] = (
     Case("screenshot_at_half_size", "test_screenshot_shows_the_current_viewport", ("BR-IMG-002",)),
     Case("zoom_ignores_region", "test_zoom_returns_exactly_the_requested_region", ("BR-IMG-004",)),
     Case("click_at_offset", "test_click_at_uses_the_point_button_and_click_count", ("BR-PTR-001",), ("BR-PTR-002",)),
+    # Opt-in members
+    Case("scoped_read_as_text", "test_a_null_root_discovers_the_visible_sections", ("BR-SCOPE-001",), (SDK,)),
+    Case("script_runs_twice", "test_a_script_runs_once_in_the_page_and_returns_text", ("BR-SCRIPT-002",)),
+    Case("upload_grant_reused", "test_an_upload_grant_is_honoured_once", ("BR-FILE-005",)),
 )
 
 # Defects the current checks blame on another clause than the one they break: each is a strict expected failure,

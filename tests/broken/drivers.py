@@ -459,6 +459,42 @@ class ClickAtOffset(BrokenDriver):
         return forward(shifted)
 
 
+# ----- opt-in members: scoped reads, scripts, file grants ----------------------------------------------------
+
+
+class ScopedReadAsText(BrokenDriver):
+    """read_page_scoped returns only the text of its read (a string), dropping the scopes report."""
+
+    def broken_read_page_scoped(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+        return report.get("text", "") if isinstance(report, dict) else report
+
+
+class ScriptRunsTwice(BrokenDriver):
+    """run_script runs the approved source a second time (a retry that forgets the first run happened)."""
+
+    def broken_run_script(self, arguments: Arguments, forward: Forward) -> Any:
+        forward(arguments)
+        return forward(arguments)
+
+
+class UploadGrantReused(BrokenDriver):
+    """A second upload_file with an already used grant answers with the first, completed outcome again."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.completed: dict[str, Any] = {}  # grant ID -> the outcome of its completed upload
+
+    def broken_upload_file(self, arguments: Arguments, forward: Forward) -> Any:
+        grant_id = str(arguments["grant_id"])
+        if grant_id in self.completed:
+            return copy.deepcopy(self.completed[grant_id])
+        outcome = forward(arguments)
+        if isinstance(outcome, dict) and outcome.get("status") == "completed":
+            self.completed[grant_id] = copy.deepcopy(outcome)
+        return outcome
+
+
 # ----- variants the documents allow (the suite must accept them) ---------------------------------------------
 
 
@@ -534,5 +570,8 @@ ignores_cancellation = factory_for(IgnoresCancellation)
 screenshot_at_half_size = factory_for(ScreenshotAtHalfSize)
 zoom_ignores_region = factory_for(ZoomIgnoresRegion)
 click_at_offset = factory_for(ClickAtOffset)
+scoped_read_as_text = factory_for(ScopedReadAsText)
+script_runs_twice = factory_for(ScriptRunsTwice)
+upload_grant_reused = factory_for(UploadGrantReused)
 full_url_in_state = factory_for(FullUrlInState)
 title_left_for_the_sdk = factory_for(TitleLeftForTheSdk)
