@@ -8,6 +8,7 @@ through it.
 from __future__ import annotations
 
 import builtins
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -131,21 +132,33 @@ class Environment:
             if (kind is None or effect.get("kind") == kind) and (page is None or effect.get("page") == page)
         ]
 
-    def wait_for_effect(
+    def poll_effect(
         self, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0
-    ) -> Effect:
-        """The first recorded ``kind`` effect matching ``predicate``; raises :class:`EffectTimeout` if none comes."""
+    ) -> Effect | None:
+        """The first recorded ``kind`` effect matching ``predicate``, or None once ``timeout`` seconds pass."""
 
         def matches(effect: Effect) -> bool:
             return effect.get("kind") == kind and (predicate is None or predicate(effect))
 
-        found = self.store.wait(self._session, matches, timeout, self._poll)
+        return self.store.wait(self._session, matches, timeout, self._poll)
+
+    def wait_for_effect(
+        self, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0
+    ) -> Effect:
+        """The first recorded ``kind`` effect matching ``predicate``; raises :class:`EffectTimeout` if none comes."""
+        found = self.poll_effect(kind, predicate, timeout)
         if found is None:
             seen = sorted({str(effect.get("kind")) for effect in self.effects()})
             raise EffectTimeout(
                 f"no {kind!r} effect within {timeout:g} s (recorded kinds: {', '.join(seen) or 'none'})"
             )
         return found
+
+    def pause(self, seconds: float) -> None:
+        """Let ``seconds`` pass while the driver's event loop (if it has one of ours) keeps running."""
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            (self._poll or time.sleep)(min(0.05, remaining))
 
     def settle(self, quiet: float = 0.15, limit: float = 5.0) -> None:
         """Wait until the page has recorded nothing new for ``quiet`` seconds."""

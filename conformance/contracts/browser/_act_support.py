@@ -10,7 +10,6 @@ import base64
 import binascii
 import io
 import json
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -174,56 +173,14 @@ def finish(outcome: Outcome) -> None:
 # --- page effects ------------------------------------------------------------------------------------------
 
 
-# --- waiting ---------------------------------------------------------------------------------------------
-#
-# The harness's own waits turn its event loop, which an async driver needs (its page handlers run there), but
-# asyncio refuses that while a sync Playwright driver holds the thread's running loop. These waits pause to
-# suit the driver's flavour instead. They take the subject, whose ``env`` is the check's environment.
-
-
-def pause(subject: Subject, seconds: float) -> None:
-    if subject.flavour == "async":
-        subject.loop.sleep(seconds)
-    else:
-        time.sleep(seconds)
-
-
-def settle(subject: Subject, quiet: float = 0.15, limit: float = 5.0) -> None:
-    """Wait until the page has recorded nothing new for ``quiet`` seconds (at most ``limit`` seconds)."""
-    started = last_change = time.monotonic()
-    seen = len(subject.env.effects())
-    while True:
-        now = time.monotonic()
-        if now - last_change >= quiet or now - started >= limit:
-            return
-        pause(subject, min(0.05, quiet))
-        count = len(subject.env.effects())
-        if count != seen:
-            seen, last_change = count, time.monotonic()
-
-
-def wait_effect(
-    subject: Subject, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0
-) -> Effect | None:
-    """The first recorded ``kind`` effect matching ``predicate``, or None after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for effect in subject.env.effects(kind):
-            if predicate is None or predicate(effect):
-                return effect
-        if time.monotonic() >= deadline:
-            return None
-        pause(subject, 0.05)
-
-
 def mark(subject: Subject) -> int:
     """A position in the effect record after the page has gone quiet; later effects are the call's.
 
     The start page's own load record comes first: a beacon still in flight from it would otherwise land
     after the mark and be taken for an effect of the call.
     """
-    wait_effect(subject, "load")
-    settle(subject)
+    subject.env.poll_effect("load")
+    subject.env.settle()
     return len(subject.env.effects())
 
 
@@ -254,7 +211,7 @@ def await_effect(
     what: str,
 ) -> Effect:
     """The first matching effect, or a failure of ``clause`` saying what the page never saw."""
-    found = wait_effect(subject, kind, predicate, timeout)
+    found = subject.env.poll_effect(kind, predicate, timeout)
     if found is None:
         seen = sorted({str(effect.get("kind")) for effect in subject.env.effects()})
         violation(
@@ -269,7 +226,7 @@ def near(effect: Effect, x: int, y: int, tolerance: int = 1) -> bool:
 
 def page_viewport(subject: Subject, page: str) -> tuple[int, int]:
     """The CSS viewport the page itself measured when it loaded."""
-    loaded = wait_effect(subject, "load", lambda effect: effect.get("page") == page)
+    loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page)
     if loaded is None:
         raise AssertionError(f"precondition: {page} never recorded loading")
     return int(loaded["width"]), int(loaded["height"])
@@ -299,13 +256,6 @@ def other_origin_contacts(env: Environment) -> list[str]:
         if effect.get("origin") == "other"
     ]
     return seen
-
-
-def linger(subject: Subject, seconds: float) -> None:
-    """Give the page time to try what it was built to try; blocked requests leave no effect to wait for."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        pause(subject, min(0.1, max(0.01, deadline - time.monotonic())))
 
 
 # --- images ------------------------------------------------------------------------------------------------

@@ -7,15 +7,14 @@ with :func:`check_read_report` blames the exact clause a driver broke.
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect, not_implemented
-from conformance.environment import Effect, EffectTimeout, Environment
+from conformance.environment import Environment
 from conformance.members import OMISSION_CODES, READ_ROLES
 from conformance.subject import Outcome, Subject
 
@@ -268,50 +267,3 @@ def active_tab(state: Any) -> dict[str, Any] | None:
 def tab_ids(state: Any) -> list[str]:
     tabs = state.get("tabs") if isinstance(state, dict) else None
     return [str(tab.get("id")) for tab in tabs or [] if isinstance(tab, dict)]
-
-
-# Waiting for page effects. Environment.settle/wait_for_effect pause through the harness event loop, which fails
-# while a sync Playwright driver owns the thread's running loop ("Runner.run() cannot be called from a running
-# event loop"). Until the harness handles that, these checks wait with a pause that suits the driver's flavour:
-# the harness loop for async drivers (whose event handlers must keep running), a plain sleep for sync ones.
-
-
-def pause(subject: Subject, seconds: float) -> None:
-    if subject.flavour == "async":
-        subject.loop.sleep(seconds)
-    else:
-        time.sleep(seconds)
-
-
-def wait_for_effect(
-    subject: Subject,
-    env: Environment,
-    kind: str,
-    predicate: Callable[[Effect], bool] | None = None,
-    timeout: float = 5.0,
-) -> Effect:
-    """The first recorded ``kind`` effect matching ``predicate``; EffectTimeout when none arrives in time."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for effect in env.effects(kind):
-            if predicate is None or predicate(effect):
-                return effect
-        if time.monotonic() >= deadline:
-            seen = sorted({str(effect.get("kind")) for effect in env.effects()})
-            raise EffectTimeout(
-                f"no {kind!r} effect within {timeout:g} s (recorded kinds: {', '.join(seen) or 'none'})"
-            )
-        pause(subject, 0.02)
-
-
-def settle(subject: Subject, env: Environment, quiet: float = 0.15, limit: float = 5.0) -> None:
-    """Wait until the page has recorded nothing new for ``quiet`` seconds (at most ``limit`` seconds)."""
-    deadline = time.monotonic() + limit
-    count, changed = len(env.effects()), time.monotonic()
-    while time.monotonic() < deadline:
-        pause(subject, 0.03)
-        now, current = time.monotonic(), len(env.effects())
-        if current != count:
-            count, changed = current, now
-        elif now - changed >= quiet:
-            return

@@ -26,7 +26,6 @@ from conformance.contracts.browser._act_support import (
     read_elements,
     ref_of,
     require_ref,
-    settle,
     since,
 )
 
@@ -41,7 +40,7 @@ def test_click_activates_exactly_the_referenced_control(subject, env):
 
     expect_done(outcome, "BR-ACT-002")
     await_effect(subject, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft")
-    settle(subject)
+    subject.env.settle()
     clicks = since(env, position, "click")
     expect(
         [effect.get("target") for effect in clicks] == ["save"],
@@ -72,7 +71,7 @@ def test_a_target_the_driver_never_issued_is_refused_without_effect(subject, env
         position = mark(subject)
         outcome = subject.call(member, **_UNISSUED_TARGET_CALLS[member])
         expect_refused(outcome, "BR-ACT-003", f"{member} got a ref the driver never issued")
-        settle(subject)
+        subject.env.settle()
         touched = input_effects_since(env, position)
         expect(not touched, "BR-ACT-003", f"{member} with an unissued ref still touched the page: {brief(touched)}")
         expect_valid_state(subject, "BR-ACT-014", f"a refused {member}")
@@ -89,7 +88,7 @@ def test_type_fills_the_referenced_control(subject, env):
 
     expect_done(outcome, "BR-ACT-004")
     await_effect(subject, "BR-ACT-004", "input", lambda e: e.get("target") == "full-name", what="input in Full name")
-    settle(subject)
+    subject.env.settle()
     values = [
         e.get("value")
         for e in since(env, position)
@@ -114,7 +113,7 @@ def test_type_with_a_null_target_types_at_the_focus(subject, env):
     await_effect(
         subject, "BR-ACT-005", "input", lambda e: e.get("target") == "notes", what="input in the focused Notes"
     )
-    settle(subject)
+    subject.env.settle()
     values = [e.get("value") for e in since(env, position, "input") if e.get("target") == "notes"]
     expect(values[-1:] == ["left at the door"], "BR-ACT-005", f"the focused Notes field ended as {values[-1:]!r}")
     finish(outcome)
@@ -166,7 +165,7 @@ def test_scroll_moves_the_page_in_each_direction(subject, env):
         position = mark(subject)
         outcome = subject.call("scroll", direction=direction, amount=3, tab_id=None)
         expect_done(outcome, "BR-ACT-007")
-        settle(subject, quiet=0.3)
+        subject.env.settle(quiet=0.3)
         latest = _latest_scroll(env, position)
         expect(latest is not None, "BR-ACT-007", f"scroll {direction} did not move the page")
         moved = (latest[axis] - offset[axis]) * sign
@@ -208,7 +207,7 @@ def test_wait_for_finds_text_that_appears_late(subject, env):
     # The page shows the text 2.5 s after loading; a wait that returns sooner did not wait for it. The short
     # grace covers the page's record arriving just after the driver saw the text.
     await_effect(subject, "BR-ACT-009", "revealed", timeout=1.0, what="the text appearing before wait_for returned")
-    settle(subject)
+    subject.env.settle()
     touched = input_effects_since(env, position, ignore={"mouseover"})
     expect(not touched, "BR-ACT-011", f"wait_for touched the page: {brief(touched)}")
     outcome.expect_sdk_accepted()
@@ -254,7 +253,7 @@ def test_select_option_selects_exactly_the_requested_values(subject, env):
         await_effect(
             subject, "BR-ACT-012", "change", lambda e, probe=probe: e.get("target") == probe, what=f"{label} changing"
         )
-        settle(subject)
+        subject.env.settle()
         # A driver may select option by option; what counts is the selection the page ends with.
         final = [e.get("values") for e in since(env, 0, "change") if e.get("target") == probe][-1]
         expect(sorted(final or []) == sorted(values), "BR-ACT-012", f"{label} ended with {final}, not {values}")
@@ -272,7 +271,7 @@ def test_hover_puts_the_pointer_over_the_target_without_pressing(subject, env):
     await_effect(
         subject, "BR-ACT-013", "mouseover", lambda e: e.get("target") == "tooltip", what="the pointer over Show help"
     )
-    settle(subject)
+    subject.env.settle()
     pressed = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click")]
     expect(not pressed, "BR-ACT-013", f"hover pressed a button: {brief(pressed)}")
     finish(outcome)

@@ -17,7 +17,6 @@ from conformance.contracts.browser._act_support import (
     input_effects_since,
     mark,
     require_ref,
-    settle,
     since,
 )
 
@@ -31,7 +30,7 @@ def test_bound_consent_refuses_focus_dependent_input(subject, env):
 
     position = mark(subject)
     typed = subject.call("type", text="typed at the focus", target=None, tab_id=None)
-    settle(subject)
+    subject.env.settle()
     typed_effects = input_effects_since(env, position, ignore={"mouseover"})
 
     key_effects = []
@@ -39,7 +38,7 @@ def test_bound_consent_refuses_focus_dependent_input(subject, env):
     if subject.implements("key"):
         position = mark(subject)
         pressed = subject.call("key", keys=["Enter"], tab_id=None)
-        settle(subject)
+        subject.env.settle()
         key_effects = input_effects_since(env, position, ignore={"mouseover"})
     key_refused = pressed is None or (pressed.raised is not None and not key_effects)
     type_refused = typed.raised is not None and not typed_effects
@@ -61,7 +60,7 @@ def test_bound_consent_refuses_focus_dependent_input(subject, env):
         )
         position = mark(subject)
         stale = subject.call("click", target=ref, tab_id=None)
-        settle(subject)
+        subject.env.settle()
         clicks = since(env, position, "click")
         expect_refused(stale, "BR-BIND-003", "the ref belongs to a document that has been replaced")
         expect(not clicks, "BR-BIND-003", f"a ref from the old document clicked the new one: {brief(clicks)}")

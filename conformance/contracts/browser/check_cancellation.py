@@ -20,7 +20,6 @@ from conformance.contracts.browser._act_support import (
     mark,
     read_elements,
     ref_of,
-    settle,
     since,
     tab_ids,
 )
@@ -86,7 +85,7 @@ def test_an_already_cancelled_call_has_no_effect(subject, env):
         # A cancelled call may stop by raising; only its effects matter here.
         with contextlib.suppress(Exception):
             subject.call_direct(member, calls[member], cancelled=_always)
-        settle(subject, quiet=0.3)
+        subject.env.settle(quiet=0.3)
         effects = since(env, position)
         requests = env.requests()[requests_before:]
         after = subject.state()

@@ -17,7 +17,6 @@ from conformance.contracts.browser._observe_support import (
     contains_any,
     read_text,
     valid_unicode,
-    wait_for_effect,
 )
 from conformance.environment import Environment
 from conformance.members import OMISSION_CODES
@@ -76,7 +75,7 @@ def entries(text: str, pattern: re.Pattern[str]) -> list[str]:
 @pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-006", "BR-DIAG-007")
 def test_console_diagnostics_are_bounded_and_filtered(subject: Subject, env: Environment) -> None:
     subject.require("read_diagnostics")
-    wait_for_effect(subject, env, "diagnostics_ready", timeout=10)
+    env.wait_for_effect("diagnostics_ready", timeout=10)
     full = diagnostic_report(diagnostics(subject, "console", 100))
     leaked = contains_any([full, diagnostics(subject, "console", 100).payload], CONSOLE_SECRETS)
     expect(not leaked, "BR-DIAG-006", f"console diagnostics repeat secrets from console messages: {leaked}")
@@ -100,7 +99,7 @@ def test_console_diagnostics_are_bounded_and_filtered(subject: Subject, env: Env
 @pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-003", "BR-DIAG-004", "BR-DIAG-005", "BR-DIAG-008")
 def test_network_diagnostics_are_bounded_and_filtered(subject: Subject, env: Environment) -> None:
     subject.require("read_diagnostics")
-    wait_for_effect(subject, env, "diagnostics_ready", timeout=10)
+    env.wait_for_effect("diagnostics_ready", timeout=10)
     outcome = diagnostics(subject, "network", 100)
     full = diagnostic_report(outcome)
     seen = [full, outcome.payload]

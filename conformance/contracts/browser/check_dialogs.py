@@ -17,7 +17,6 @@ from conformance.contracts.browser._act_support import (
     await_effect,
     expect_done,
     expect_valid_state,
-    pause,
     read_elements,
     ref_of,
 )
@@ -37,7 +36,7 @@ def _answers_while_the_driver_works(subject, timeout=10.0):
         answers = {effect.get("dialog"): effect for effect in subject.env.effects("dialog")}
         if len(answers) >= 3 or time.monotonic() >= deadline:
             return answers
-        pause(subject, 0.2)
+        subject.env.pause(0.2)
 
 
 @pytest.mark.page("dialogs.html")

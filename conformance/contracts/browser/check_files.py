@@ -16,8 +16,6 @@ import pytest
 from conformance.assertions import expect, not_implemented
 from conformance.contracts.browser._observe_support import (
     is_browser_error,
-    settle,
-    wait_for_effect,
 )
 from conformance.environment import Environment, FileGrant
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
@@ -90,17 +88,17 @@ def test_an_upload_grant_is_honoured_once(subject: Subject, env: Environment) ->
         not_implemented("upload_file with caller-issued grants from env.hints.grants")
     assert raw is not None
     expect(raw["status"] == "completed", "BR-FILE-003", f"a valid upload ended {raw['status']}/{raw['effect']}")
-    chosen = wait_for_effect(subject, env, "file_chosen")
+    chosen = env.wait_for_effect("file_chosen")
     expect(
         chosen.get("name") == UPLOAD.file_name and chosen.get("size") == len(UPLOAD.content),
         "BR-FILE-003",
         f"the page received {chosen.get('name')!r} ({chosen.get('size')} bytes), not the granted "
         f"{UPLOAD.file_name!r} ({len(UPLOAD.content)} bytes)",
     )
-    wait_for_effect(subject, env, "upload")
+    env.wait_for_effect("upload")
     second = subject.call("upload_file", grant_id=UPLOAD.grant_id)
     expect_refusal(second, "BR-FILE-005", "second use of the same upload grant")
-    settle(subject, env, quiet=0.4)
+    env.settle(quiet=0.4)
     expect(
         len(env.effects("file_chosen")) == 1 and len(env.effects("upload")) == 1,
         "BR-FILE-005",
@@ -128,7 +126,7 @@ def test_invalid_upload_grants_are_refused(subject: Subject, env: Environment) -
         before = len(uploads(env))
         outcome = subject.call("upload_file", grant_id=grant_id)
         expect_refusal(outcome, clause, what)
-        settle(subject, env, quiet=0.3)
+        env.settle(quiet=0.3)
         expect(len(uploads(env)) == before, "BR-FILE-004", f"{what} was refused but a file reached the page")
 
 

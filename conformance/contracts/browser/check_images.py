@@ -20,7 +20,6 @@ from conformance.contracts.browser._act_support import (
     input_effects_since,
     mark,
     page_viewport,
-    settle,
     share_of_colour,
 )
 
@@ -58,7 +57,7 @@ def test_screenshot_shows_the_current_viewport(subject, env):
         inner = (box[0] + 10, box[1] + 10, box[2] - 10, box[3] - 10)
         share = share_of_colour(picture, colour, inner)
         expect(share > 0.9, "BR-IMG-003", f"the {name} swatch is not where the page draws it ({share:.0%} match)")
-    settle(subject)
+    subject.env.settle()
     touched = input_effects_since(env, position)
     expect(not touched, "BR-IMG-006", f"screenshot touched the page: {brief(touched)}")
     outcome.expect_sdk_accepted()
@@ -108,7 +107,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
         f"the zoom image is not the requested region (red {red_share:.0%}, blue {blue_share:.0%}, "
         f"gap coloured {gap_share:.0%})",
     )
-    settle(subject)
+    subject.env.settle()
     touched = input_effects_since(env, position)
     expect(not touched, "BR-IMG-006", f"zoom touched the page: {brief(touched)}")
     outcome.expect_sdk_accepted()

@@ -19,7 +19,6 @@ from conformance.contracts.browser._act_support import (
     expect_done,
     expect_refused,
     expect_valid_state,
-    linger,
     other_origin_contacts,
     with_other,
 )
@@ -40,7 +39,7 @@ def _open_page(subject, env, page, clause, **query):
 
 
 def _expect_no_contact(subject, clause, what):
-    linger(subject, GRACE_SECONDS)
+    subject.env.pause(GRACE_SECONDS)
     contacts = other_origin_contacts(subject.env)
     expect(not contacts, clause, f"{what} reached the non-permitted origin: {contacts[:5]}")
 

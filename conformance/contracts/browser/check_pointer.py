@@ -21,7 +21,6 @@ from conformance.contracts.browser._act_support import (
     mark,
     near,
     page_viewport,
-    settle,
     since,
 )
 
@@ -68,7 +67,7 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
         position = mark(subject)
         outcome = _click_at(subject, *TARGET_A, count=count)
         expect_done(outcome, "BR-PTR-003")
-        settle(subject, quiet=0.3)
+        subject.env.settle(quiet=0.3)
         clicks = since(env, position, "click")
         details = [e.get("detail") for e in clicks]
         expect(
@@ -122,7 +121,7 @@ def test_hover_at_moves_without_pressing(subject, env):
         subject, "BR-PTR-005", "mouseover", lambda e: e.get("target") == "target-b", what="the pointer over Target B"
     )
     expect(near(over, *TARGET_B), "BR-PTR-005", f"hover_at{TARGET_B} arrived at ({over.get('x')}, {over.get('y')})")
-    settle(subject)
+    subject.env.settle()
     pressed = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click")]
     expect(not pressed, "BR-PTR-005", f"hover_at pressed a button: {brief(pressed)}")
     finish(outcome)
@@ -140,7 +139,7 @@ def test_drag_path_presses_follows_every_point_and_releases(subject, env):
     outcome = subject.call("drag_path", tab_id=None, path=[{"x": x, "y": y} for x, y in DRAG], keys=["Shift"])
     expect_done(outcome, "BR-PTR-006")
     await_effect(subject, "BR-PTR-006", "mouseup", lambda e: e in since(env, position), what="the drag's release")
-    settle(subject)
+    subject.env.settle()
     effects = since(env, position)
     downs = [e for e in effects if e.get("kind") == "mousedown"]
     ups = [e for e in effects if e.get("kind") == "mouseup"]
@@ -188,7 +187,7 @@ def test_hold_keys_holds_for_the_duration_then_releases(subject, env):
     outcome = subject.call("hold_keys", tab_id=None, keys=["Control", "Shift"], duration_ms=800)
     elapsed = time.monotonic() - started
     expect_done(outcome, "BR-PTR-008")
-    settle(subject)
+    subject.env.settle()
     effects = since(env, position)
     for key in ("Control", "Shift"):
         downs = [e for e in effects if e.get("kind") == "keydown" and e.get("key") == key]
@@ -217,7 +216,7 @@ def test_coordinates_outside_the_viewport_are_refused(subject, env):
         position = mark(subject)
         outcome = subject.call(member, **calls[member])
         expect_refused(outcome, "BR-PTR-009", f"{member} got a point outside the {width}x{height} viewport")
-        settle(subject)
+        subject.env.settle()
         touched = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click", "mouseover")]
         expect(not touched, "BR-PTR-009", f"the refused {member} still touched the page: {brief(touched)}")
         outcome.expect_sdk_accepted()

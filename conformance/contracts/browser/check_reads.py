@@ -13,7 +13,6 @@ from conformance.contracts.browser._observe_support import (
     check_result_kind,
     read_elements,
     read_text,
-    settle,
     squash,
     strings_in,
 )
@@ -207,12 +206,12 @@ def test_reads_change_nothing_on_the_page(subject: Subject, env: Environment) ->
     available = [member for member in reads if subject.implements(member)]
     if not available:
         not_implemented("read_page, get_page_text or find")
-    settle(subject, env)
+    env.settle()
     before = len(env.effects())
     for member in available:
         subject.call(member, **reads[member])
         subject.call(member, **reads[member])
-    settle(subject, env)
+    env.settle()
     caused = [
         (effect.get("kind"), effect.get("target"))
         for effect in env.effects()[before:]

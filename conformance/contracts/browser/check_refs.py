@@ -12,10 +12,8 @@ from conformance.contracts.browser._observe_support import (
     first_action,
     read_elements,
     ref_for,
-    settle,
     structured_read,
     tab_ids,
-    wait_for_effect,
 )
 from conformance.environment import Environment
 from conformance.subject import Subject
@@ -52,11 +50,11 @@ def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environ
     assert stale and rebuild, "read_page must report the 'Confirm order' and 'Rebuild controls' buttons"
     pressed = subject.call("click", target=rebuild, tab_id=None)
     assert pressed.raised is None, f"clicking Rebuild failed: {pressed.raised!r}"
-    wait_for_effect(subject, env, "rerender", lambda effect: effect.get("generation") == 2)
-    settle(subject, env)
+    env.wait_for_effect("rerender", lambda effect: effect.get("generation") == 2)
+    env.settle()
     outcome = act_on(subject, action, stale)
     expect_refused(outcome, "BR-REF-002", f"{action} with the ref of a control the page replaced")
-    settle(subject, env)
+    env.settle()
     activated = activation_effects(env, "confirm-gen-1") + activation_effects(env, "confirm-gen-2")
     expect(not activated, "BR-REF-002", f"the stale ref still activated a control: {activated}")
     outcome.expect_sdk_accepted()
@@ -78,12 +76,12 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Enviro
     assert stale, "read_page must report the 'Save preferences' button"
     moved = subject.call("navigate", url=env.url("rerender.html"), tab_id=None)
     assert moved.raised is None, f"navigating to a permitted page failed: {moved.raised!r}"
-    wait_for_effect(subject, env, "load", lambda effect: effect.get("page") == "rerender.html")
-    settle(subject, env)
+    env.wait_for_effect("load", lambda effect: effect.get("page") == "rerender.html")
+    env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, stale)
     expect_refused(outcome, "BR-REF-003", f"{action} with a ref read before the navigation")
-    settle(subject, env)
+    env.settle()
     activated = [e for e in env.effects()[before:] if e.get("kind") in ("click", "mouseover", "mousedown")]
     expect(not activated, "BR-REF-003", f"the stale ref activated something on the new page: {activated}")
     outcome.expect_sdk_accepted()
@@ -100,7 +98,7 @@ def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
     added = [tab_id for tab_id in tab_ids(subject.state()) if tab_id not in tab_ids(start)]
     assert len(added) == 1, f"new_tab added {len(added)} tabs"
     first_tab, second_tab = tab_ids(start)[0], added[0]
-    wait_for_effect(subject, env, "load", lambda effect: effect.get("page") == "forms.html")
+    env.wait_for_effect("load", lambda effect: effect.get("page") == "forms.html")
     read = structured_read(subject, tab_id=second_tab)
     foreign = ref_for(read, "Save preferences")
     assert foreign, "read_page of the new tab must report the 'Save preferences' button"
@@ -111,6 +109,6 @@ def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
     assert closed.raised is None, f"close_tab failed: {closed.raised!r}"
     gone = act_on(subject, action, foreign)
     expect_refused(gone, "BR-REF-004", f"{action} with a ref read in the tab that was closed")
-    settle(subject, env)
+    env.settle()
     activated = activation_effects(env, "save")
     expect(not activated, "BR-REF-005", f"a ref used outside its tab activated 'Save preferences': {activated}")

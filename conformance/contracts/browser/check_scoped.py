@@ -19,7 +19,6 @@ from conformance.contracts.browser._observe_support import (
     expect_refused,
     first_action,
     read_elements,
-    settle,
     squash,
     strings_in,
     utf8_length,
@@ -143,11 +142,11 @@ def test_scope_refs_select_reads_only(subject: Subject, env: Environment) -> Non
     payment = scope_ref(report, "Payment")
     assert payment, "discovery must offer the Payment section (BR-SCOPE-002)"
     action = first_action(subject)
-    settle(subject, env)
+    env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, payment)
     expect_refused(outcome, "BR-SCOPE-007", f"{action} with the scope ref of the Payment section")
-    settle(subject, env)
+    env.settle()
     caused = [(e.get("kind"), e.get("target")) for e in env.effects()[before:] if e.get("kind") != "load"]
     expect(not caused, "BR-SCOPE-007", f"acting on a scope ref had page effects {caused}")
     issued = {str(scope.get("ref")) for scope in report["scopes"]}

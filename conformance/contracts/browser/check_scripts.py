@@ -14,9 +14,7 @@ import pytest
 from conformance.assertions import expect, violation
 from conformance.contracts.browser._observe_support import (
     is_browser_error,
-    settle,
     valid_unicode,
-    wait_for_effect,
 )
 from conformance.environment import Environment
 from conformance.subject import Subject
@@ -40,8 +38,8 @@ def test_a_script_runs_once_in_the_page_and_returns_text(subject: Subject, env: 
         f"run_script returned {type(outcome.raw).__name__}, not text",
     )
     outcome.expect_sdk_accepted()
-    wait_for_effect(subject, env, "script_bump", lambda effect: effect.get("marker") == "kit-script-1")
-    settle(subject, env)
+    env.wait_for_effect("script_bump", lambda effect: effect.get("marker") == "kit-script-1")
+    env.settle()
     runs = env.effects("script_bump")
     expect(len(runs) == 1, "BR-SCRIPT-002", f"the script ran {len(runs)} times in the page")
     unicode_outcome = subject.call("run_script", tab_id=None, source="'🍰 ' + document.title", timeout_ms=5000)

@@ -20,7 +20,6 @@ from conformance.contracts.browser._act_support import (
     mark,
     read_elements,
     require_ref,
-    settle,
     since,
 )
 
@@ -40,7 +39,7 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
         outcome = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(outcome, "BR-CHK-001")
         await_effect(subject, "BR-CHK-001", "change", lambda e, p=probe: e.get("target") == p, what=f"{label} changing")
-        settle(subject)
+        subject.env.settle()
         changes = _changes(env, position, probe)
         expect(
             changes and changes[-1].get("checked") is wanted,
@@ -52,7 +51,7 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
         position = mark(subject)
         again = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(again, "BR-CHK-002")
-        settle(subject, quiet=0.3)
+        subject.env.settle(quiet=0.3)
         repeated = _changes(env, position, probe)
         expect(
             all(e.get("checked") is wanted for e in repeated),
@@ -78,7 +77,7 @@ def test_set_checked_refuses_a_replaced_control(subject, env):
     position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=True)
     expect_refused(outcome, "BR-CHK-003", "the ref names a control the page has since replaced")
-    settle(subject)
+    subject.env.settle()
     changed = _changes(env, position, "remember")
     expect(not changed, "BR-CHK-003", f"the replacement box was changed through the old ref: {brief(changed)}")
     outcome.expect_sdk_accepted()
@@ -92,7 +91,7 @@ def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject, env):
     position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=ref, checked=True)
     expect_refused(outcome, "BR-CHK-004", "the target is a button, not a checkbox")
-    settle(subject)
+    subject.env.settle()
     touched = [e for e in since(env, position) if e.get("kind") in ("click", "mousedown", "change")]
     expect(not touched, "BR-CHK-004", f"set_checked on a button still pressed it: {brief(touched)}")
     outcome.expect_sdk_accepted()

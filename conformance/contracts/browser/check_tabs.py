@@ -19,7 +19,6 @@ from conformance.contracts.browser._act_support import (
     expect_valid_state,
     finish,
     mark,
-    settle,
     since,
     tab_by_id,
     tab_ids,
@@ -61,7 +60,7 @@ def test_new_tab_without_a_url_opens_a_blank_page(subject, env):
     added = [tab for tab in after["tabs"] if tab.get("id") not in tab_ids(before)]
     expect(len(added) == 1, "BR-TAB-002", f"new_tab(None) should add one tab: {tab_ids(before)} -> {tab_ids(after)}")
     expect(added[0].get("url") == "about:blank", "BR-TAB-002", f"the new tab is not blank: {added[0]!r}")
-    settle(subject)
+    subject.env.settle()
     loads = since(env, position, "load")
     expect(not loads, "BR-TAB-002", f"a blank tab loaded a fixture page: {brief(loads)}")
     finish(outcome)
@@ -157,7 +156,7 @@ def test_unknown_tab_ids_are_refused_and_touch_no_tab(subject, env):
         position = mark(subject)
         outcome = subject.call(member, **arguments)
         expect_refused(outcome, clause, f"{member} named a tab the driver never issued")
-        settle(subject)
+        subject.env.settle()
         effects = since(env, position)
         expect(not effects, clause, f"{member} with an unknown tab still acted on a page: {brief(effects)}")
         after = expect_valid_state(subject, "BR-ACT-014", f"a refused {member}")
