@@ -83,6 +83,7 @@ def _session(
     bind_targets: bool,
     grants: GrantStore | None,
     owner: str | None,
+    compact_reads: bool,
     asynchronous: bool,
 ) -> BrowserSession:
     return BrowserSession(
@@ -94,6 +95,7 @@ def _session(
         grants=grants,
         owner=owner or "driver-" + secrets.token_hex(6),
         guard=guard,
+        compact_reads=compact_reads,
         wrap=async_handler if asynchronous else sync_handler,
     )
 
@@ -124,11 +126,14 @@ class PlaywrightBrowserDriver:
         grants: GrantStore | None = None,
         owner: str | None = None,
         start_url: str | None = None,
+        compact_reads: bool = False,
     ) -> PlaywrightBrowserDriver:
         """Open a fresh isolated context in ``browser`` whose traffic passes the driver's network guard.
 
         The driver owns that context: call :meth:`close` (or use it as a context manager) when done.
         ``start_url`` (on a permitted origin) is shown in the first tab before the change history starts.
+        ``compact_reads`` makes ``read_page``, ``get_page_text`` and ``find`` return the compact text rendering
+        (same refs and privacy rules) instead of ``BrowserReadV1``.
         """
         guard = NetworkGuard(_origin_set(allowed_origins))
         try:
@@ -144,6 +149,7 @@ class PlaywrightBrowserDriver:
             bind_targets=bind_targets,
             grants=grants,
             owner=owner,
+            compact_reads=compact_reads,
             asynchronous=False,
         )
         driver = cls(session)
@@ -183,13 +189,13 @@ class PlaywrightBrowserDriver:
     def navigate(self, action: NavigateInput, *, cancelled: Cancelled = None) -> str:
         return run_sync(_tabs.navigate(self._session, action, cancelled))
 
-    def read_page(self, action: ReadPageInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    def read_page(self, action: ReadPageInput, *, cancelled: Cancelled = None) -> BrowserReadV1 | str:
         return run_sync(_reads.read_page(self._session, action, cancelled))
 
-    def get_page_text(self, action: TabInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    def get_page_text(self, action: TabInput, *, cancelled: Cancelled = None) -> BrowserReadV1 | str:
         return run_sync(_reads.get_page_text(self._session, action, cancelled))
 
-    def find(self, action: FindInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    def find(self, action: FindInput, *, cancelled: Cancelled = None) -> BrowserReadV1 | str:
         return run_sync(_reads.find(self._session, action, cancelled))
 
     def click(self, action: ClickInput, *, cancelled: Cancelled = None) -> str:
@@ -282,11 +288,14 @@ class AsyncPlaywrightBrowserDriver:
         grants: GrantStore | None = None,
         owner: str | None = None,
         start_url: str | None = None,
+        compact_reads: bool = False,
     ) -> AsyncPlaywrightBrowserDriver:
         """Open a fresh isolated context in ``browser`` whose traffic passes the driver's network guard.
 
         The driver owns that context: call :meth:`close` (or use it as a context manager) when done.
         ``start_url`` (on a permitted origin) is shown in the first tab before the change history starts.
+        ``compact_reads`` makes ``read_page``, ``get_page_text`` and ``find`` return the compact text rendering
+        (same refs and privacy rules) instead of ``BrowserReadV1``.
         """
         guard = NetworkGuard(_origin_set(allowed_origins))
         try:
@@ -302,6 +311,7 @@ class AsyncPlaywrightBrowserDriver:
             bind_targets=bind_targets,
             grants=grants,
             owner=owner,
+            compact_reads=compact_reads,
             asynchronous=True,
         )
         driver = cls(session)
@@ -340,13 +350,13 @@ class AsyncPlaywrightBrowserDriver:
     async def navigate(self, action: NavigateInput, *, cancelled: Cancelled = None) -> str:
         return await run_async(_tabs.navigate(self._session, action, cancelled))
 
-    async def read_page(self, action: ReadPageInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    async def read_page(self, action: ReadPageInput, *, cancelled: Cancelled = None) -> BrowserReadV1 | str:
         return await run_async(_reads.read_page(self._session, action, cancelled))
 
-    async def get_page_text(self, action: TabInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    async def get_page_text(self, action: TabInput, *, cancelled: Cancelled = None) -> BrowserReadV1 | str:
         return await run_async(_reads.get_page_text(self._session, action, cancelled))
 
-    async def find(self, action: FindInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    async def find(self, action: FindInput, *, cancelled: Cancelled = None) -> BrowserReadV1 | str:
         return await run_async(_reads.find(self._session, action, cancelled))
 
     async def click(self, action: ClickInput, *, cancelled: Cancelled = None) -> str:

@@ -20,6 +20,7 @@ from openai.lib.browser import (
     WaitForInput,
 )
 
+from ._compact import compact_report
 from ._observation import well_formed
 from ._ops import Flow, Pause
 from ._session import BrowserSession, Cancelled, check_cancelled, fail_on_agent_error
@@ -43,28 +44,32 @@ def _report(raw: Any) -> BrowserReadV1:
     }
 
 
-def read_page(session: BrowserSession, action: ReadPageInput, cancelled: Cancelled) -> Flow[BrowserReadV1]:
+def _deliver(session: BrowserSession, report: BrowserReadV1) -> BrowserReadV1 | str:
+    return compact_report(report) if session.compact_reads else report
+
+
+def read_page(session: BrowserSession, action: ReadPageInput, cancelled: Cancelled) -> Flow[BrowserReadV1 | str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
     mode = "interactive" if action["filter"] == "interactive" else "all"
     raw = yield from session.agent(tab, "read", {"mode": mode, **session.read_options()})
-    return _report(raw)
+    return _deliver(session, _report(raw))
 
 
-def get_page_text(session: BrowserSession, action: TabInput, cancelled: Cancelled) -> Flow[BrowserReadV1]:
+def get_page_text(session: BrowserSession, action: TabInput, cancelled: Cancelled) -> Flow[BrowserReadV1 | str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
     raw = yield from session.agent(tab, "read", {"mode": "text", **session.read_options()})
-    return _report(raw)
+    return _deliver(session, _report(raw))
 
 
-def find(session: BrowserSession, action: FindInput, cancelled: Cancelled) -> Flow[BrowserReadV1]:
+def find(session: BrowserSession, action: FindInput, cancelled: Cancelled) -> Flow[BrowserReadV1 | str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
     if not action["query"].strip():
         raise BrowserError("The search query is empty.")
     raw = yield from session.agent(tab, "read", {"mode": "find", "query": action["query"], **session.read_options()})
-    return _report(raw)
+    return _deliver(session, _report(raw))
 
 
 def read_page_scoped(

@@ -91,6 +91,7 @@ class BrowserSession:
         grants: GrantStore | None,
         owner: str,
         guard: NetworkGuard,
+        compact_reads: bool = False,
         wrap: Callable[[Callable[..., Flow[None]]], Callable[..., Any]],
     ) -> None:
         self.context = context
@@ -101,6 +102,7 @@ class BrowserSession:
         self.grants = grants
         self.owner = owner
         self.guard = guard
+        self.compact_reads = compact_reads
         self._wrap = wrap
         self.agent_name = "__rdk_" + secrets.token_hex(8)
         self._agent_script = f"({_AGENT_SOURCE})({json.dumps(self.agent_name)});"
@@ -247,6 +249,7 @@ class BrowserSession:
                 "max_options": limits.max_options,
             },
             "allowed": list(self.origins.origins),
+            "compact": self.compact_reads,
         }
 
     # ----- navigation --------------------------------------------------------------------------------------

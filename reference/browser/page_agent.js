@@ -12,7 +12,7 @@
   const ROLES = new Set(["button", "textbox", "combobox", "checkbox", "radio", "slider", "listbox"]);
   const UNSUPPORTED = "unsupported";
   const FRAME = "frame";
-  const token = Math.random().toString(36).slice(2, 7);
+  const token = (Math.random().toString(36) + "0000").slice(2, 6);
   const registry = new Map(); // ref -> WeakRef(element)
   const issued = new WeakMap(); // element -> ref, so a control keeps its ref for the life of the document
   let counter = 0;
@@ -38,11 +38,14 @@
     return encoder.encode(text).length;
   }
 
+  // Refs are "<document token>.<counter>" for controls and "<document token>.S<counter>" for sections: short,
+  // because a read of a large form carries thousands of them, and unique to this document.
   function refFor(element, kind) {
+    const prefix = kind === "s" ? "S" : "";
     let ref = issued.get(element);
-    if (ref && ref.charAt(token.length + 1) === kind) return ref;
+    if (ref && ref.startsWith(token + "." + prefix) && (prefix || ref.charAt(token.length + 1) !== "S")) return ref;
     counter += 1;
-    ref = token + "." + kind + counter.toString(36);
+    ref = token + "." + prefix + counter.toString(36);
     issued.set(element, ref);
     registry.set(ref, new WeakRef(element));
     return ref;
@@ -248,13 +251,14 @@
     const omitted = new Set();
     const elements = [];
     const scopes = [];
-    const stack = [[root, 0]];
+    const stack = [[root, 0, false]];
     const texts = [];
     let visited = 0;
     while (stack.length) {
-      const [element, depth] = stack.pop();
+      const [element, depth, inLabel] = stack.pop();
       if (element.nodeType === Node.TEXT_NODE) {
-        const piece = normalize(element.data);
+        // Label text is already the label of its control, so a label-free text avoids saying it twice.
+        const piece = inLabel && options.skipLabels ? "" : normalize(element.data);
         if (piece) texts.push(piece);
         continue;
       }
@@ -292,9 +296,12 @@
       }
       // Text is collected here only for depth-bounded reads; whole-page reads use innerText, which is faster.
       const children = options.text ? element.childNodes : element.children;
+      const labelled = inLabel || element.localName === "label";
       for (let index = children.length - 1; index >= 0; index -= 1) {
         const child = children[index];
-        if (child.nodeType === Node.ELEMENT_NODE || child.nodeType === Node.TEXT_NODE) stack.push([child, depth + 1]);
+        if (child.nodeType === Node.ELEMENT_NODE || child.nodeType === Node.TEXT_NODE) {
+          stack.push([child, depth + 1, labelled]);
+        }
       }
     }
     return { elements, scopes, omitted, text: texts.join("\n") };
@@ -325,9 +332,9 @@
     const handle = registry.get(ref);
     const element = handle ? handle.deref() : undefined;
     if (!element) return { error: handle ? "stale" : "unknown" };
-    const kind = ref.charAt(dot + 1);
-    if (want === "element" && kind === "s") return { error: "scope" };
-    if (want === "scope" && kind !== "s") return { error: "not_scope" };
+    const isScope = ref.charAt(dot + 1) === "S";
+    if (want === "element" && isScope) return { error: "scope" };
+    if (want === "scope" && !isScope) return { error: "not_scope" };
     if (!visible(element)) return { error: "stale" };
     return { element };
   }
@@ -367,6 +374,14 @@
           .split("\n")
           .filter((line) => line.toLowerCase().includes(query));
         return finish(lines.join("\n"), result);
+      }
+      if (options.compact && options.mode !== "interactive") {
+        walkOptions.text = true;
+        walkOptions.skipLabels = true;
+        const result = walk(body, walkOptions);
+        const text = clip(result.text, options.limits.text_bytes);
+        if (text.clipped) result.omitted.add("text_limit");
+        return finish(text.text, result);
       }
       const result = walk(body, walkOptions);
       const text = options.mode === "interactive" ? "" : readText(body, options.limits, result.omitted);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from conformance.members import OMISSION_CODES, READ_ROLES
 
@@ -55,6 +56,8 @@ def test_get_page_text_has_no_elements_and_find_filters(open_driver, server) -> 
 
 def test_reads_cause_no_page_effects(open_driver, server) -> None:
     driver = open_driver("forms.html")
+    server.wait_for_effect("load")  # the page's own load record, which may arrive late under load
+    time.sleep(0.2)
     server.reset()
     read(driver)
     driver.get_page_text({"tab_id": None})
@@ -75,3 +78,22 @@ def test_scoped_reads_discover_sections_and_bound_depth(open_driver, server) -> 
     deep = driver.read_page_scoped({"root": itinerary, "depth": 32, "filter": "all", "tab_id": None})
     assert "raincoat" not in json.dumps(shallow) and "raincoat" in deep["text"]
     assert "target_limit" in shallow["omitted"]
+
+
+def test_compact_reads_carry_the_same_refs_and_privacy(browser_process, server) -> None:
+    from reference.browser import PlaywrightBrowserDriver
+
+    with PlaywrightBrowserDriver.create(
+        browser_process.browser,
+        allowed_origins=[server.main],
+        start_url=server.url("private.html"),
+        compact_reads=True,
+    ) as driver:
+        text = driver.read_page({"filter": "all", "tab_id": None})
+        assert isinstance(text, str)
+        assert "pw-Zebra-7731" not in text and "481913" not in text and "omitted: private" in text
+        line = next(line for line in text.splitlines() if line.endswith('button "Sign in"'))
+        ref = line[1 : line.index("]")]
+        server.reset()
+        driver.click({"target": ref, "tab_id": None})
+        assert server.wait_for_effect("click")["target"] == "sign-in"
