@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from rdk_server import FixtureServer, serve
 
 from reference.browser import BrowserLimits, PlaywrightBrowserDriver, SyncBrowserProcess
 from reference.grants import GrantStore
-
-from ._server import FixtureServer, serve
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,9 @@ import time
 
 import pytest
 from openai.lib.browser import BrowserError
+from rdk_helpers import element, read
 
 from reference.browser import BrowserLimits
-
-from ._helpers import element, read
 
 
 def _changes(driver) -> list[dict]:

@@ -10,8 +10,7 @@ import time
 import pytest
 from openai.lib.browser import BrowserError
 from PIL import Image
-
-from ._helpers import element, read
+from rdk_helpers import element, read
 
 
 def test_upload_uses_a_grant_once(open_driver, server) -> None:

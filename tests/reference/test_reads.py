@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import time
 
-from conformance.members import OMISSION_CODES, READ_ROLES
+from rdk_helpers import element, read
 
-from ._helpers import element, read
+from conformance.members import OMISSION_CODES, READ_ROLES
 
 
 def test_forms_page_reports_roles_values_and_options(open_driver, server) -> None:
