@@ -9,15 +9,14 @@ The page is served over loopback HTTP rather than file:// because a file:// page
 anywhere: HTTP lets the same page and the same event file work on this host and inside the network-less
 container (where the server runs on the container's own loopback).
 
-Options (until the kit's plugin owns them): ``--computer-driver=module:factory`` names the factory, which is
-called with a :class:`ComputerEnvironment` and returns the driver, a context manager yielding it, or a generator
-yielding it; ``--desktop=local|docker`` picks where the desktop runs.
+The kit's plugin owns the options and registers this module when ``--computer-driver=module:factory`` is given:
+the factory is called with a :class:`ComputerEnvironment` and may return anything the browser factory protocol
+accepts (the driver, a context manager, a generator, their async forms, an awaitable); ``--desktop=local|docker``
+picks where the desktop runs. Async drivers run on one harness event loop for the whole session.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import inspect
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from conformance.driver import HarnessLoop, open_driver
 from conformance.loading import SpecError, load_callable
 from reference.desktop import Desktop, DesktopSettings, DockerDesktop, LocalDesktop
 
@@ -221,21 +221,6 @@ def _start_desktop(kind: str) -> Desktop:
     raise pytest.UsageError(f"--desktop={kind!r}: expected 'local' or 'docker'")
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("driverkit-computer", "computer driver conformance (responses-driver-kit)")
-    group.addoption(
-        "--computer-driver",
-        metavar="MODULE:FACTORY",
-        help="certify the computer driver made by FACTORY(environment)",
-    )
-    group.addoption(
-        "--desktop",
-        choices=("local", "docker"),
-        default="local",
-        help="where the computer suite's desktop runs: Xvfb on this host (default) or the kit/desktop container",
-    )
-
-
 @pytest.fixture(scope="session")
 def computer_environment(pytestconfig: pytest.Config) -> Iterator[ComputerEnvironment]:
     desktop = _start_desktop(str(pytestconfig.getoption("--desktop")))
@@ -263,24 +248,33 @@ def computer_factory(pytestconfig: pytest.Config) -> Callable[..., Any]:
         raise pytest.UsageError(str(error)) from None
 
 
-@contextlib.contextmanager
-def open_driver(factory: Callable[..., Any], environment: ComputerEnvironment) -> Iterator[Any]:
-    """Call the factory and yield the driver, closing whatever the factory opened afterwards."""
-    made = factory(environment)
-    if inspect.isgenerator(made):
-        with contextlib.closing(made):
-            yield next(made)
-    elif isinstance(made, contextlib.AbstractContextManager):
-        with made as driver:
-            yield driver
-    else:
-        yield made
+# One event loop for the whole session, so an async driver's loop-bound resources survive between calls.
+_loop: HarnessLoop | None = None
+
+
+def harness_loop() -> HarnessLoop:
+    global _loop
+    if _loop is None:
+        _loop = HarnessLoop()
+    return _loop
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_harness_loop() -> Iterator[None]:
+    yield
+    global _loop
+    if _loop is not None:
+        _loop.close()
+        _loop = None
 
 
 @pytest.fixture
 def computer_driver(computer_factory: Callable[..., Any], computer_environment: ComputerEnvironment) -> Iterator[Any]:
-    with open_driver(computer_factory, computer_environment) as driver:
+    driver, cleanup = open_driver(computer_factory, computer_environment, harness_loop())
+    try:
         yield driver
+    finally:
+        cleanup()
 
 
 def is_async_driver(driver: Any) -> bool:
@@ -289,14 +283,7 @@ def is_async_driver(driver: Any) -> bool:
 
 def call(driver: Any, method: str, *args: Any, **kwargs: Any) -> Any:
     """Call one driver method, sync or async alike, and return its result."""
-    result = getattr(driver, method)(*args, **kwargs)
-    if inspect.isawaitable(result):
-        return asyncio.run(_await(result))
-    return result
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
+    return harness_loop().resolve(getattr(driver, method)(*args, **kwargs))
 
 
 def accepts_cancelled(driver: Any, method: str) -> bool:

@@ -28,7 +28,9 @@ register_profiles()
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 SDK_ACCEPTS_CLAUSE = "BR-SDK-001"
-CHECK_DIRECTORIES = (CONTRACTS / "browser",)
+BROWSER_CHECKS = CONTRACTS / "browser"
+COMPUTER_CHECKS = CONTRACTS / "computer"
+CHECK_DIRECTORIES = (BROWSER_CHECKS, COMPUTER_CHECKS)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,6 +39,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--driver",
         metavar="MODULE:FACTORY",
         help="certify the browser driver made by FACTORY(env); runs the bundled browser contract checks",
+    )
+    group.addoption(
+        "--computer-driver",
+        metavar="MODULE:FACTORY",
+        help="certify the computer driver made by FACTORY(env) on a desktop showing the kit's input recorder page",
+    )
+    group.addoption(
+        "--desktop",
+        choices=("local", "docker"),
+        default="local",
+        help="where computer checks run: Xvfb on this host (default) or the kit/desktop container",
     )
     group.addoption(
         "--certificate",
@@ -52,14 +65,22 @@ def pytest_configure(config: pytest.Config) -> None:
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
-    spec = config.getoption("--driver")
-    if spec:
-        try:
-            load_callable(spec, "--driver")
-        except SpecError as error:
-            raise pytest.UsageError(str(error)) from None
-        if config.args_source != pytest.Config.ArgsSource.ARGS:
-            config.args = [str(directory) for directory in CHECK_DIRECTORIES]
+    suites = []
+    for option, directory in (("--driver", BROWSER_CHECKS), ("--computer-driver", COMPUTER_CHECKS)):
+        spec = config.getoption(option)
+        if spec:
+            try:
+                load_callable(spec, option)
+            except SpecError as error:
+                raise pytest.UsageError(str(error)) from None
+            suites.append(str(directory))
+    if suites and config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = suites
+    if config.getoption("--computer-driver"):
+        from conformance import computer_harness
+
+        if not config.pluginmanager.is_registered(computer_harness):
+            config.pluginmanager.register(computer_harness, "driverkit-computer")
     from conformance import fixtures
 
     if not config.pluginmanager.is_registered(fixtures):

@@ -51,9 +51,9 @@ class ObservedReader:
     async def state(self) -> BrowserState:
         return await self._driver.state()
 
-    async def get_page_text(self, args: TabInput, *, cancelled: Any = None) -> BrowserReadV1:
+    async def get_page_text(self, args: TabInput, *, cancelled: Any = None) -> BrowserReadV1 | str:
         report = await self._driver.get_page_text(args, cancelled=cancelled)
-        self.texts.append(report["text"])
+        self.texts.append(report if isinstance(report, str) else report["text"])
         return report
 
 

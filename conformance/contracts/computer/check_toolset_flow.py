@@ -6,7 +6,6 @@ no trace in the page's event log, and an approved one must reach it once per act
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,7 @@ from openai.lib.computer import ComputerUseError
 from openai.types.responses import ResponseComputerToolCall
 
 from conformance.assertions import expect
-from conformance.computer_harness import ComputerEnvironment, is_async_driver
+from conformance.computer_harness import ComputerEnvironment, harness_loop, is_async_driver
 
 from ._support import POINTS, describe, near, of_type, take_shot
 
@@ -56,7 +55,7 @@ def _execute(driver: Any, call: ResponseComputerToolCall, **options: Any) -> Any
             finally:
                 toolset.close()
 
-        return asyncio.run(run())
+        return harness_loop().resolve(run())
     toolset = ComputerToolset(driver)
     try:
         return toolset.execute(call, **options)
