@@ -24,7 +24,7 @@ def _certify(args: argparse.Namespace) -> int:
     pytest_args = ["-p", "no:cacheprovider", "--certificate", str(args.out)]
     if args.sdk:
         pytest_args += ["--pyargs", *SDK_SUITES]
-    else:
+    if args.driver or not (args.sdk or args.computer_driver):
         pytest_args.append(f"--driver={args.driver or DEFAULT_DRIVER}")
     if args.computer_driver:
         pytest_args.append(f"--computer-driver={args.computer_driver}")

@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 packages=(chromium xvfb xauth openbox xdotool x11-utils scrot fonts-dejavu-core docker.io debootstrap
-          busybox-static python3-venv ca-certificates)
+          busybox-static python3-venv python3-tk ca-certificates)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -20,5 +20,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[desktop,dev]' 2>&1 | grep -v "^WARNING: Location" || true
+pip_install() { .venv/bin/python -m pip install -q --disable-pip-version-check "$@" 2>&1 | grep -v "^WARNING: Location" || true; }
+pip_install -e '.[desktop,execution,dev]'
+pip_install --no-deps pyautogui   # see pyproject.toml: its declared dependency would replace python-xlib
 .venv/bin/python -c "import conformance.plugin, openai; print('setup: kit ready, openai', openai.__version__)"

@@ -152,8 +152,8 @@ def build_namespace(current: list[Outputs]) -> tuple[dict[str, Any], str | None]
     # MouseInfo, which calls sys.exit() when tkinter is not installed.
     try:
         # Neither package ships type information (the lead may add a mypy override for them instead).
-        import pyautogui  # type: ignore[import-untyped]
-        import pyscreeze  # type: ignore[import-untyped]
+        import pyautogui
+        import pyscreeze
     except (Exception, SystemExit) as error:
         return namespace, f"PyAutoGUI is unavailable in this runtime ({type(error).__name__})."
     pyscreeze.screenshot = _x11_screenshot
