@@ -50,6 +50,15 @@ def browser_version(executable: str = "/usr/bin/chromium") -> str | None:
     return lines[-1].strip() if lines else None
 
 
+def verdict_of(counts: Mapping[str, int]) -> str:
+    """A failed clause fails the subject; a recorded known deviation (SDK suites only) is said, not hidden."""
+    if counts.get("failed"):
+        return "does not conform"
+    if counts.get("deviation"):
+        return "conforms except for known deviations"
+    return "conforms"
+
+
 @dataclass(frozen=True)
 class Subject:
     """What was certified: the option values that named it and the profile the kit found."""
@@ -63,7 +72,7 @@ def build(
     subjects: Sequence[Subject], results: Sequence[ClauseResult], extra: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     counts: Counter[str] = Counter(result.status for result in results)
-    verdict = "does not conform" if counts["failed"] else "conforms"
+    verdict = verdict_of(counts)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

@@ -60,8 +60,7 @@ def summarize(reporter: pytest.TerminalReporter, config: pytest.Config, run: Cer
         if result.status == "failed":
             reason = result.reasons[0] if result.reasons else ""
             reporter.write_line(f"  FAILED {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
-    verdict = "does not conform" if any(r.status == "failed" for r in results) else "conforms"
-    reporter.write_line(f"verdict: {verdict}")
+    reporter.write_line(f"verdict: {certificate.verdict_of(Counter(result.status for result in results))}")
     written = config.stash.get(WRITTEN_KEY, None)
     if written:
         reporter.write_line(f"certificate: {written[0]} and {written[1]}")
