@@ -499,7 +499,11 @@ class UploadGrantReused(BrokenDriver):
 
 
 class FullUrlInState(BrokenDriver):
-    """Not a defect: state reports each tab's full URL (path and query); the SDK projects it to the origin."""
+    """Not a defect: state reports each tab's full URL, path and query included.
+
+    spec/004 ``BrowserState`` describes a tab's url as the current page URL without browser-owned credentials, and
+    spec/000 "Driver contract" has the SDK display only the origin; the SDK projects the full URL itself.
+    """
 
     def broken_state(self, forward: Forward) -> Any:
         state = copy.deepcopy(forward())
@@ -510,7 +514,11 @@ class FullUrlInState(BrokenDriver):
 
 
 class TitleLeftForTheSdk(BrokenDriver):
-    """Not a defect: a long title is reported whole, leaving the 1,024-byte cut to the SDK."""
+    """Not a defect: a long title is reported whole, leaving the 1,024-byte cut to the SDK.
+
+    spec/000 "Driver contract" states the cut for state with observation metadata; the SDK makes it (and sets
+    title_truncated) when the driver has not, so the check accepts either party doing it.
+    """
 
     def broken_state(self, forward: Forward) -> Any:
         state = copy.deepcopy(forward())
