@@ -111,33 +111,13 @@ DEFECTS: tuple[Case, ...] = (
     Case("upload_grant_reused", "test_an_upload_grant_is_honoured_once", ("BR-FILE-005",)),
 )
 
-# Defects the current checks blame on another clause than the one they break: each is a strict expected failure,
-# so the case turns into an unexpected pass (and fails) as soon as the check is corrected.
-CHECK_GAPS: dict[str, str] = {
-    "two_active_tabs": (
-        "check gap: check_state.py::test_state_rules_hold_with_several_tabs calls expect_sdk_accepted() after each "
-        "new_tab before checking the state rules, so two active tabs are blamed on BR-SDK-001 (and on BR-TAB-003 by "
-        "check_tabs.py's state helper), never on BR-STATE-003"
-    ),
-}
-
-
-def with_known_gaps(cases: tuple[Case, ...]) -> list[object]:
-    return [
-        pytest.param(case, id=case.factory, marks=pytest.mark.xfail(strict=True, reason=CHECK_GAPS[case.factory]))
-        if case.factory in CHECK_GAPS
-        else pytest.param(case, id=case.factory)
-        for case in cases
-    ]
-
-
 ALLOWED_VARIANTS: tuple[Case, ...] = (
     Case("full_url_in_state", "check_state or check_navigation", ()),
     Case("title_left_for_the_sdk", "test_a_long_title_is_cut_on_a_character_boundary", ()),
 )
 
 
-@pytest.mark.parametrize("case", with_known_gaps(DEFECTS))
+@pytest.mark.parametrize("case", DEFECTS, ids=lambda case: case.factory)
 def test_the_suite_blames_the_broken_clause(case: Case, tmp_path: Path) -> None:
     run = certify(f"{MODULE}:{case.factory}", tmp_path, selection=case.checks)
     assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"

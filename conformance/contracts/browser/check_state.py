@@ -97,6 +97,9 @@ def test_state_rules_hold_with_several_tabs(subject: Subject, env: Environment) 
     for page in ("text.html", "blank.html"):
         outcome = subject.call("new_tab", url=env.url(page))
         expect(outcome.raised is None, "BR-STATE-001", f"new_tab({page}) failed: {outcome.raised!r}")
+        # The state rules first: the SDK also rejects a broken state, but the certificate should name the rule.
+        for reported in outcome.states:
+            check_state_rules(reported, f"state read around new_tab({page})")
         outcome.expect_sdk_accepted()
     after = subject.state()
     check_state_rules(after, "state with three tabs")
