@@ -3,16 +3,17 @@
 Quick start::
 
     from reference.browser import PlaywrightBrowserDriver, launch
+    from reference.toolsets import read_only_browser
 
-    with launch() as browser:
-        context = browser.new_context()
-        try:
-            driver = PlaywrightBrowserDriver.create(
-                context, allowed_origins=["https://example.com"], start_url="https://example.com/"
-            )
-            ...  # pass it to reference.toolsets.read_only_browser(driver) or interactive_browser(...)
-        finally:
-            context.close()
+    with launch() as browser:  # isolated Chromium, stopped on every exit path
+        with PlaywrightBrowserDriver.create(
+            browser.browser, allowed_origins=["https://example.com"], start_url="https://example.com/"
+        ) as driver:  # its own context, behind its own network guard
+            toolset = read_only_browser(driver)
+            ...
+
+``AsyncPlaywrightBrowserDriver.create`` and ``launch_async`` are the ``asyncio`` twins. ``sync_factory`` and
+``async_factory`` certify the drivers with the kit: ``pytest --driver=reference.browser:sync_factory``.
 """
 
 from ._driver import AsyncPlaywrightBrowserDriver, PlaywrightBrowserDriver
