@@ -88,8 +88,9 @@ def _mask_driver_outputs(items: list[object]) -> list[object]:
     }
     return [
         {**item, "output": DRIVER_OUTPUT}
-        if isinstance(item, dict) and str(item.get("type", "")).endswith("call_output") and item.get("call_id") in
-        driver_calls
+        if isinstance(item, dict)
+        and str(item.get("type", "")).endswith("call_output")
+        and item.get("call_id") in driver_calls
         else item
         for item in items
     ]

@@ -88,8 +88,9 @@ class Recorder:
     redact_images: bool = False
     exchanges: list[Exchange] = field(default_factory=list)
 
-    def add(self, request: httpx2.Request, body: bytes, status: int, content_type: str, raw: bytes, broken: bool
-            ) -> None:
+    def add(
+        self, request: httpx2.Request, body: bytes, status: int, content_type: str, raw: bytes, broken: bool
+    ) -> None:
         request_body = _json_object(body)
         recorded_request = RecordedRequest(
             request.method,
@@ -109,8 +110,9 @@ class Recorder:
         else:
             parsed = _json_object(raw)
             body_json = {"unparsed": raw.decode("utf-8", "replace")} if parsed is None else parsed
-            response = RecordedResponse(status, body=cast(JSONObject, scrub(body_json,
-                                                                              redact_images=self.redact_images)))
+            response = RecordedResponse(
+                status, body=cast(JSONObject, scrub(body_json, redact_images=self.redact_images))
+            )
         self.exchanges.append(Exchange(recorded_request, response, faults))
 
     def cassette(self) -> Cassette:

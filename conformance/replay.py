@@ -265,7 +265,9 @@ class _Replay:
             if self.plan.browser_members:
                 driver = _make_driver(self.factory, "sync", self.plan.browser_members, self.log)
                 browser = BrowserToolset(
-                    driver, members=self.plan.browser_members, confirm=lambda context: True,
+                    driver,
+                    members=self.plan.browser_members,
+                    confirm=lambda context: True,
                     url_policy=lambda context, url: True,
                 )
             computer = ComputerToolset(computer_probe("sync", log=self.log)) if self.plan.computer else None  # type: ignore[arg-type]
@@ -286,8 +288,9 @@ class _Replay:
         async_browser = None
         if self.plan.browser_members:
             driver = _make_driver(self.factory, "async", self.plan.browser_members, self.log)
-            async_browser = AsyncBrowserToolset(driver, members=self.plan.browser_members, confirm=confirm,
-                                                url_policy=url_policy)
+            async_browser = AsyncBrowserToolset(
+                driver, members=self.plan.browser_members, confirm=confirm, url_policy=url_policy
+            )
         async_computer = (
             AsyncComputerToolset(computer_probe("async", log=self.log)) if self.plan.computer else None  # type: ignore[arg-type]
         )
@@ -394,11 +397,17 @@ def _report(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``driverkit replay`` arguments."""
     parser.add_argument("cassette", help="a driverkit.responses cassette (JSONL)")
-    parser.add_argument("--driver", metavar="MODULE:FACTORY",
-                        help="browser driver factory (given flavour='sync'|'async' if it has that parameter); "
-                             "default: a recording probe driver")
-    parser.add_argument("--mode", choices=sorted(MODES),
-                        help="runner flavour and delivery; default: sync, streamed if the recording was")
+    parser.add_argument(
+        "--driver",
+        metavar="MODULE:FACTORY",
+        help="browser driver factory (given flavour='sync'|'async' if it has that parameter); "
+        "default: a recording probe driver",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=sorted(MODES),
+        help="runner flavour and delivery; default: sync, streamed if the recording was",
+    )
     parser.add_argument("--max-steps", type=int, help="max_steps for the replayed run (default: the SDK's)")
     parser.add_argument("--strict", action="store_true", help="also compare outputs produced by drivers")
 
@@ -406,8 +415,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``driverkit replay``: 0 when the replay matches, 1 on divergence, 2 when it cannot start."""
     try:
-        report = replay(args.cassette, mode=args.mode, driver=args.driver, max_steps=args.max_steps,
-                        strict=args.strict)
+        report = replay(args.cassette, mode=args.mode, driver=args.driver, max_steps=args.max_steps, strict=args.strict)
     except (CassetteError, ReplayError) as error:
         print(f"driverkit replay: {error}", file=sys.stderr)
         return 2

@@ -63,8 +63,16 @@ def test_unknown_version_is_an_error_naming_the_line() -> None:
         (lambda lines: lines[1]["request"].__setitem__("surprise", 1), 2, "unknown field(s) surprise"),
         (lambda lines: lines[2]["response"].__setitem__("body", {}), 3, "exactly one of body or events"),
     ],
-    ids=["exchange-order", "status", "sequence", "first-event", "fault-target", "fault-kind", "extra-field",
-         "body-and-events"],
+    ids=[
+        "exchange-order",
+        "status",
+        "sequence",
+        "first-event",
+        "fault-target",
+        "fault-kind",
+        "extra-field",
+        "body-and-events",
+    ],
 )
 def test_validation_names_file_line_and_problem(mutate: object, line: int, problem: str) -> None:
     lines = _lines(_sample())
@@ -92,8 +100,15 @@ def test_save_is_atomic_and_refuses_invalid_cassettes(tmp_path: Path) -> None:
     cassettes.save(_sample(), target)
     before = target.read_text()
     broken = cassettes.Cassette("broken", (), meta={"x": 1})
-    object.__setattr__(broken, "exchanges", (_sample().exchanges[0].__class__(
-        cassettes.RecordedRequest("POST", "no-slash"), _sample().exchanges[0].response),))
+    object.__setattr__(
+        broken,
+        "exchanges",
+        (
+            _sample()
+            .exchanges[0]
+            .__class__(cassettes.RecordedRequest("POST", "no-slash"), _sample().exchanges[0].response),
+        ),
+    )
     with pytest.raises(CassetteError):
         cassettes.save(broken, target)
     assert target.read_text() == before

@@ -36,6 +36,14 @@ def test_fixtures_stay_small() -> None:
 
 def test_readme_documents_the_format() -> None:
     readme = (STREAMS / "README.md").read_text()
-    for term in ("driverkit.responses", "version", "sequence_number", "cut_stream", "output_index", "drop_event",
-                 "completed_output", "http_status"):
+    for term in (
+        "driverkit.responses",
+        "version",
+        "sequence_number",
+        "cut_stream",
+        "output_index",
+        "drop_event",
+        "completed_output",
+        "http_status",
+    ):
         assert term in readme

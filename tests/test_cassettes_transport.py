@@ -92,10 +92,20 @@ def test_async_client_is_served() -> None:
 
 def _respx_router() -> respx.Router:
     router = respx.Router(base_url="http://driverkit.invalid/v1", assert_all_called=False)
-    body = {"id": "r1", "object": "response", "status": "completed", "output": [message("from respx")],
-            "model": "m", "created_at": 0, "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
-    router.post("/responses", name="responses").mock(side_effect=[httpx.Response(500, json={"error": {}}),
-                                                                  httpx.Response(200, json=body)])
+    body = {
+        "id": "r1",
+        "object": "response",
+        "status": "completed",
+        "output": [message("from respx")],
+        "model": "m",
+        "created_at": 0,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    router.post("/responses", name="responses").mock(
+        side_effect=[httpx.Response(500, json={"error": {}}), httpx.Response(200, json=body)]
+    )
     return router
 
 

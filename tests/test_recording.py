@@ -39,8 +39,14 @@ def _runner() -> ResponsesToolRunner:
     return ResponsesToolRunner(functions=[function])
 
 
-def _record(path: Path, source: cassettes.Cassette, *, stream: bool = True, redact_images: bool = False,
-            params: dict[str, object] | None = None) -> None:
+def _record(
+    path: Path,
+    source: cassettes.Cassette,
+    *,
+    stream: bool = True,
+    redact_images: bool = False,
+    params: dict[str, object] | None = None,
+) -> None:
     with record_client(
         path,
         redact_images=redact_images,
@@ -73,11 +79,16 @@ def test_plain_responses_are_recorded_as_bodies(tmp_path: Path) -> None:
 
 
 def test_no_credentials_reach_the_file(tmp_path: Path) -> None:
-    mcp = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example/sse",
-           "authorization": "SECRETMCPTOKEN", "headers": {"X-Api-Key": "SECRETHEADER"}, "require_approval": "never"}
+    mcp = {
+        "type": "mcp",
+        "server_label": "docs",
+        "server_url": "https://mcp.example/sse",
+        "authorization": "SECRETMCPTOKEN",
+        "headers": {"X-Api-Key": "SECRETHEADER"},
+        "require_approval": "never",
+    }
     source = CassetteBuilder("s").turn(message("Done.")).build()
-    _record(tmp_path / "r.jsonl", source,
-            params={"model": "m", "input": f"my key is {SECRET_KEY}", "tools": [mcp]})
+    _record(tmp_path / "r.jsonl", source, params={"model": "m", "input": f"my key is {SECRET_KEY}", "tools": [mcp]})
     text = (tmp_path / "r.jsonl").read_text()
     for secret in ("SECRETsecret", "SECRETORG", "SECRETPROJECT", "SECRETCOOKIE", "SECRETMCPTOKEN", "SECRETHEADER"):
         assert secret not in text, secret
@@ -85,8 +96,10 @@ def test_no_credentials_reach_the_file(tmp_path: Path) -> None:
 
 
 def test_images_are_replaced_only_when_asked(tmp_path: Path) -> None:
-    params = {"model": "m", "input": [{"role": "user", "content": [
-        {"type": "input_image", "image_url": IMAGE, "detail": "low"}]}]}
+    params = {
+        "model": "m",
+        "input": [{"role": "user", "content": [{"type": "input_image", "image_url": IMAGE, "detail": "low"}]}],
+    }
     _record(tmp_path / "kept.jsonl", _source(), params=params)
     _record(tmp_path / "small.jsonl", _source(), params=params, redact_images=True)
     assert IMAGE in (tmp_path / "kept.jsonl").read_text()
@@ -107,7 +120,9 @@ def test_broken_stream_and_failed_run_are_still_recorded(tmp_path: Path) -> None
     recorded = cassettes.load(tmp_path / "r.jsonl")
     (exchange,) = recorded.exchanges
     assert [event["type"] for event in exchange.response.events or ()] == [
-        "response.created", "response.output_item.done"]
+        "response.created",
+        "response.output_item.done",
+    ]
     assert exchange.faults and exchange.faults[0].kind == "cut_stream" and exchange.faults[0].fields["error"]
 
 
@@ -125,8 +140,11 @@ def test_async_recording(tmp_path: Path) -> None:
 
     async def go() -> str:
         async with record_async_client(
-            tmp_path / "r.jsonl", transport=CassetteTransport(_source(), match="endpoint"),
-            api_key=SECRET_KEY, base_url="http://recorded.invalid/v1", max_retries=0,
+            tmp_path / "r.jsonl",
+            transport=CassetteTransport(_source(), match="endpoint"),
+            api_key=SECRET_KEY,
+            base_url="http://recorded.invalid/v1",
+            max_retries=0,
         ) as client:
             runner = AsyncResponsesToolRunner(
                 functions=[AsyncRegisteredFunction(tool=function_tool("lookup"), execute=execute)]  # type: ignore[arg-type]

@@ -40,14 +40,20 @@ def _source() -> cassettes.Cassette:
 def _record(path: Path, source: cassettes.Cassette, *, stream: bool = True, eager: bool = False) -> None:
     answers = {"A": "found A", "B": [{"type": "input_text", "text": "found B"}]}
     function = RegisteredFunction(
-        tool=function_tool("lookup"), execute=lambda arguments: answers[str(arguments["reference"])]  # type: ignore[arg-type]
+        tool=function_tool("lookup"),
+        execute=lambda arguments: answers[str(arguments["reference"])],  # type: ignore[arg-type]
     )
     browser = BrowserToolset(ProbeBrowser(["get_page_text"], replies={"get_page_text": "a real page"}))
     runner = ResponsesToolRunner(browser=browser, functions=[function])
     # Some sources end in a failure on purpose; the recording of that failure is what the test needs.
     with (
-        record_client(path, api_key="sk-test", base_url="http://rec.invalid/v1", max_retries=0,
-                      transport=CassetteTransport(source, match="endpoint")) as client,
+        record_client(
+            path,
+            api_key="sk-test",
+            base_url="http://rec.invalid/v1",
+            max_retries=0,
+            transport=CassetteTransport(source, match="endpoint"),
+        ) as client,
         contextlib.suppress(ToolRunnerError),
     ):
         runner.run(client, {"model": "m", "input": "hi", "tool_choice": "auto"}, stream=stream, eager=eager)

@@ -15,11 +15,7 @@ def _declared() -> set[str]:
     declared: set[str] = set()
     for module in CHECKS.glob("test_*.py"):
         for node in ast.walk(ast.parse(module.read_text())):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "clause"
-            ):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clause":
                 declared.update(arg.value for arg in node.args if isinstance(arg, ast.Constant))
     return declared
 

@@ -66,8 +66,13 @@ def answer(arguments: dict[str, object]) -> str:
 def record(source: cassettes.Cassette, path: Path, turns: int, stream: bool) -> cassettes.Cassette:
     """Run once against the built cassette while recording, so the replayed cassette pins every request body."""
     runner = ResponsesToolRunner(functions=[RegisteredFunction(tool=TOOL, execute=answer)])  # type: ignore[arg-type]
-    with record_client(path, api_key="sk-bench", base_url="http://bench.invalid/v1", max_retries=0,
-                       transport=CassetteTransport(source, match="endpoint")) as client:
+    with record_client(
+        path,
+        api_key="sk-bench",
+        base_url="http://bench.invalid/v1",
+        max_retries=0,
+        transport=CassetteTransport(source, match="endpoint"),
+    ) as client:
         runner.run(client, dict(PARAMS), max_steps=turns, stream=stream)
     return cassettes.load(path)
 

@@ -288,9 +288,7 @@ class Harness:
         flavour = self.mode.flavour
         browser = computer = None
         if self.setup.browser is not None:
-            probe = browser_probe(
-                flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log
-            )
+            probe = browser_probe(flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log)
             toolset = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
             browser = toolset(probe, confirm=self._confirm())  # type: ignore[arg-type]
         if self.setup.computer:

@@ -66,8 +66,8 @@ def _final_message() -> CassetteBuilder:
 
 @source("one-function")
 def _one_function() -> CassetteBuilder:
-    return _b("one-function", "One function call, then a final answer.").turn(call("lookup", "c1")).turn(
-        message("Done.")
+    return (
+        _b("one-function", "One function call, then a final answer.").turn(call("lookup", "c1")).turn(message("Done."))
     )
 
 
@@ -254,9 +254,11 @@ def _required_choice() -> CassetteBuilder:
 
 @source("never-served")
 def _never_served() -> CassetteBuilder:
-    return _b("never-served", "A turn the runner must never request (the run is rejected first).").turn(
-        call("lookup", "c1")
-    ).turn(message("Done."))
+    return (
+        _b("never-served", "A turn the runner must never request (the run is rejected first).")
+        .turn(call("lookup", "c1"))
+        .turn(message("Done."))
+    )
 
 
 # ------------------------------------------------------------------------------------------ steps, browser
@@ -264,9 +266,12 @@ def _never_served() -> CassetteBuilder:
 
 @source("max-steps-two")
 def _max_steps() -> CassetteBuilder:
-    return _b("max-steps-two", "Each response calls a function; the run allows two requests.").turn(
-        call("lookup", "c1")
-    ).turn(call("lookup", "c2")).turn(message("unreachable"))
+    return (
+        _b("max-steps-two", "Each response calls a function; the run allows two requests.")
+        .turn(call("lookup", "c1"))
+        .turn(call("lookup", "c2"))
+        .turn(message("unreachable"))
+    )
 
 
 @source("endless-calls")
@@ -365,16 +370,20 @@ def _mcp_mismatch() -> CassetteBuilder:
 
 @source("mcp-unapproved-call")
 def _mcp_unapproved() -> CassetteBuilder:
-    return _b("mcp-unapproved-call", "An MCP call without any approval request, next to a local call.").turn(
-        mcp_call("mcp_1", server_label="docs", name="search", arguments={"q": "x"}), call("lookup", "c1")
-    ).turn(message("Done."))
+    return (
+        _b("mcp-unapproved-call", "An MCP call without any approval request, next to a local call.")
+        .turn(mcp_call("mcp_1", server_label="docs", name="search", arguments={"q": "x"}), call("lookup", "c1"))
+        .turn(message("Done."))
+    )
 
 
 @source("mcp-http-error")
 def _mcp_http_error() -> CassetteBuilder:
-    return _b("mcp-http-error", "The first request fails with HTTP 500; a retry would get an answer.").http_error(
-        500
-    ).turn(message("Retried."))
+    return (
+        _b("mcp-http-error", "The first request fails with HTTP 500; a retry would get an answer.")
+        .http_error(500)
+        .turn(message("Retried."))
+    )
 
 
 @source("mcp-resume")
@@ -408,9 +417,11 @@ def _two_turns() -> CassetteBuilder:
 
 @source("cancel-during-call")
 def _cancel() -> CassetteBuilder:
-    return _b("cancel-during-call", "One call whose executor asks the run to stop.").turn(
-        call("lookup", "c1"), call("note", "c2")
-    ).turn(message("unreachable"))
+    return (
+        _b("cancel-during-call", "One call whose executor asks the run to stop.")
+        .turn(call("lookup", "c1"), call("note", "c2"))
+        .turn(message("unreachable"))
+    )
 
 
 # ------------------------------------------------------------------------------------------ Decisions
@@ -433,9 +444,13 @@ def _decisions_refusal() -> CassetteBuilder:
 
 @source("decisions-review-twice")
 def _decisions_twice() -> CassetteBuilder:
-    return _b("decisions-review-twice", "Review, done (verification fails), review, done.").decision(
-        "review"
-    ).decision("done").decision("review").decision("done")
+    return (
+        _b("decisions-review-twice", "Review, done (verification fails), review, done.")
+        .decision("review")
+        .decision("done")
+        .decision("review")
+        .decision("done")
+    )
 
 
 @source("decisions-unknown-choice")

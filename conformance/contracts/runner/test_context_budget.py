@@ -36,19 +36,31 @@ def test_policy_drops_eligible_call_with_receipt(mode: Mode) -> None:
     outcome = run("context-budget", setup, mode)
     expect(outcome.error is None, "RN-BUDGET-002", f"run failed: {outcome.error!r}")
     expect(len(snapshots) == 1, "RN-BUDGET-001", f"policy called {len(snapshots)} times for one over-limit request")
-    expect(snapshots[0]["eligible_call_ids"][:2] == ["c1", "c2"], "RN-BUDGET-001",
-           f"eligible: {snapshots[0]['eligible_call_ids']}")
+    expect(
+        snapshots[0]["eligible_call_ids"][:2] == ["c1", "c2"],
+        "RN-BUDGET-001",
+        f"eligible: {snapshots[0]['eligible_call_ids']}",
+    )
     third = outcome.input_of(2)
     summary = input_summary(third)
     expect(not any(":c1:" in line for line in summary), "RN-BUDGET-002", f"dropped call still sent: {summary}")
     texts = " ".join(str(item.get("content")) for item in third if item.get("role") == "user")
-    expect("c1" in texts and "Older output kept by the app." in texts, "RN-BUDGET-002",
-           "receipt naming c1 and the caller summary must be sent")
+    expect(
+        "c1" in texts and "Older output kept by the app." in texts,
+        "RN-BUDGET-002",
+        "receipt naming c1 and the caller summary must be sent",
+    )
     kept = [line for line in summary if line.startswith(("user:hi", "function_call"))]
-    expect(kept == ["user:hi", "function_call:c2:lookup", f"function_call_output:c2:{BIG[:60]}"], "RN-BUDGET-002",
-           f"remaining items out of order: {summary}")
-    expect(all(body.get("truncation") == "disabled" for body in outcome.bodies), "RN-BUDGET-002",
-           "budget mode sends truncation disabled when unspecified")
+    expect(
+        kept == ["user:hi", "function_call:c2:lookup", f"function_call_output:c2:{BIG[:60]}"],
+        "RN-BUDGET-002",
+        f"remaining items out of order: {summary}",
+    )
+    expect(
+        all(body.get("truncation") == "disabled" for body in outcome.bodies),
+        "RN-BUDGET-002",
+        "budget mode sends truncation disabled when unspecified",
+    )
 
 
 @pytest.mark.clause("RN-BUDGET-003")
@@ -67,10 +79,16 @@ def test_latest_browser_state_is_pinned(mode: Mode) -> None:
     )
     outcome = run("context-budget-browser", setup, mode)
     expect(snapshots, "RN-BUDGET-003", "the policy was never asked")
-    expect(snapshots[0]["eligible_call_ids"] == ["c1"], "RN-BUDGET-003",
-           f"eligible IDs include pinned items: {snapshots[0]['eligible_call_ids']}")
-    expect(outcome.error is not None and len(outcome.requests) == 1, "RN-BUDGET-004",
-           "input still over the limit must stop before the request")
+    expect(
+        snapshots[0]["eligible_call_ids"] == ["c1"],
+        "RN-BUDGET-003",
+        f"eligible IDs include pinned items: {snapshots[0]['eligible_call_ids']}",
+    )
+    expect(
+        outcome.error is not None and len(outcome.requests) == 1,
+        "RN-BUDGET-004",
+        "input still over the limit must stop before the request",
+    )
 
 
 @pytest.mark.clause("RN-BUDGET-004")

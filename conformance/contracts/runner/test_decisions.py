@@ -51,6 +51,7 @@ def run_decisions(
     def make_candidates(observation: Any) -> list[Any]:
         actions: list[Any] = []
         for candidate in candidate_ids:
+
             def execute(candidate: str = candidate) -> None:
                 effects.append(candidate)
 
@@ -83,6 +84,7 @@ def run_decisions(
 
     a_verify = None
     if verify is not None:
+
         async def a_verify(observation: Any) -> Any:
             return verify(observation)
 
@@ -106,8 +108,9 @@ def test_verified_after_action_and_done(flavour: str) -> None:
         observed.append(observation)
         return True
 
-    outcome = run_decisions("decisions-act-then-done", flavour, verify=verify, observations=("first", "second",
-                                                                                               "third"))
+    outcome = run_decisions(
+        "decisions-act-then-done", flavour, verify=verify, observations=("first", "second", "third")
+    )
     expect(outcome.error is None, "RN-DEC-001", f"run failed: {outcome.error!r}")
     expect(outcome.result["status"] == "verified", "RN-DEC-001", f"status {outcome.result['status']}")
     expect(observed == ["third"], "RN-DEC-001", f"verify saw {observed}, expected a fresh observation")
@@ -129,8 +132,11 @@ def test_verified_after_action_and_done(flavour: str) -> None:
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_done_without_verifier_is_unverified(flavour: str) -> None:
     outcome = run_decisions("decisions-done", flavour)
-    expect(outcome.error is None and outcome.result["status"] == "unverified", "RN-DEC-002",
-           f"outcome: {outcome.result or outcome.error!r}")
+    expect(
+        outcome.error is None and outcome.result["status"] == "unverified",
+        "RN-DEC-002",
+        f"outcome: {outcome.result or outcome.error!r}",
+    )
     expect(outcome.effects == [], "RN-DEC-002", "done has no executor")
 
 
@@ -138,8 +144,11 @@ def test_done_without_verifier_is_unverified(flavour: str) -> None:
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_refusal_is_refused(flavour: str) -> None:
     outcome = run_decisions("decisions-refusal", flavour)
-    expect(outcome.error is None and outcome.result["status"] == "refused", "RN-DEC-003",
-           f"outcome: {outcome.result or outcome.error!r}")
+    expect(
+        outcome.error is None and outcome.result["status"] == "refused",
+        "RN-DEC-003",
+        f"outcome: {outcome.result or outcome.error!r}",
+    )
     expect(outcome.effects == [], "RN-DEC-003", "an action ran after a refusal")
 
 
@@ -161,8 +170,11 @@ def test_candidate_count_limit(count: int, valid: bool, flavour: str) -> None:
     if valid:
         expect(outcome.error is None, "RN-DEC-005", f"255 candidates rejected: {outcome.error!r}")
     else:
-        expect(getattr(outcome.error, "reason", None) == "invalid_candidates", "RN-DEC-005",
-               f"256 candidates accepted: {outcome.result or outcome.error!r}")
+        expect(
+            getattr(outcome.error, "reason", None) == "invalid_candidates",
+            "RN-DEC-005",
+            f"256 candidates accepted: {outcome.result or outcome.error!r}",
+        )
         expect(outcome.requests == [], "RN-DEC-005", "a request was sent with invalid candidates")
 
 
@@ -170,8 +182,11 @@ def test_candidate_count_limit(count: int, valid: bool, flavour: str) -> None:
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_duplicate_candidate_ids_rejected(flavour: str) -> None:
     outcome = run_decisions("decisions-done", flavour, candidate_ids=("review", "review"))
-    expect(getattr(outcome.error, "reason", None) == "invalid_candidates", "RN-DEC-005",
-           f"duplicate IDs accepted: {outcome.result or outcome.error!r}")
+    expect(
+        getattr(outcome.error, "reason", None) == "invalid_candidates",
+        "RN-DEC-005",
+        f"duplicate IDs accepted: {outcome.result or outcome.error!r}",
+    )
 
 
 @pytest.mark.clause("RN-DEC-006")
@@ -188,10 +203,16 @@ def test_choice_on_last_request_does_not_run(flavour: str) -> None:
 def test_failed_verification_allows_another_choice(flavour: str) -> None:
     answers = iter([False, True])
     outcome = run_decisions("decisions-review-twice", flavour, verify=lambda observation: next(answers))
-    expect(outcome.error is None and outcome.result["status"] == "verified", "RN-DEC-008",
-           f"outcome: {outcome.result or outcome.error!r}")
-    expect(len(outcome.requests) == 4 and outcome.effects == ["review", "review"], "RN-DEC-008",
-           f"requests {len(outcome.requests)}, effects {outcome.effects}")
+    expect(
+        outcome.error is None and outcome.result["status"] == "verified",
+        "RN-DEC-008",
+        f"outcome: {outcome.result or outcome.error!r}",
+    )
+    expect(
+        len(outcome.requests) == 4 and outcome.effects == ["review", "review"],
+        "RN-DEC-008",
+        f"requests {len(outcome.requests)}, effects {outcome.effects}",
+    )
 
 
 @pytest.mark.clause("RN-DEC-008")

@@ -69,8 +69,11 @@ def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
     setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": False})
     outcome = run("function-then-message-same-turn", setup, mode)
     expect(outcome.error is None, "RN-EARLY-004", f"run failed: {outcome.error!r}")
-    expect(not _after_completion(outcome.timeline.entries, "call:lookup:c1"), "RN-EARLY-004",
-           f"listed function waited: {outcome.timeline.entries}")
+    expect(
+        not _after_completion(outcome.timeline.entries, "call:lookup:c1"),
+        "RN-EARLY-004",
+        f"listed function waited: {outcome.timeline.entries}",
+    )
 
 
 @pytest.mark.clause("RN-EARLY-004", "RN-EARLY-003")

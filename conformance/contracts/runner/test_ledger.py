@@ -12,8 +12,20 @@ from conformance.assertions import expect
 from conformance.contracts.runner._harness import Function, Harness, Mode, Setup, input_summary, load, modes, run
 
 CHECKPOINT_FIELDS = {
-    "version", "run_id", "revision", "phase", "max_steps", "consumed_requests", "tools", "output_override_names",
-    "history", "attempted_call_ids", "returned_call_ids", "pending_items", "returned_outputs", "final_response",
+    "version",
+    "run_id",
+    "revision",
+    "phase",
+    "max_steps",
+    "consumed_requests",
+    "tools",
+    "output_override_names",
+    "history",
+    "attempted_call_ids",
+    "returned_call_ids",
+    "pending_items",
+    "returned_outputs",
+    "final_response",
 }
 
 
@@ -46,9 +58,11 @@ def test_saves_surround_each_effect(mode: Mode) -> None:
     expect(outcome.error is None, "RN-LEDGER-002", f"run failed: {outcome.error!r}")
     (index,) = saved_at_call
     before, after = outcome.checkpoints[index - 1], outcome.checkpoints[index]
-    expect("c1" in before["attempted_call_ids"] or any(
-        item.get("call_id") == "c1" for item in before["pending_items"]),
-        "RN-LEDGER-002", f"the save before the effect does not record call c1: {before}")
+    expect(
+        "c1" in before["attempted_call_ids"] or any(item.get("call_id") == "c1" for item in before["pending_items"]),
+        "RN-LEDGER-002",
+        f"the save before the effect does not record call c1: {before}",
+    )
     expect(
         any(output.get("call_id") == "c1" for output in after["returned_outputs"])
         or "c1" in after["returned_call_ids"],
@@ -113,7 +127,8 @@ def test_pending_checkpoint_is_never_resumable(mode: Mode) -> None:
     pending = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "pending"]
     expect(pending, "RN-LEDGER-003", "the run saved no pending checkpoint around its effect")
     sent_before = len(harness.transport.sent)
-    second = harness.run(params={"model": "gpt-test", "input": "continue"},
-                         ledger=harness.ledger(resume_from=pending[-1]))
+    second = harness.run(
+        params={"model": "gpt-test", "input": "continue"}, ledger=harness.ledger(resume_from=pending[-1])
+    )
     expect(second.error is not None, "RN-LEDGER-003", "resuming from a pending checkpoint must be refused")
     expect(len(harness.transport.sent) == sent_before, "RN-LEDGER-003", "a request was sent from a pending point")

@@ -45,8 +45,12 @@ def test_outputs_follow_original_call_order(mode: Mode) -> None:
     expect(outcome.timeline.calls() == ["c1", "c2"], "RN-LOOP-002", f"execution order {outcome.timeline.calls()}")
     expect(
         input_summary(outcome.input_of(1))[1:]
-        == ["function_call:c1:lookup", "function_call:c2:note", "function_call_output:c1:A",
-            "function_call_output:c2:B"],
+        == [
+            "function_call:c1:lookup",
+            "function_call:c2:note",
+            "function_call_output:c1:A",
+            "function_call_output:c2:B",
+        ],
         "RN-LOOP-002",
         f"second request input: {input_summary(outcome.input_of(1))}",
     )

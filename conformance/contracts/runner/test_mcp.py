@@ -136,8 +136,11 @@ def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
     harness = Harness(load("mcp-resume"), setup, mode)
     first = harness.run()
     expect(first.error is not None, "RN-MCP-006", "run 1 must fail on the HTTP 500")
-    expect(first.checkpoints[0]["phase"] == "pending", "RN-LEDGER-003",
-           "with MCP declared the save before a request is a pending checkpoint")
+    expect(
+        first.checkpoints[0]["phase"] == "pending",
+        "RN-LEDGER-003",
+        "with MCP declared the save before a request is a pending checkpoint",
+    )
     boundary = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"][-1]
     harness.checkpoints.clear()
     sent_before = len(harness.transport.sent)

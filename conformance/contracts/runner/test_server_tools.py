@@ -87,8 +87,9 @@ def test_choice_forcing_local_tool_is_rejected(choice: Any, mode: Mode) -> None:
 @pytest.mark.clause("RN-CHOICE-002")
 @pytest.mark.parametrize("mode", modes())
 def test_required_with_server_tool_runs_and_choice_is_preserved(mode: Mode) -> None:
-    outcome = run("required-choice-with-server-tool", Setup().with_params(tools=[WEB_SEARCH], tool_choice="required"),
-                  mode)
+    outcome = run(
+        "required-choice-with-server-tool", Setup().with_params(tools=[WEB_SEARCH], tool_choice="required"), mode
+    )
     expect(outcome.error is None, "RN-CHOICE-002", f"run failed: {outcome.error!r}")
     choices = [body.get("tool_choice") for body in outcome.bodies]
     expect(choices == ["required", "required"], "RN-CHOICE-002", f"tool_choice per request: {choices}")

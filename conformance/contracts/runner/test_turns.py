@@ -38,8 +38,11 @@ def test_supplied_output_replaces_unattempted_function(mode: Mode) -> None:
     outcome = Harness(load("two-calls-two-turns"), OVERRIDABLE, mode).iterate(on_turn)
     expect(outcome.error is None, "RN-TURN-001", f"run failed: {outcome.error!r}")
     expect("c1" not in outcome.timeline.calls(), "RN-TURN-001", "the executor ran despite a supplied output")
-    expect("function_call_output:c1:supplied" in input_summary(outcome.input_of(1)), "RN-TURN-001",
-           f"sent: {input_summary(outcome.input_of(1))}")
+    expect(
+        "function_call_output:c1:supplied" in input_summary(outcome.input_of(1)),
+        "RN-TURN-001",
+        f"sent: {input_summary(outcome.input_of(1))}",
+    )
 
 
 @pytest.mark.clause("RN-TURN-001")
@@ -79,8 +82,11 @@ def test_append_user_text_goes_after_outputs(mode: Mode) -> None:
     outcome = Harness(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode).iterate(on_turn)
     expect(outcome.error is None, "RN-TURN-002", f"run failed: {outcome.error!r}")
     sent = input_summary(outcome.input_of(1))
-    expect(sent[-1] == 'user:{"approve": true}' and sent[-2].startswith("function_call_output:c2"), "RN-TURN-002",
-           f"second request input: {sent}")
+    expect(
+        sent[-1] == 'user:{"approve": true}' and sent[-2].startswith("function_call_output:c2"),
+        "RN-TURN-002",
+        f"second request input: {sent}",
+    )
     expect(len(final_refusals) == 1, "RN-TURN-002", "the final turn accepted new text")
 
 
@@ -132,8 +138,10 @@ def test_each_request_reports_usage(mode: Mode) -> None:
     requests = [d for d in outcome.diagnostics if d["stage"] == "request" and d["reason"] == "completed"]
     expect(len(requests) == 2, "RN-DIAG-001", f"request diagnostics: {requests}")
     expect(
-        all(d["api"] == "responses" and d["usage"] == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
-            for d in requests),
+        all(
+            d["api"] == "responses" and d["usage"] == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+            for d in requests
+        ),
         "RN-DIAG-001",
         f"usage: {[d['usage'] for d in requests]}",
     )
@@ -174,8 +182,9 @@ def test_task_cancellation_raises_runner_cancelled_error(stream: bool, eager: bo
 
     async def task_body() -> None:
         try:
-            await runner.run(fake_async_client(transport), {"model": "gpt-test", "input": "hi"}, stream=stream,
-                             eager=eager)
+            await runner.run(
+                fake_async_client(transport), {"model": "gpt-test", "input": "hi"}, stream=stream, eager=eager
+            )
         except ToolRunnerCancelledError as error:
             caught.append(error)
             raise
@@ -189,6 +198,9 @@ def test_task_cancellation_raises_runner_cancelled_error(stream: bool, eager: bo
 
     asyncio.run(go())
     expect(len(caught) == 1, "RN-CANCEL-002", "the task did not see ToolRunnerCancelledError")
-    expect(tuple(caught[0].attempted_call_ids) == ("c1",) and tuple(caught[0].completed_call_ids) == (),
-           "RN-CANCEL-002", f"receipts: {caught[0].attempted_call_ids}, {caught[0].completed_call_ids}")
+    expect(
+        tuple(caught[0].attempted_call_ids) == ("c1",) and tuple(caught[0].completed_call_ids) == (),
+        "RN-CANCEL-002",
+        f"receipts: {caught[0].attempted_call_ids}, {caught[0].completed_call_ids}",
+    )
     expect(runner.close() == {"status": "closed"}, "RN-CANCEL-002", "the runner was not released")
