@@ -43,6 +43,7 @@ from conformance.clauses import registry
 DEVIATIONS_DIR: Final[Path] = Path(__file__).parent / "known_deviations"
 CONTRACTS_DIR: Final[Path] = Path(__file__).parent / "contracts"
 REASON_PREFIX: Final[str] = "known deviation "
+DEVIATION_MARKER: Final = pytest.mark.known_deviation
 _KEYS: Final[frozenset[str]] = frozenset({"id", "clause", "tests", "sdk"})
 _TEST_PATTERN: Final = re.compile(r"^[\w./-]+\.py::[\w.]+(\[[^\]]*\])?$")
 _VERSION: Final = re.compile(r"^\d+(\.\d+)*$")
@@ -212,6 +213,8 @@ def apply_deviations(
             )
             if not already:
                 item.add_marker(pytest.mark.xfail(strict=True, reason=deviation.reason))
+                # Names the clause for the certificate: the check may declare others the SDK does honour.
+                item.add_marker(DEVIATION_MARKER(deviation.clause, id=deviation.id))
         if matched:
             applied.append(deviation)
     return applied

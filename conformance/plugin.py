@@ -62,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
+    config.addinivalue_line("markers", "known_deviation(clause, id): set by the known-deviation file, not by hand")
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
@@ -81,10 +82,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
         if not config.pluginmanager.is_registered(computer_harness):
             config.pluginmanager.register(computer_harness, "driverkit-computer")
-    from conformance import fixtures
+    from conformance import fixtures, replay
 
-    if not config.pluginmanager.is_registered(fixtures):
-        config.pluginmanager.register(fixtures, "driverkit-fixtures")
+    for name, module in (("driverkit-fixtures", fixtures), ("driverkit-replay", replay)):
+        if not config.pluginmanager.is_registered(module):
+            config.pluginmanager.register(module, name)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -147,7 +149,8 @@ def pytest_runtest_makereport(
     # Every browser check calls the driver through the SDK toolset, so each one also covers the clause that the
     # SDK accepts what the driver returns; it is blamed only by name (Outcome.expect_sdk_accepted).
     covered = (*marker_ids, SDK_ACCEPTS_CLAUSE) if "subject" in getattr(item, "fixturenames", ()) else marker_ids
-    result = CheckResult(item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, reason, profile)
+    deviates = tuple(str(mark.args[0]) for mark in item.iter_markers("known_deviation") if mark.args)
+    result = CheckResult(item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, reason, profile, deviates)
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
     return report
 

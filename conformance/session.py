@@ -6,8 +6,8 @@ gets one status:
 
 - ``failed`` when any check blamed it (a :class:`~conformance.assertions.ClauseViolation` blames one clause,
   any other failure blames every clause the check declares);
+- ``deviation`` when a check covering it is a recorded known SDK deviation (an expected failure);
 - ``passed`` when at least one check covering it passed and none blamed it;
-- ``deviation`` when its only outcomes are known SDK deviations (expected failures);
 - ``not_implemented`` when every check covering it was skipped because the subject lacks a member;
 - ``not_checked`` otherwise (no check ran, or a check stopped before reaching it).
 """
@@ -34,6 +34,8 @@ class CheckResult:
     blamed: tuple[str, ...] = ()
     reason: str = ""
     profile: dict[str, object] | None = None
+    # For a known-deviation outcome, the clauses the deviation names (the check may declare more).
+    deviates: tuple[str, ...] = ()
 
     def to_property(self) -> str:
         return json.dumps(asdict(self))
@@ -48,6 +50,7 @@ class CheckResult:
             blamed=tuple(data["blamed"]),
             reason=data["reason"],
             profile=data.get("profile"),
+            deviates=tuple(data.get("deviates", ())),
         )
 
 
@@ -87,12 +90,17 @@ def _status(clause: Clause, results: Sequence[CheckResult]) -> ClauseResult:
     blamed = [result for result in results if clause.id in result.blamed]
     if blamed:
         return ClauseResult(clause, "failed", [r.nodeid for r in blamed], [r.reason for r in blamed if r.reason])
+    # A known deviation outranks passes: the SDK breaks the clause in at least one mode, even if others pass.
     for status, outcome in (
-        ("passed", "passed"),
         ("deviation", "deviation"),
+        ("passed", "passed"),
         ("not_implemented", "not_implemented"),
     ):
-        matching = [result for result in results if result.outcome == outcome]
+        matching = [
+            result
+            for result in results
+            if result.outcome == outcome and (outcome != "deviation" or clause.id in result.deviates)
+        ]
         if matching:
             reasons = sorted({r.reason for r in matching if r.reason}) if outcome != "passed" else []
             return ClauseResult(clause, status, [r.nodeid for r in matching], reasons)  # type: ignore[arg-type]

@@ -19,9 +19,7 @@ from conformance.contracts.runner._harness import function_tool
 from conformance.fake_responses import CassetteTransport
 from conformance.probes import ProbeBrowser, browser_probe
 from conformance.recording import record_client
-from conformance.replay import MODES, ReplayError, add_arguments, replay, replayer, run
-
-__all__ = ["replayer"]  # the fixture under test, used by name below
+from conformance.replay import MODES, ReplayError, add_arguments, replay, run
 
 
 def _source() -> cassettes.Cassette:
