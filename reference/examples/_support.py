@@ -4,10 +4,11 @@ console approvals."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,15 +77,68 @@ def load_cassette(name: str) -> cassettes.Cassette:
     return cassettes.load(path)
 
 
-def rehearsal_client(name: str) -> tuple[openai.OpenAI, CassetteTransport]:
-    """A real sync client whose requests are answered from cassette ``name`` (endpoint-matched, no network)."""
-    transport = CassetteTransport(load_cassette(name), match="endpoint")
+def rehearsal_client(cassette: str | cassettes.Cassette) -> tuple[openai.OpenAI, CassetteTransport]:
+    """A real sync client whose requests are answered from a cassette (endpoint-matched, no network); a name
+    means ``fixtures/streams/examples/<name>.jsonl``."""
+    transport = _rehearsal_transport(cassette)
     return fake_client(transport), transport
 
 
-def rehearsal_async_client(name: str) -> tuple[openai.AsyncOpenAI, CassetteTransport]:
-    transport = CassetteTransport(load_cassette(name), match="endpoint")
+def rehearsal_async_client(cassette: str | cassettes.Cassette) -> tuple[openai.AsyncOpenAI, CassetteTransport]:
+    transport = _rehearsal_transport(cassette)
     return fake_async_client(transport), transport
+
+
+def _rehearsal_transport(cassette: str | cassettes.Cassette) -> CassetteTransport:
+    loaded = load_cassette(cassette) if isinstance(cassette, str) else cassette
+    return CassetteTransport(loaded, match="endpoint")
+
+
+Approve = Callable[[str], bool]
+SyncExample = Callable[[openai.OpenAI, str, Approve], Outcome]
+AsyncExample = Callable[[openai.AsyncOpenAI, str, Approve], Awaitable[Outcome]]
+
+
+def main_sync(doc: str | None, argv: Sequence[str] | None, cassette: str | cassettes.Cassette, run: SyncExample) -> int:
+    """The command line every sync example shares: rehearse against ``cassette`` (default) or run ``--live``."""
+    options = parse_options(doc or "", argv)
+    try:
+        if options.mode == "live":
+            model = live_model()
+            with openai.OpenAI() as client:
+                return run(client, model, console_approval(options.yes)).report()
+        client, transport = rehearsal_client(cassette)
+        with client:
+            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
+        check_rehearsal(transport)
+        return outcome.report()
+    except ExampleConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+
+
+def main_async(doc: str | None, argv: Sequence[str] | None, cassette: str, run: AsyncExample) -> int:
+    """The async twin of :func:`main_sync`."""
+    options = parse_options(doc or "", argv)
+
+    async def live(model: str) -> Outcome:
+        async with openai.AsyncOpenAI() as client:
+            return await run(client, model, console_approval(options.yes))
+
+    async def rehearse(client: openai.AsyncOpenAI) -> Outcome:
+        async with client:
+            return await run(client, REHEARSAL_MODEL, console_approval(True))
+
+    try:
+        if options.mode == "live":
+            return asyncio.run(live(live_model())).report()
+        client, transport = rehearsal_async_client(cassette)
+        outcome = asyncio.run(rehearse(client))
+        check_rehearsal(transport)
+        return outcome.report()
+    except ExampleConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
 
 
 @dataclass

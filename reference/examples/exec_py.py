@@ -26,15 +26,9 @@ from reference.desktop import Desktop, DesktopSettings, LocalDesktop
 from reference.execution import ExecutionService, execute_in_sandbox
 
 from ._support import (
-    REHEARSAL_MODEL,
-    ExampleConfigurationError,
     Outcome,
-    check_rehearsal,
-    console_approval,
     final_text,
-    live_model,
-    parse_options,
-    rehearsal_client,
+    main_sync,
 )
 
 DESKTOP_PAGES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
@@ -133,20 +127,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parse_options(__doc__ or "", argv)
-    try:
-        if options.mode == "live":
-            model = live_model()
-            with openai.OpenAI() as client:
-                return run(client, model, console_approval(options.yes)).report()
-        client, transport = rehearsal_client("exec-py")
-        with client:
-            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
-        check_rehearsal(transport)
-        return outcome.report()
-    except ExampleConfigurationError as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+    return main_sync(__doc__, argv, "exec-py", run)
 
 
 if __name__ == "__main__":

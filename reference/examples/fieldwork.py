@@ -20,18 +20,12 @@ from reference.browser import SyncBrowserProcess
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 
 from ._support import (
-    REHEARSAL_MODEL,
-    ExampleConfigurationError,
     Outcome,
     PageSession,
-    check_rehearsal,
-    console_approval,
     describe_call,
     final_text,
     fixture_pages,
-    live_model,
-    parse_options,
-    rehearsal_client,
+    main_sync,
 )
 from .cassettes import FIELDWORK_RESERVATION
 
@@ -96,20 +90,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parse_options(__doc__ or "", argv)
-    try:
-        if options.mode == "live":
-            model = live_model()
-            with openai.OpenAI() as client:
-                return run(client, model, console_approval(options.yes)).report()
-        client, transport = rehearsal_client("fieldwork")
-        with client:
-            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
-        check_rehearsal(transport)
-        return outcome.report()
-    except ExampleConfigurationError as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+    return main_sync(__doc__, argv, "fieldwork", run)
 
 
 if __name__ == "__main__":

@@ -25,19 +25,13 @@ from openai import ComputerToolset
 
 from conformance.cassette_builder import CassetteBuilder, computer_call, message
 from conformance.cassettes import Cassette
-from conformance.fake_responses import CassetteTransport, fake_client
 from reference.computer import XvfbComputerDriver
 from reference.desktop import Desktop, DesktopSettings, LocalDesktop
 
 from ._support import (
-    REHEARSAL_MODEL,
-    ExampleConfigurationError,
     Outcome,
-    check_rehearsal,
-    console_approval,
     final_text,
-    live_model,
-    parse_options,
+    main_sync,
 )
 
 DESKTOP_PAGES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
@@ -117,20 +111,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parse_options(__doc__ or "", argv)
-    try:
-        if options.mode == "live":
-            model = live_model()
-            with openai.OpenAI() as client:
-                return run(client, model, console_approval(options.yes)).report()
-        transport = CassetteTransport(pickup_cassette(), match="endpoint")
-        with fake_client(transport) as client:
-            outcome = run(client, REHEARSAL_MODEL, console_approval(True))
-        check_rehearsal(transport)
-        return outcome.report()
-    except ExampleConfigurationError as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+    return main_sync(__doc__, argv, pickup_cassette(), run)
 
 
 if __name__ == "__main__":

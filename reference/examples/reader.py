@@ -10,7 +10,6 @@ recorded no click, input, key press or dispatch.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -23,15 +22,10 @@ from reference.browser import AsyncBrowserProcess, AsyncPlaywrightBrowserDriver
 from reference.toolsets import async_read_only_browser
 
 from ._support import (
-    REHEARSAL_MODEL,
-    ExampleConfigurationError,
     Outcome,
-    check_rehearsal,
     final_text,
     fixture_pages,
-    live_model,
-    parse_options,
-    rehearsal_async_client,
+    main_async,
 )
 
 PAGE = "fieldwork/dispatch.html"
@@ -89,28 +83,7 @@ async def run(client: openai.AsyncOpenAI, model: str, *, max_steps: int = 3) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parse_options(__doc__ or "", argv)
-    try:
-        if options.mode == "live":
-            model = live_model()
-
-            async def live() -> Outcome:
-                async with openai.AsyncOpenAI() as client:
-                    return await run(client, model)
-
-            return asyncio.run(live()).report()
-        client, transport = rehearsal_async_client("reader")
-
-        async def rehearse() -> Outcome:
-            async with client:
-                return await run(client, REHEARSAL_MODEL)
-
-        outcome = asyncio.run(rehearse())
-        check_rehearsal(transport)
-        return outcome.report()
-    except ExampleConfigurationError as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+    return main_async(__doc__, argv, "reader", lambda client, model, _approve: run(client, model))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ one ``review_saved`` effect.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -24,15 +23,9 @@ from reference.browser import AsyncBrowserProcess
 from reference.fieldwork import context_options
 
 from ._support import (
-    REHEARSAL_MODEL,
-    ExampleConfigurationError,
     Outcome,
-    check_rehearsal,
-    console_approval,
     fixture_pages,
-    live_model,
-    parse_options,
-    rehearsal_async_client,
+    main_async,
 )
 
 PAGE = "fieldwork/review.html"
@@ -117,28 +110,7 @@ async def run(client: openai.AsyncOpenAI, model: str, approve: Callable[[str], b
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parse_options(__doc__ or "", argv)
-    try:
-        if options.mode == "live":
-            model = live_model()
-
-            async def live() -> Outcome:
-                async with openai.AsyncOpenAI() as client:
-                    return await run(client, model, console_approval(options.yes))
-
-            return asyncio.run(live()).report()
-        client, transport = rehearsal_async_client("review")
-
-        async def rehearse() -> Outcome:
-            async with client:
-                return await run(client, REHEARSAL_MODEL, console_approval(True))
-
-        outcome = asyncio.run(rehearse())
-        check_rehearsal(transport)
-        return outcome.report()
-    except ExampleConfigurationError as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+    return main_async(__doc__, argv, "review", run)
 
 
 if __name__ == "__main__":
