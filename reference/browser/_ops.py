@@ -15,6 +15,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from playwright.sync_api import Error as PlaywrightError
+
 T = TypeVar("T")
 
 
@@ -58,7 +60,13 @@ def run_sync(flow: Flow[T]) -> T:
             if isinstance(op, Pause):
                 # The sync API only dispatches page events (dialogs, routes) while it is inside a call.
                 if op.page is not None and not op.page.is_closed():
-                    op.page.wait_for_timeout(op.seconds * 1000)
+                    try:
+                        op.page.wait_for_timeout(op.seconds * 1000)
+                    except PlaywrightError:
+                        # The page closed during the pause (a dialog storm's tab being retired, say): the
+                        # pause has let its events through, which is all it was for.
+                        if not op.page.is_closed():
+                            raise
                 else:
                     time.sleep(op.seconds)
             else:
