@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .conftest import needs_x
@@ -9,14 +11,10 @@ from .conftest import needs_x
 pytestmark = needs_x
 
 
-def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester) -> None:
+def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The plugin loads the factory while configuring, before any rootdir path is added: make `tests` importable.
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
     result = pytester.runpytest_subprocess(
-        "-p",
-        "conformance.computer_harness",
-        "--pyargs",
-        "conformance.contracts.computer",
-        "-o",
-        "python_files=check_*.py",
         "--computer-driver=tests.desktop.broken_computer_drivers:corner_cutting_factory",
         "-p",
         "no:randomly",

@@ -1,4 +1,4 @@
-"""Fixtures for the reference driver tests: one fixture server and one browser per test session."""
+"""Fixtures for the reference driver tests: one fixture server per session and one browser per module."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ def server() -> Iterator[FixtureServer]:
     yield from serve()
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while a sync Playwright runs, asyncio sees a running loop in this thread, and
+# asyncio.run in any later test of the same xdist worker (the async toolset checks, say) would fail.
+@pytest.fixture(scope="module")
 def browser_process() -> Iterator[SyncBrowserProcess]:
     process = SyncBrowserProcess.start()
     try:
