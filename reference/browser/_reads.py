@@ -28,6 +28,14 @@ from ._session import BrowserSession, Cancelled, check_cancelled, fail_on_agent_
 
 def _report(raw: Any) -> BrowserReadV1:
     fail_on_agent_error(raw)
+    if not (
+        isinstance(raw.get("text"), str)
+        and isinstance(raw.get("elements"), list)
+        and isinstance(raw.get("omitted"), list)
+        and all(isinstance(item, dict) and isinstance(item.get("ref"), str) for item in raw["elements"])
+    ):
+        # Only a page that tampers with the agent's environment gets here; it gets no partial report.
+        raise BrowserError("The page's answer was not a page read.")
     seen: set[str] = set()
     elements = []
     for element in raw["elements"]:

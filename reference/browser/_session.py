@@ -29,7 +29,10 @@ from ._ops import Flow, Pause, call
 
 # The file is one function expression; the session applies it to its private global name.
 _AGENT_SOURCE: Final = resources.files(__package__).joinpath("page_agent.js").read_text("utf-8").strip().rstrip(";")
-_AGENT_CALL: Final = "([name, method, args]) => window[name] ? window[name][method](...args) : {missing: true}"
+# The agent serialises its own answer (see page_agent.js "entry"); a document without the agent says so.
+_AGENT_CALL: Final = (
+    "([name, method, args]) => window[name] ? window[name].call(method, args) : JSON.stringify({missing: true})"
+)
 _DIALOG_KINDS: Final = ("alert", "confirm", "prompt", "beforeunload")
 Cancelled = Callable[[], bool] | None
 
@@ -45,6 +48,7 @@ ERROR_MESSAGES: Final[dict[str, str]] = {
     "focus": "That control could not take focus.",
     "no_option": "A requested value is not an available option of that control.",
     "single": "That control accepts exactly one value.",
+    "page_tampered": "The page locked a built-in the driver needs to read it; it cannot be read.",
 }
 
 
@@ -227,7 +231,8 @@ class BrowserSession:
     def agent(self, tab: Tab, method: str, *args: Any) -> Flow[Any]:
         """Call the page agent in the tab's current document, injecting it first if the document predates it."""
         for _attempt in range(2):
-            result = yield call(tab.page, "evaluate", _AGENT_CALL, [self.agent_name, method, list(args)])
+            answer = yield call(tab.page, "evaluate", _AGENT_CALL, [self.agent_name, method, list(args)])
+            result = json.loads(answer)
             if not (isinstance(result, dict) and result.get("missing")):
                 return result
             yield call(tab.page, "evaluate", self._agent_script)
@@ -249,7 +254,6 @@ class BrowserSession:
                 "max_options": limits.max_options,
             },
             "allowed": list(self.origins.origins),
-            "compact": self.compact_reads,
         }
 
     # ----- navigation --------------------------------------------------------------------------------------

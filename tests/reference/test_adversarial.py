@@ -166,3 +166,16 @@ def test_unicode_titles_and_labels_are_cut_at_character_boundaries(open_driver, 
     assert "name_limit" in report["omitted"]
     json.dumps(report).encode("utf-8")  # well-formed: no lone surrogates survive
     assert "e\u0301" in report["text"] and "\U0001f469\u200d\U0001f4bb" in report["text"]
+
+
+def test_a_page_that_rewrites_json_serialisation_cannot_forge_a_read(open_driver, server) -> None:
+    # The agent's answers cross to the driver as JSON; the page replaces JSON.stringify and gives Object and
+    # Array prototypes a toJSON before any read. A driver that trusted the page's serialiser reports "forged".
+    driver = open_driver("adversarial/json-tamper.html")
+    report = read(driver)
+    assert report["text"] == "Legacy library"
+    assert element(report, "Customer")["value"] == "Ada"
+    driver.click({"target": element(report, "Save")["ref"], "tab_id": None})
+    # The click landed, and the page's own toJSON was put back after the read (the driver sets it aside only
+    # for its own serialisation).
+    assert driver.state()["tabs"][0]["title"] == "Saved function"
