@@ -19,6 +19,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 from conformance.fixture_server import FixtureServer
 from reference.browser import PlaywrightBrowserDriver, launch
@@ -31,6 +32,31 @@ def timed(action: Callable[[], object]) -> float:
     started = time.perf_counter()
     action()
     return time.perf_counter() - started
+
+
+def json_bytes(value: object) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def smallest_complete_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The same controls with the shortest unique refs and no page text: no complete BrowserReadV1 is smaller.
+
+    It shows how much of the report's size is the shape of the type itself (its required keys per control).
+    """
+    elements = []
+    for index, element in enumerate(report["elements"]):
+        elements.append({**element, "ref": _base36(index)})
+    return {"version": 1, "text": "", "elements": elements, "omitted": report["omitted"]}
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, remainder = divmod(number, 36)
+        text = digits[remainder] + text
+        if number == 0:
+            return text
 
 
 def main() -> None:
@@ -62,7 +88,8 @@ def main() -> None:
                 compact_times.append(timed(lambda: compact.read_page({"filter": "all", "tab_id": None})))
                 snapshot_times.append(timed(body.aria_snapshot))
             assert isinstance(report, dict) and isinstance(compact_text, str)
-            report_bytes = len(json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            report_bytes = json_bytes(report)
+            floor_bytes = json_bytes(smallest_complete_report(report))
             compact_bytes = len(compact_text.encode("utf-8"))
             snapshot_bytes = len(snapshot.encode("utf-8"))
 
@@ -95,6 +122,12 @@ def main() -> None:
             report_bytes / snapshot_bytes,
             1.0,
             f"{report_bytes} B vs {snapshot_bytes} B ({len(report['elements'])} elements, BrowserReadV1 JSON)",
+        ),
+        (
+            "smallest complete BrowserReadV1 bytes",
+            floor_bytes / snapshot_bytes,
+            1.0,
+            f"{floor_bytes} B: the same controls, 1-2 character refs, no text (a floor, not a mode)",
         ),
         (
             "compact read_page time / aria_snapshot",
