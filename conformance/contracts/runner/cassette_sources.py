@@ -463,6 +463,9 @@ def _decisions_empty() -> CassetteBuilder:
     return _b("decisions-empty", "No exchange: a done-only run must not call the API.")
 
 
+# ---- end of scenarios
+
+
 def build_all() -> dict[str, cassettes.Cassette]:
     return {name: make().build() for name, make in SOURCES.items()}
 
