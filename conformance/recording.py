@@ -17,10 +17,12 @@ compares images by presence, not content, so a redacted cassette still replays.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -87,6 +89,10 @@ class Recorder:
     scenario: str
     redact_images: bool = False
     exchanges: list[Exchange] = field(default_factory=list)
+    # Run settings the traffic cannot show (budget limits, a ledger, step and concurrency limits) and the
+    # budget policy's decisions in call order; see :func:`recorded_run_options`.
+    run_settings: JSONObject = field(default_factory=dict)
+    budget_decisions: list[JSONObject] = field(default_factory=list)
 
     def add(
         self, request: httpx2.Request, body: bytes, status: int, content_type: str, raw: bytes, broken: bool
@@ -116,7 +122,16 @@ class Recorder:
         self.exchanges.append(Exchange(recorded_request, response, faults))
 
     def cassette(self) -> Cassette:
-        return Cassette(self.scenario, tuple(self.exchanges), "Recorded with driverkit.", {"recorded": True})
+        meta: JSONObject = {"recorded": True}
+        if self.run_settings:
+            run = dict(self.run_settings)
+            if "context_budget" in run:
+                run["context_budget"] = {
+                    **cast(JSONObject, run["context_budget"]),
+                    "decisions": list(self.budget_decisions),
+                }
+            meta["run"] = run
+        return Cassette(self.scenario, tuple(self.exchanges), "Recorded with driverkit.", meta)
 
     def write(self, path: str | os.PathLike[str]) -> None:
         cassettes.save(self.cassette(), path)
@@ -234,6 +249,84 @@ class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
             await self.inner.aclose()
 
 
+# The clients made by record_client / record_async_client, so recorded_run_options finds their recorder.
+_RECORDERS: Final[weakref.WeakKeyDictionary[object, Recorder]] = weakref.WeakKeyDictionary()
+BUDGET_LIMITS: Final = ("max_input_bytes", "max_input_images", "keep_recent_screenshots")
+
+
+def recorded_run_options(
+    client: openai.OpenAI | openai.AsyncOpenAI,
+    *,
+    context_budget: Mapping[str, Any] | None = None,
+    ledger: Any = None,
+    max_steps: int | None = None,
+    max_concurrent_calls: int | None = None,
+) -> dict[str, Any]:
+    """The run options to pass to ``runner.run``, noted in the recording so a replay can rebuild them.
+
+        with record_client("bug.jsonl") as client:
+            options = recorded_run_options(client, context_budget=budget, ledger=ledger, max_steps=8)
+            runner.run(client, params, stream=True, **options)
+
+    The traffic alone cannot show these settings. The cassette keeps the budget's limits and every decision its
+    ``compact`` policy returned (the policy is wrapped, its answers unchanged), whether a ledger was used (not
+    its checkpoints: those are the application's), ``max_steps`` and ``max_concurrent_calls``. Options left as
+    None are not passed on.
+    """
+    recorder = _RECORDERS.get(client)
+    if recorder is None:
+        raise TypeError("recorded_run_options needs a client made by record_client or record_async_client")
+    settings: JSONObject = {}
+    options: dict[str, Any] = {}
+    if context_budget is not None:
+        unknown = sorted(set(context_budget) - {*BUDGET_LIMITS, "compact"})
+        if unknown:
+            raise ValueError(f"context_budget has keys a recording cannot keep: {', '.join(unknown)}")
+        limits = {key: context_budget[key] for key in BUDGET_LIMITS if context_budget.get(key) is not None}
+        settings["context_budget"] = dict(limits)
+        budget: dict[str, Any] = dict(context_budget)
+        if context_budget.get("compact") is not None:
+            budget["compact"] = _recording_policy(context_budget["compact"], recorder)
+        options["context_budget"] = budget
+    if ledger is not None:
+        settings["ledger"] = True
+        options["ledger"] = ledger
+    for name, value in (("max_steps", max_steps), ("max_concurrent_calls", max_concurrent_calls)):
+        if value is not None:
+            settings[name] = value
+            options[name] = value
+    recorder.run_settings = settings
+    return options
+
+
+def _recording_policy(compact: Callable[[Any], Any], recorder: Recorder) -> Callable[[Any], Any]:
+    """``compact`` with each decision it returns also kept (scrubbed) for the cassette."""
+
+    def keep(decision: Any) -> Any:
+        if isinstance(decision, Mapping):
+            recorder.budget_decisions.append(cast(JSONObject, scrub(dict(decision), redact_images=False)))
+        return decision
+
+    if inspect.iscoroutinefunction(compact):
+
+        async def async_policy(snapshot: Any) -> Any:
+            return keep(await compact(snapshot))
+
+        return async_policy
+
+    def policy(snapshot: Any) -> Any:
+        decision = compact(snapshot)
+        if inspect.isawaitable(decision):
+            # The async runner also accepts a plain callable returning an awaitable.
+            async def settle() -> Any:
+                return keep(await decision)
+
+            return settle()
+        return keep(decision)
+
+    return policy
+
+
 @contextmanager
 def record_client(
     path: str | os.PathLike[str],
@@ -251,6 +344,7 @@ def record_client(
     recorder = Recorder(scenario, redact_images)
     http_client = httpx2.Client(transport=RecordingTransport(recorder, transport))
     client = openai.OpenAI(http_client=http_client, **client_options)
+    _RECORDERS[client] = recorder
     try:
         yield client
     finally:
@@ -271,6 +365,7 @@ async def record_async_client(
     recorder = Recorder(scenario, redact_images)
     http_client = httpx2.AsyncClient(transport=RecordingTransport(recorder, transport))
     client = openai.AsyncOpenAI(http_client=http_client, **client_options)
+    _RECORDERS[client] = recorder
     try:
         yield client
     finally:
@@ -286,5 +381,6 @@ __all__ = [
     "parse_sse",
     "record_async_client",
     "record_client",
+    "recorded_run_options",
     "scrub",
 ]

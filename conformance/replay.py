@@ -25,7 +25,7 @@ import inspect
 import json
 import sys
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast
 
@@ -34,8 +34,10 @@ from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.lib.responses_tool_runner import (
     AsyncRegisteredFunction,
+    AsyncResponsesToolLedger,
     AsyncResponsesToolRunner,
     RegisteredFunction,
+    ResponsesToolLedger,
     ResponsesToolRunner,
     ToolRunnerCancelledError,
     ToolRunnerError,
@@ -84,6 +86,9 @@ class ReplayReport:
     error: str | None = None
     final_text: str | None = None
     unused_exchanges: int = field(default=0)
+    settings: str = ""
+    checkpoints: int = 0
+    policy_calls: int = 0
 
     @property
     def ok(self) -> bool:
@@ -93,6 +98,12 @@ class ReplayReport:
     def render(self) -> str:
         lines = [f"replay {self.cassette} ({self.mode}): {'MATCH' if self.ok else 'DIVERGED'}"]
         lines.append(f"requests sent: {self.requests_sent} of {self.exchanges} recorded")
+        if self.settings:
+            lines.append(f"recorded run settings: {self.settings}")
+            if "context_budget" in self.settings:
+                lines.append(f"budget policy asked: {self.policy_calls} time(s)")
+            if "ledger" in self.settings:
+                lines.append(f"ledger checkpoints saved: {self.checkpoints}")
         if self.divergence is not None:
             lines.append(f"first divergence: request {self.divergence.index}: {self.divergence.reason}")
             if self.diff:
@@ -167,6 +178,80 @@ def _canonical(arguments: object) -> str:
         return str(arguments)
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """Run options a recording noted in its header (``meta.run``; see conformance.recording.recorded_run_options)."""
+
+    budget_limits: dict[str, int] | None = None
+    budget_decisions: tuple[JSONObject, ...] = ()
+    ledger: bool = False
+    max_steps: int | None = None
+    max_concurrent_calls: int | None = None
+
+    def describe(self) -> str:
+        parts = []
+        if self.budget_limits is not None:
+            limits = ", ".join(f"{key}={value}" for key, value in self.budget_limits.items())
+            parts.append(f"context_budget ({limits}; {len(self.budget_decisions)} recorded decision(s))")
+        if self.ledger:
+            parts.append("ledger")
+        if self.max_steps is not None:
+            parts.append(f"max_steps={self.max_steps}")
+        if self.max_concurrent_calls is not None:
+            parts.append(f"max_concurrent_calls={self.max_concurrent_calls}")
+        return ", ".join(parts)
+
+
+RUN_KEYS: Final = frozenset({"context_budget", "ledger", "max_steps", "max_concurrent_calls"})
+BUDGET_KEYS: Final = frozenset({"max_input_bytes", "max_input_images", "keep_recent_screenshots", "decisions"})
+
+
+def run_settings_from(meta: Mapping[str, object]) -> RunSettings:
+    """The recorded run settings, checked so a hand-edited header fails here with the field named."""
+    run = meta.get("run")
+    if run is None:
+        return RunSettings()
+    if not isinstance(run, dict):
+        raise ReplayError("header meta.run must be an object")
+    unknown = sorted(set(run) - RUN_KEYS)
+    if unknown:
+        raise ReplayError(f"header meta.run has unknown settings: {', '.join(unknown)}")
+
+    def whole(value: object, where: str) -> int:
+        if type(value) is not int or value < 0:
+            raise ReplayError(f"header {where} must be a non-negative integer, got {value!r}")
+        return value
+
+    limits: dict[str, int] | None = None
+    decisions: tuple[JSONObject, ...] = ()
+    budget = run.get("context_budget")
+    if budget is not None:
+        if not isinstance(budget, dict):
+            raise ReplayError("header meta.run.context_budget must be an object")
+        unknown = sorted(set(budget) - BUDGET_KEYS)
+        if unknown:
+            raise ReplayError(f"header meta.run.context_budget has unknown keys: {', '.join(unknown)}")
+        limits = {
+            key: whole(value, f"meta.run.context_budget.{key}") for key, value in budget.items() if key != "decisions"
+        }
+        raw_decisions = budget.get("decisions", [])
+        if not isinstance(raw_decisions, list) or not all(isinstance(item, dict) for item in raw_decisions):
+            raise ReplayError("header meta.run.context_budget.decisions must be a list of objects")
+        decisions = tuple(cast(list[JSONObject], raw_decisions))
+    ledger = run.get("ledger", False)
+    if not isinstance(ledger, bool):
+        raise ReplayError("header meta.run.ledger must be true or false")
+    steps = run.get("max_steps")
+    window = run.get("max_concurrent_calls")
+    return RunSettings(
+        budget_limits=limits,
+        budget_decisions=decisions,
+        ledger=ledger,
+        max_steps=None if steps is None else whole(steps, "meta.run.max_steps"),
+        max_concurrent_calls=None if window is None else whole(window, "meta.run.max_concurrent_calls"),
+    )
+
+
 @dataclass
 class _Plan:
     params: dict[str, object]
@@ -174,6 +259,7 @@ class _Plan:
     functions: list[JSONObject]
     computer: bool
     recorded_stream: bool
+    settings: RunSettings = field(default_factory=RunSettings)
 
 
 def plan_from(cassette: Cassette) -> _Plan:
@@ -209,7 +295,8 @@ def plan_from(cassette: Cassette) -> _Plan:
             server_tools.append(tool)
     if server_tools:
         params["tools"] = server_tools
-    return _Plan(params, browser_members, functions, computer, body.get("stream") is True)
+    settings = run_settings_from(cassette.meta)
+    return _Plan(params, browser_members, functions, computer, body.get("stream") is True, settings)
 
 
 def load_factory(spec: str) -> Callable[..., Any]:
@@ -244,6 +331,45 @@ class _Replay:
         self.factory = factory
         self.recorded = _RecordedOutputs.from_cassette(cassette)
         self.log = ProbeLog()
+        self.checkpoints: list[object] = []
+        self.policy_calls = 0
+
+    def _budget_policy(self, snapshot: object) -> object:
+        # The recorded decisions, in the order the recorded run's policy returned them. A replay that asks more
+        # often than the recording did gets no decision, so the runner stops and the report shows where.
+        self.policy_calls += 1
+        decisions = self.plan.settings.budget_decisions
+        if self.policy_calls > len(decisions):
+            return None
+        return json.loads(json.dumps(decisions[self.policy_calls - 1]))
+
+    def settings_options(self) -> dict[str, Any]:
+        """Run options rebuilt from the recording's ``meta.run``."""
+        settings = self.plan.settings
+        options: dict[str, Any] = {}
+        if settings.budget_limits is not None:
+            if self.flavour == "sync":
+                compact: Callable[[object], object] = self._budget_policy
+            else:
+
+                async def compact(snapshot: object) -> object:
+                    return self._budget_policy(snapshot)
+
+            options["context_budget"] = {**settings.budget_limits, "compact": compact}
+        if settings.ledger:
+            if self.flavour == "sync":
+                options["ledger"] = ResponsesToolLedger(run_id="driverkit-replay", save=self.checkpoints.append)
+            else:
+
+                async def save(checkpoint: object) -> None:
+                    self.checkpoints.append(checkpoint)
+
+                options["ledger"] = AsyncResponsesToolLedger(run_id="driverkit-replay", save=save)
+        if settings.max_steps is not None:
+            options["max_steps"] = settings.max_steps
+        if settings.max_concurrent_calls is not None:
+            options["max_concurrent_calls"] = settings.max_concurrent_calls
+        return options
 
     def _function_answer(self, tool: JSONObject) -> Callable[[dict[str, object]], object]:
         name = str(tool["name"])
@@ -335,7 +461,7 @@ def replay(
     session = _Replay(loaded, plan, flavour, factory)
     runner, options = session.build()
     transport = CassetteTransport(loaded, match="body", mask_driver_outputs=not strict)
-    run_options: dict[str, Any] = {"stream": stream, "eager": eager, **options}
+    run_options: dict[str, Any] = {"stream": stream, "eager": eager, **options, **session.settings_options()}
     if max_steps is not None:
         run_options["max_steps"] = max_steps
     response: Any = None
@@ -388,6 +514,9 @@ def _report(
         error=None if error is None else f"{type(error).__name__}: {error}",
         final_text=None if response is None else str(response.output_text),
         unused_exchanges=max(0, len(cassette.exchanges) - transport.served) if divergence is None else 0,
+        settings=session.plan.settings.describe(),
+        checkpoints=len(session.checkpoints),
+        policy_calls=session.policy_calls,
     )
 
 
@@ -438,10 +567,12 @@ __all__ = [
     "MODES",
     "ReplayError",
     "ReplayReport",
+    "RunSettings",
     "add_arguments",
     "plan_from",
     "replay",
     "replayer",
     "run",
+    "run_settings_from",
     "unified_diff",
 ]
