@@ -136,6 +136,22 @@ class Function:
     side_effect: Callable[[dict[str, object]], None] | None = None
 
 
+@dataclass(frozen=True)
+class Approval:
+    """A computer approval callback for the run (``approve_safety_checks`` or ``before_action``).
+
+    ``reply`` is the answer, or a function of the received call/action giving it (an exception is raised).
+    ``declares_cancelled`` adds the optional keyword-only ``cancelled`` parameter. ``side_effect`` runs with
+    the received object first (e.g. to report a cancellation). Each invocation lands on the timeline as
+    ``approve_safety_checks:<call_id>`` or ``before_action:<action type>`` and in the probe log (with the
+    ``cancelled`` probe it received), so its order against the computer driver calls is visible.
+    """
+
+    reply: object = True
+    declares_cancelled: bool = False
+    side_effect: Callable[[Any], None] | None = None
+
+
 @dataclass
 class Setup:
     """Everything besides the cassette that a scenario needs: registrations, params and run options."""
@@ -148,6 +164,14 @@ class Setup:
     params: dict[str, Any] = field(default_factory=lambda: {"model": "gpt-test", "input": "hi"})
     run_options: dict[str, Any] = field(default_factory=dict)
     max_retries: int = 0
+    # Applied with ``client.with_options(...)``, the documented way to give a run request options
+    # (e.g. ``default_headers`` carrying a fixed Idempotency-Key).
+    client_options: dict[str, Any] = field(default_factory=dict)
+    # What the browser probe's ``state()`` returns; None keeps the probe's default tab.
+    browser_state: object = None
+    # Recording computer approval callbacks, built in the mode's flavour (they take precedence over run_options).
+    approve_safety_checks: Approval | None = None
+    before_action: Approval | None = None
 
     def with_params(self, **params: Any) -> Setup:
         return replace(self, params={**self.params, **params})
@@ -288,7 +312,10 @@ class Harness:
         flavour = self.mode.flavour
         browser = computer = None
         if self.setup.browser is not None:
-            probe = browser_probe(flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log)
+            state = {} if self.setup.browser_state is None else {"state": self.setup.browser_state}
+            probe = browser_probe(
+                flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log, **state
+            )
             toolset = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
             browser = toolset(probe, confirm=self._confirm())  # type: ignore[arg-type]
         if self.setup.computer:
@@ -347,6 +374,21 @@ class Harness:
 
         return adapted
 
+    def _approval(self, name: str, spec: Approval) -> Callable[..., Any]:
+        """A recording ``def``/``async def`` callback (matching the mode) for ``Setup.<name>``."""
+
+        def answer(received: object) -> object:
+            label = getattr(received, "call_id", None) or getattr(received, "type", "")
+            self.timeline.add(f"{name}:{label}")
+            if spec.side_effect is not None:
+                spec.side_effect(received)
+            reply = spec.reply
+            return reply(received) if callable(reply) else reply
+
+        return self.probe_log.callback(
+            name, Act(answer), flavour=self.mode.flavour, declares_cancelled=spec.declares_cancelled
+        )
+
     def run_kwargs(self) -> dict[str, Any]:
         options = dict(self.setup.run_options)
         if self.mode.stream:
@@ -367,6 +409,12 @@ class Harness:
         for name in ("before_early_call", "approve_mcp", "approve_safety_checks", "before_action"):
             if name in options:
                 options[name] = self._adapt(options[name])
+        for name, spec in (
+            ("approve_safety_checks", self.setup.approve_safety_checks),
+            ("before_action", self.setup.before_action),
+        ):
+            if spec is not None:
+                options[name] = self._approval(name, spec)
         options["on_diagnostic"] = self.diagnostics.append
         if self.mode.ledger and "ledger" not in options:
             options["ledger"] = self.ledger()
@@ -384,6 +432,14 @@ class Harness:
         return AsyncResponsesToolLedger(run_id=run_id, save=save, resume_from=resume_from)
 
     # ------------------------------------------------------------------ running
+
+    def sync_client(self) -> Any:
+        client = fake_client(self.transport, max_retries=self.setup.max_retries)
+        return client.with_options(**self.setup.client_options) if self.setup.client_options else client
+
+    def async_client(self) -> Any:
+        client = fake_async_client(self.transport, max_retries=self.setup.max_retries)
+        return client.with_options(**self.setup.client_options) if self.setup.client_options else client
 
     def outcome(self, response: Any, error: BaseException | None, turns: list[Any] | None = None) -> Outcome:
         return Outcome(
@@ -403,14 +459,14 @@ class Harness:
         kwargs = {**self.run_kwargs(), **overrides}
         params = dict(self.setup.params if params is None else params)
         if self.mode.flavour == "sync":
-            client = fake_client(self.transport, max_retries=self.setup.max_retries)
+            client = self.sync_client()
             try:
                 return self.outcome(runner.run(client, params, **kwargs), None)
             except (ToolRunnerError, ValueError) as error:
                 return self.outcome(None, error)
 
         async def go() -> Outcome:
-            client = fake_async_client(self.transport, max_retries=self.setup.max_retries)
+            client = self.async_client()
             try:
                 return self.outcome(await runner.run(client, params, **kwargs), None)
             except (ToolRunnerError, ValueError) as error:
@@ -424,7 +480,7 @@ class Harness:
         kwargs = {**self.run_kwargs(), **overrides}
         turns: list[Any] = []
         if self.mode.flavour == "sync":
-            client = fake_client(self.transport, max_retries=self.setup.max_retries)
+            client = self.sync_client()
             try:
                 for turn in runner.iterate(client, dict(self.setup.params), **kwargs):
                     turns.append(turn)
@@ -434,7 +490,7 @@ class Harness:
             return self.outcome(turns[-1].response if turns else None, None, turns)
 
         async def go() -> Outcome:
-            client = fake_async_client(self.transport, max_retries=self.setup.max_retries)
+            client = self.async_client()
             try:
                 async for turn in runner.iterate(client, dict(self.setup.params), **kwargs):
                     turns.append(turn)
