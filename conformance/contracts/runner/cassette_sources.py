@@ -24,6 +24,7 @@ from conformance.cassette_builder import (
     message,
     web_search_call,
 )
+from conformance.cassettes import JSONObject
 from conformance.contracts.runner._harness import STREAMS_DIR
 
 Source = Callable[[], CassetteBuilder]
@@ -461,6 +462,266 @@ def _decisions_unknown() -> CassetteBuilder:
 @source("decisions-empty")
 def _decisions_empty() -> CassetteBuilder:
     return _b("decisions-empty", "No exchange: a done-only run must not call the API.")
+
+
+# ------------------------------------------------------------------------------------------ computer safety checks
+
+SAFETY_CHECKS: list[JSONObject] = [
+    {"id": "sc_1", "code": "malicious_instructions", "message": "The page asks the agent to ignore its task."},
+    {"id": "sc_2", "code": "sensitive_domain", "message": "The screen shows a banking site."},
+]
+SAFETY_BATCH: list[JSONObject] = [
+    {"type": "click", "x": 10, "y": 20, "button": "left"},
+    {"type": "type", "text": "hello"},
+    {"type": "keypress", "keys": ["ENTER"]},
+]
+
+
+@source("computer-safety-check")
+def _computer_safety_check() -> CassetteBuilder:
+    return (
+        _b("computer-safety-check", "A function, a click carrying one pending safety check, a function; an answer.")
+        .turn(
+            call("lookup", "c1"),
+            computer_call(
+                {"type": "click", "x": 10, "y": 20, "button": "left"}, call_id="c2", safety_checks=SAFETY_CHECKS[:1]
+            ),
+            call("lookup", "c3"),
+        )
+        .turn(message("Done."))
+    )
+
+
+@source("computer-safety-batch")
+def _computer_safety_batch() -> CassetteBuilder:
+    return (
+        _b("computer-safety-batch", "A three-action batch with two pending checks, then a function; then an answer.")
+        .turn(computer_call(SAFETY_BATCH, call_id="c1", safety_checks=SAFETY_CHECKS), call("lookup", "c2"))
+        .turn(message("Done."))
+    )
+
+
+# ------------------------------------------------------------------------------------------ diagnostics
+
+# Distinctive strings planted in private places (arguments, URLs, page text...): a diagnostic that carries one
+# of them leaked private data. The checks in test_decisions_diagnostics.py import them from here.
+PRIVATE_ARGUMENT = "argument-canary-7c41"
+PRIVATE_CLICK_TARGET = "target-canary-2e9b"
+
+
+@source("diagnostics-private-data")
+def _diagnostics_private_data() -> CassetteBuilder:
+    return (
+        _b("diagnostics-private-data", "Calls carrying private arguments and page reads; then a call that raises.")
+        .turn(
+            function_call("lookup", {"reference": PRIVATE_ARGUMENT}, call_id="c1"),
+            page_text("c2"),
+            function_call("browser_screenshot", {"tab_id": None}, call_id="c3"),
+            function_call("browser_click", {"target": PRIVATE_CLICK_TARGET, "tab_id": None}, call_id="c4"),
+        )
+        .turn(call("explode", "c5"))
+    )
+
+
+@source("diagnostics-no-usage")
+def _diagnostics_no_usage() -> CassetteBuilder:
+    return (
+        _b("diagnostics-no-usage", "The first response carries no usage; the second carries the default usage.")
+        .turn(call("lookup", "c1"), usage=None)
+        .turn(message("Done."))
+    )
+
+
+# ------------------------------------------------------------------------------------------ idempotency keys
+
+
+@source("idempotency-three-turns")
+def _idempotency_three_turns() -> CassetteBuilder:
+    return (
+        _b("idempotency-three-turns", "Three requests: a call, another call, an answer (one key per request).")
+        .turn(call("lookup", "c1"))
+        .turn(call("lookup", "c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("idempotency-retries")
+def _idempotency_retries() -> CassetteBuilder:
+    return (
+        _b("idempotency-retries", "HTTP 500 then a call; HTTP 500 then an answer (max_retries=1 retries each).")
+        .http_error(500)
+        .turn(call("lookup", "c1"))
+        .http_error(500)
+        .turn(message("Done."))
+    )
+
+
+@source("decisions-idempotency-retries")
+def _decisions_idempotency_retries() -> CassetteBuilder:
+    return (
+        _b("decisions-idempotency-retries", "HTTP 500 then review; HTTP 500 then done (max_retries=1 retries each).")
+        .decision("review")
+        .fault("http_status", status=500, message="injected HTTP failure")
+        .decision("review")
+        .decision("done")
+        .fault("http_status", status=500, message="injected HTTP failure")
+        .decision("done")
+    )
+
+
+# ------------------------------------------------------------------------------------------ concurrency windows
+# Independent functions are named by their role in the checks: "slow" holds, "quick" returns at once, "boom" fails.
+
+
+@source("independent-windows")
+def _independent_windows() -> CassetteBuilder:
+    return (
+        _b("independent-windows", "Four independent calls, slow and quick alternating, in one response.")
+        .turn(call("slow", "c1"), call("quick", "c2"), call("slow", "c3"), call("quick", "c4"))
+        .turn(message("Done."))
+    )
+
+
+@source("independent-then-browser")
+def _independent_then_browser() -> CassetteBuilder:
+    return (
+        _b("independent-then-browser", "An independent call, then a browser read that must wait for it.")
+        .turn(call("slow", "c1"), page_text("c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("independent-then-computer")
+def _independent_then_computer() -> CassetteBuilder:
+    return (
+        _b("independent-then-computer", "An independent call, then a native computer click that must wait for it.")
+        .turn(call("slow", "c1"), computer_call({"type": "click", "x": 10, "y": 20, "button": "left"}, call_id="c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("independent-then-dependent")
+def _independent_then_dependent() -> CassetteBuilder:
+    return (
+        _b("independent-then-dependent", "An independent call, then an ordinary (dependent) one, then completion.")
+        .turn(call("slow", "c1"), call("lookup", "c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("independent-sibling-fails")
+def _independent_sibling_fails() -> CassetteBuilder:
+    return (
+        _b("independent-sibling-fails", "Three independent calls; the second one's executor raises.")
+        .turn(call("slow", "c1"), call("boom", "c2"), call("quick", "c3"))
+        .turn(message("unreachable"))
+    )
+
+
+@source("server-tool-then-independent")
+def _server_tool_then_independent() -> CassetteBuilder:
+    return (
+        _b("server-tool-then-independent", "A declared web search result, then two independent calls.")
+        .turn(web_search_call("ws_1"), call("slow", "c1"), call("quick", "c2"))
+        .turn(message("Done."))
+    )
+
+
+# ------------------------------------------------------------------------------------------ context budget: images
+
+
+def _click(call_id: str, safety_checks: list[dict[str, object]] | None = None) -> dict[str, object]:
+    action: dict[str, object] = {"type": "click", "x": 10, "y": 20, "button": "left"}
+    return computer_call(action, call_id=call_id, safety_checks=safety_checks)
+
+
+def _browser_screenshot(call_id: str) -> dict[str, object]:
+    return function_call("browser_screenshot", {"tab_id": None}, call_id=call_id)
+
+
+@source("context-images-message")
+def _context_images_message() -> CassetteBuilder:
+    return (
+        _b("context-images-message", "One text-only function call; any images are in the caller's input message.")
+        .turn(call("lookup", "c1"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-functions")
+def _context_images_functions() -> CassetteBuilder:
+    return (
+        _b("context-images-functions", "Two calls of a function that answers with an image, one per response.")
+        .turn(call("snap", "c1"))
+        .turn(call("snap", "c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-computer")
+def _context_images_computer() -> CassetteBuilder:
+    return (
+        _b("context-images-computer", "Four native computer clicks, one per response: one screenshot each.")
+        .turn(_click("c1"))
+        .turn(_click("c2"))
+        .turn(_click("c3"))
+        .turn(_click("c4"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-safety")
+def _context_images_safety() -> CassetteBuilder:
+    check = {"id": "sc_1", "code": "malicious_instructions", "message": "Review the page before clicking."}
+    return (
+        _b("context-images-safety", "A computer click carrying a safety check, then two plain clicks.")
+        .turn(_click("c1", [check]))
+        .turn(_click("c2"))
+        .turn(_click("c3"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-computer-then-browser")
+def _context_images_computer_then_browser() -> CassetteBuilder:
+    return (
+        _b(
+            "context-images-computer-then-browser",
+            "A computer click, then a browser screenshot and an image function: the click is no longer the newest.",
+        )
+        .turn(_click("c1"))
+        .turn(_browser_screenshot("c2"), call("snap", "c3"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-computer-then-function")
+def _context_images_computer_then_function() -> CassetteBuilder:
+    return (
+        _b("context-images-computer-then-function", "Two computer clicks, then a function that answers with an image.")
+        .turn(_click("c1"))
+        .turn(_click("c2"))
+        .turn(call("snap", "c3"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-browser-screenshot-then-read")
+def _context_images_browser_screenshot() -> CassetteBuilder:
+    return (
+        _b("context-images-browser-screenshot-then-read", "A browser screenshot, then a page read, in one response.")
+        .turn(_browser_screenshot("c1"), page_text("c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-images-function-then-read")
+def _context_images_function_then_read() -> CassetteBuilder:
+    return (
+        _b("context-images-function-then-read", "An image-returning function, then a page read, in one response.")
+        .turn(call("snap", "c1"), page_text("c2"))
+        .turn(message("Done."))
+    )
 
 
 # ---- end of scenarios
