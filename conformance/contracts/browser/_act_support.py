@@ -20,6 +20,8 @@ from conformance.assertions import expect, not_implemented, violation
 from conformance.environment import Effect, Environment
 from conformance.subject import Outcome, Subject
 
+from ._tabs import tabs_of
+
 # A ref no driver issues: the kit's own prefix plus a suffix no page could produce by accident.
 NEVER_ISSUED_REF = "driverkit-never-issued-ref-7f3a"
 NEVER_ISSUED_TAB = "driverkit-never-issued-tab-7f3a"
@@ -86,24 +88,6 @@ def require_ref(subject: Subject, label: str, *, role: str | None = None, filter
 
 
 # --- state -------------------------------------------------------------------------------------------------
-
-
-def tabs_of(state: Any) -> list[dict[str, Any]]:
-    tabs = state.get("tabs") if isinstance(state, Mapping) else None
-    return [dict(tab) for tab in tabs] if isinstance(tabs, list) else []
-
-
-def active_tab(state: Any) -> dict[str, Any] | None:
-    active = [tab for tab in tabs_of(state) if tab.get("active") is True]
-    return active[0] if len(active) == 1 else None
-
-
-def tab_ids(state: Any) -> list[str]:
-    return [str(tab.get("id")) for tab in tabs_of(state)]
-
-
-def tab_by_id(state: Any, tab_id: str) -> dict[str, Any] | None:
-    return next((tab for tab in tabs_of(state) if tab.get("id") == tab_id), None)
 
 
 def state_problem(state: Any) -> str | None:

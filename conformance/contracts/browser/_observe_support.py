@@ -254,16 +254,3 @@ def ref_for(read: dict[str, Any], label_part: str, role: str | None = None) -> s
         if label_part.casefold() in label.casefold() and (role is None or element.get("role") == role):
             return str(element["ref"])
     return None
-
-
-def active_tab(state: Any) -> dict[str, Any] | None:
-    tabs = state.get("tabs") if isinstance(state, dict) else None
-    for tab in tabs or []:
-        if isinstance(tab, dict) and tab.get("active") is True:
-            return tab
-    return None
-
-
-def tab_ids(state: Any) -> list[str]:
-    tabs = state.get("tabs") if isinstance(state, dict) else None
-    return [str(tab.get("id")) for tab in tabs or [] if isinstance(tab, dict)]

@@ -15,14 +15,13 @@ import pytest
 
 from conformance.assertions import expect, not_implemented
 from conformance.contracts.browser._act_support import (
-    active_tab,
     brief,
     mark,
     read_elements,
     ref_of,
     since,
-    tab_ids,
 )
+from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.members import BY_NAME
 from conformance.subject import declares_cancelled
 

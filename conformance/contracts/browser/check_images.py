@@ -12,7 +12,6 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.browser._act_support import (
     PERMITTED_IMAGE_KEYS,
-    active_tab,
     brief,
     decode_image,
     expect_done,
@@ -22,6 +21,7 @@ from conformance.contracts.browser._act_support import (
     page_viewport,
     share_of_colour,
 )
+from conformance.contracts.browser._tabs import active_tab
 
 RED = (255, 0, 0)
 BLUE = (0, 0, 255)

@@ -10,14 +10,12 @@ import pytest
 
 from conformance.assertions import expect
 from conformance.contracts.browser._act_support import (
-    active_tab,
     await_effect,
     expect_done,
     expect_valid_state,
     finish,
-    tab_by_id,
-    tab_ids,
 )
+from conformance.contracts.browser._tabs import active_tab, tab_by_id, tab_ids
 
 
 @pytest.mark.clause("BR-NAV-001", "BR-NAV-003", "BR-TAB-006", "BR-ACT-001")

@@ -14,7 +14,6 @@ import pytest
 
 from conformance.assertions import expect
 from conformance.contracts.browser._act_support import (
-    active_tab,
     await_effect,
     expect_done,
     expect_refused,
@@ -22,6 +21,7 @@ from conformance.contracts.browser._act_support import (
     other_origin_contacts,
     with_other,
 )
+from conformance.contracts.browser._tabs import active_tab
 
 # How long a page gets to try what it was built to try (popups, redirects, downloads start ~0.1 s after load).
 GRACE_SECONDS = 1.5

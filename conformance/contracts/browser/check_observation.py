@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._observe_support import active_tab, tab_ids, utf8_length
+from conformance.contracts.browser._observe_support import (
+    utf8_length,
+)
+from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.environment import Environment
 from conformance.fixture_server import fixtures_dir
 from conformance.subject import Subject

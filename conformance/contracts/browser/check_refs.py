@@ -13,8 +13,8 @@ from conformance.contracts.browser._observe_support import (
     read_elements,
     ref_for,
     structured_read,
-    tab_ids,
 )
+from conformance.contracts.browser._tabs import tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
 

@@ -8,7 +8,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import active_tab, contains_any, tab_ids
+from conformance.contracts.browser._observe_support import (
+    contains_any,
+)
+from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
 

@@ -11,7 +11,6 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.browser._act_support import (
     NEVER_ISSUED_TAB,
-    active_tab,
     await_effect,
     brief,
     expect_done,
@@ -20,9 +19,8 @@ from conformance.contracts.browser._act_support import (
     finish,
     mark,
     since,
-    tab_by_id,
-    tab_ids,
 )
+from conformance.contracts.browser._tabs import active_tab, tab_by_id, tab_ids
 
 
 def _open_second_tab(subject, env, clause):
