@@ -2,7 +2,9 @@
 
 Targets (issue 3, reference browser driver):
 - ``read_page`` on the 2,000-control page takes at most 1.5x Playwright's ``aria_snapshot()`` of that page,
-  and its report (compact JSON) is no larger than the snapshot text;
+  and its report is no larger than the snapshot text. Printed for the structured BrowserReadV1 report (compact
+  JSON), for the smallest complete BrowserReadV1 of the same controls (a floor no structured report can beat),
+  for the ``compact_reads=True`` text report, and for both as the SDK's tool output the model receives;
 - ``click`` through the driver takes at most 1.5x a raw ``locator.click()`` on the same control.
 
 Both sides run alternately in the same browser, so they share the machine's load of the moment. The raw side
@@ -32,6 +34,10 @@ def timed(action: Callable[[], object]) -> float:
     started = time.perf_counter()
     action()
     return time.perf_counter() - started
+
+
+def envelope(result: object) -> str:
+    return json.dumps({"ok": True, "result": result}, ensure_ascii=True)
 
 
 def json_bytes(value: object) -> int:
@@ -92,6 +98,11 @@ def main() -> None:
             floor_bytes = json_bytes(smallest_complete_report(report))
             compact_bytes = len(compact_text.encode("utf-8"))
             snapshot_bytes = len(snapshot.encode("utf-8"))
+            # What the model receives: the SDK wraps a read result in a JSON tool output (ASCII-escaped, default
+            # separators), so a text report pays for escaped quotes and newlines too. The snapshot is put in the
+            # same envelope for a like-for-like figure.
+            wire = {name: len(envelope(value)) for name, value in (("report", report), ("compact", compact_text))}
+            wire["snapshot"] = len(envelope(snapshot))
 
             target = next(item["ref"] for item in report["elements"] if item["label"] == "Action 3")
             raw_button = raw.locator('[data-probe="b3"]')
@@ -140,6 +151,18 @@ def main() -> None:
             compact_bytes / snapshot_bytes,
             1.0,
             f"{compact_bytes} B vs {snapshot_bytes} B (compact_reads=True)",
+        ),
+        (
+            "tool output bytes, structured / snapshot",
+            wire["report"] / wire["snapshot"],
+            1.0,
+            f"{wire['report']} B vs {wire['snapshot']} B (as the SDK sends a read result to the model)",
+        ),
+        (
+            "tool output bytes, compact / snapshot",
+            wire["compact"] / wire["snapshot"],
+            1.0,
+            f"{wire['compact']} B vs {wire['snapshot']} B",
         ),
         ("driver click / locator.click", click_ms / raw_ms, CLICK_TARGET, f"{click_ms:.1f} ms vs {raw_ms:.1f} ms"),
     ]
