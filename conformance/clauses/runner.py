@@ -19,6 +19,7 @@ DECISIONS = "Selecting guarded actions with Decisions"
 D_MIX = "Mix browser actions with other tools"
 D_FAIL = "Handle failures"
 D_STREAM = "Stream and resume"
+D_APPROVE = "Approve actions and own the session"
 
 
 def _c(clause_id: str, spec: str, section: str, summary: str) -> Clause:
@@ -48,6 +49,17 @@ CLAUSES: tuple[Clause, ...] = (
     _c("RN-EARLY-006", "000", EARLY, "before_early_call must answer execute or defer; anything else stops."),
     _c("RN-CONC-001", "000", EARLY, "Independent eager calls overlap at most max_concurrent_calls at a time."),
     _c("RN-CONC-002", "000", EARLY, "With a ledger, independent calls run one at a time."),
+    _c("RN-CONC-003", "000", EARLY, "A full window's calls all finish and are recorded before more events are read."),
+    _c("RN-CONC-004", "000", EARLY, "max_concurrent_calls defaults to 2; a limit of 1 runs the calls one after another."),
+    _c(
+        "RN-CONC-005",
+        "000",
+        EARLY,
+        "A browser, computer or dependent call, a deferral or the completed turn waits for started ones.",
+    ),
+    _c("RN-CONC-006", "000", EARLY, "Only independent calls in eager runs without a ledger overlap; the rest is serial."),
+    _c("RN-CONC-007", "000", EARLY, "Outputs keep the original call order even when a later call finishes first."),
+    _c("RN-CONC-008", "000", EARLY, "When an independent call fails the run stops, reporting every completed sibling."),
     # Server tools, tool_choice, params
     _c("RN-SERVER-001", "000", MIX, "Declared server tools force local calls to wait for the full response."),
     _c("RN-SERVER-002", "000", MIX, "A failed or undeclared server result stops further local effects."),
@@ -71,6 +83,37 @@ CLAUSES: tuple[Clause, ...] = (
     _c("RN-BUDGET-002", "000", BUDGET, "Dropped calls leave receipts and the summary; other items keep their order."),
     _c("RN-BUDGET-003", "000", BUDGET, "Messages and the latest browser state are never eligible for dropping."),
     _c("RN-BUDGET-004", "000", BUDGET, "A missing or invalid policy stops the run before any further request."),
+    _c(
+        "RN-BUDGET-005",
+        "000",
+        BUDGET,
+        "Image blocks in messages and function outputs and each computer screenshot count, by file ID or URL too.",
+    ),
+    _c("RN-BUDGET-006", "000", BUDGET, "Input over only the image limit gets one policy call before that request."),
+    _c(
+        "RN-BUDGET-007",
+        "000",
+        BUDGET,
+        "The latest computer call/output pair and computer calls with safety checks are never eligible.",
+    ),
+    _c(
+        "RN-BUDGET-008",
+        "000",
+        BUDGET,
+        "The newest keep_recent_screenshots screenshots (default 1) stay pinned; older ones are eligible.",
+    ),
+    _c(
+        "RN-BUDGET-009",
+        "000",
+        BUDGET,
+        "Function images count toward the image limit but are not screenshots kept by keep_recent_screenshots.",
+    ),
+    _c(
+        "RN-BUDGET-010",
+        "000",
+        BUDGET,
+        "If the policy leaves too many images, the run stops: no request, no admission, no further tools.",
+    ),
     # MCP
     _c("RN-MCP-001", "000", MIX, "approve_mcp answers are paired with the original approval request ID."),
     _c("RN-MCP-002", "000", MIX, "A missing approve_mcp callback never grants access."),
@@ -97,14 +140,116 @@ CLAUSES: tuple[Clause, ...] = (
         "append_user_text adds a user message after that turn's outputs; final turns refuse.",
     ),
     _c("RN-TURN-003", "000", EARLY, "Closing iterate() at a boundary runs no pending tools and sends no request."),
+    # Idempotency keys (Responses and Decisions runs)
+    _c("RN-IDEM-001", "000", MIX, "A fixed caller-supplied idempotency key is sent on the run's first request."),
+    _c("RN-IDEM-002", "000", MIX, "Each later turn sends a fresh idempotency key, not the caller's or a reused one."),
+    _c("RN-IDEM-003", "000", MIX, "An HTTP retry of one request repeats that request's idempotency key."),
     # Diagnostics and cancellation
     _c("RN-DIAG-001", "000", STREAMING, "Each completed request emits a diagnostic with native usage."),
+    _c(
+        "RN-DIAG-002",
+        "000",
+        STREAMING,
+        "Decisions reports the selected candidate ID before its executor runs, even if the executor raises.",
+    ),
+    _c(
+        "RN-DIAG-003",
+        "000",
+        STREAMING,
+        "Each diagnostic has exactly api, stage, reason, duration_ms, call_id, member and usage.",
+    ),
+    _c(
+        "RN-DIAG-004",
+        "000",
+        STREAMING,
+        "No diagnostic carries arguments, page text, URLs, screenshots, credentials or exception text.",
+    ),
+    _c("RN-DIAG-005", "000", STREAMING, "Diagnostic usage is the native token counts if supplied, else None."),
+    _c("RN-DIAG-006", "000", STREAMING, "A failing on_diagnostic callback cannot change approvals or results."),
     _c("RN-CANCEL-001", "000", STREAMING, "A true cancelled predicate stops the run with the call receipts."),
     _c(
         "RN-CANCEL-002",
         "000",
         STREAMING,
         "Async task cancellation surfaces as ToolRunnerCancelledError with receipts.",
+    ),
+    # Computer safety checks and action approval, as the mixed runner applies them
+    _c(
+        "RN-SAFETY-001",
+        "000",
+        MIX,
+        "A computer call with pending safety checks gets one approve_safety_checks call, with that call and its "
+        "checks, before any of its actions.",
+    ),
+    _c(
+        "RN-SAFETY-002",
+        "000",
+        MIX,
+        "After approval the next request replays the call with its checks and its output acknowledges each one.",
+    ),
+    _c(
+        "RN-SAFETY-003",
+        "002",
+        D_APPROVE,
+        "A missing approve_safety_checks or any answer but exactly True stops the run before any computer "
+        "action, later call or further request.",
+    ),
+    _c(
+        "RN-SAFETY-004",
+        "000",
+        STREAMING,
+        "A computer call stopped by a refusal is never completed, is attempted once one of its actions ran, "
+        "and earlier calls keep their receipts.",
+    ),
+    _c(
+        "RN-SAFETY-005",
+        "002",
+        D_APPROVE,
+        "before_action receives each action of the call in order, final screenshot included, just before it runs.",
+    ),
+    _c(
+        "RN-SAFETY-006",
+        "002",
+        D_APPROVE,
+        "A before_action refusal prevents that action and every later one, and stops the run.",
+    ),
+    _c(
+        "RN-SAFETY-007",
+        "000",
+        MIX,
+        "Approval callbacks declaring keyword-only cancelled get the run's cancellation probe; one-argument "
+        "callbacks still work.",
+    ),
+    _c(
+        "RN-SAFETY-008",
+        "000",
+        MIX,
+        "Once cancellation is reported during an approval callback, no further action, call or request runs.",
+    ),
+    _c(
+        "RN-SAFETY-009",
+        "000",
+        MIX,
+        "A run stopped during computer approval leaves its computer toolset released, not busy or draining.",
+    ),
+    _c(
+        "RN-SAFETY-010",
+        "000",
+        EARLY,
+        "A computer call started early, even after before_early_call says execute, still runs approve_safety_checks "
+        "and before_action before each effect.",
+    ),
+    _c(
+        "RN-SAFETY-011",
+        "000",
+        EARLY,
+        "A computer call held for the completed response (flag off, declared server tool) asks approval only then.",
+    ),
+    _c(
+        "RN-SAFETY-012",
+        "000",
+        MIX,
+        "Editing the call or action a callback receives changes neither the action run nor the replayed history.",
     ),
     # Decisions
     _c("RN-DEC-001", "000", DECISIONS, "Only verify returning True on a fresh observation gives verified."),

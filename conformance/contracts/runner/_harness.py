@@ -39,6 +39,8 @@ from conformance.fake_responses import CassetteTransport, SentRequest, fake_asyn
 from conformance.probes import Act, ProbeLog, browser_probe, computer_probe
 
 STREAMS_DIR = Path(__file__).resolve().parents[3] / "fixtures" / "streams"
+# How often a call held by ``Function.hold_until`` looks at the timeline again.
+_POLL = 0.002
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,10 @@ class Timeline:
     def index(self, entry: str) -> int:
         return self.entries.index(entry)
 
+    def has(self, entry: str) -> bool:
+        with self._lock:
+            return entry in self.entries
+
     def enter(self) -> None:
         with self._lock:
             self.active += 1
@@ -132,6 +138,9 @@ class Function:
     allow_output_override: bool = False
     # Seconds to hold the call open, so overlapping independent calls become visible.
     hold: float = 0.0
+    # With this set, ``hold`` is only the upper bound: the call returns as soon as this timeline entry appears
+    # (e.g. ``"done:quick:c2"``), which makes an overlap or a finishing order deterministic instead of timed.
+    hold_until: str | None = None
     # Called with the decoded arguments before replying (e.g. to set a cancellation flag).
     side_effect: Callable[[dict[str, object]], None] | None = None
 
@@ -169,6 +178,9 @@ class Setup:
     client_options: dict[str, Any] = field(default_factory=dict)
     # What the browser probe's ``state()`` returns; None keeps the probe's default tab.
     browser_state: object = None
+    # What the computer probe's ``screenshot()`` returns after each action; None keeps the probe's inline PNG
+    # (a scenario can hand back a file-ID or remote-URL screenshot instead).
+    computer_screenshot: dict[str, object] | None = None
     # Recording computer approval callbacks, built in the mode's flavour (they take precedence over run_options).
     approve_safety_checks: Approval | None = None
     before_action: Approval | None = None
@@ -235,39 +247,59 @@ class Harness:
         self.diagnostics: list[dict[str, Any]] = []
         self.probe_log = ProbeLog()
         self.cancel_flag = threading.Event()
+        # The computer toolset of the last built runner, so a check can ask whether a stopped run released it.
+        self.computer_toolset: Any = None
 
     # ------------------------------------------------------------------ registrations
 
     def _sync_execute(self, spec: Function) -> Callable[[dict[str, object]], object]:
         def execute(arguments: dict[str, object]) -> object:
+            label = f"{spec.name}:{arguments.get('reference', '')}"
             self.timeline.enter()
-            self.timeline.add(f"call:{spec.name}:{arguments.get('reference', '')}")
+            self.timeline.add(f"call:{label}")
+            finished = "failed"
             try:
                 if spec.side_effect is not None:
                     spec.side_effect(arguments)
-                if spec.hold:
+                if spec.hold_until is not None:
+                    deadline = time.monotonic() + spec.hold
+                    while not self.timeline.has(spec.hold_until) and time.monotonic() < deadline:
+                        time.sleep(_POLL)
+                elif spec.hold:
                     time.sleep(spec.hold)
                 if isinstance(spec.reply, BaseException):
                     raise spec.reply
+                finished = "done"
                 return spec.reply
             finally:
+                # "done:<name>:<ref>" when the executor returned, "failed:..." when it raised: lets checks see
+                # when each call ended relative to stream events and other calls.
+                self.timeline.add(f"{finished}:{label}")
                 self.timeline.leave()
 
         return execute
 
     def _async_execute(self, spec: Function) -> Callable[[dict[str, object]], Any]:
         async def execute(arguments: dict[str, object]) -> object:
+            label = f"{spec.name}:{arguments.get('reference', '')}"
             self.timeline.enter()
-            self.timeline.add(f"call:{spec.name}:{arguments.get('reference', '')}")
+            self.timeline.add(f"call:{label}")
+            finished = "failed"
             try:
                 if spec.side_effect is not None:
                     spec.side_effect(arguments)
-                if spec.hold:
+                if spec.hold_until is not None:
+                    deadline = time.monotonic() + spec.hold
+                    while not self.timeline.has(spec.hold_until) and time.monotonic() < deadline:
+                        await asyncio.sleep(_POLL)
+                elif spec.hold:
                     await asyncio.sleep(spec.hold)
                 if isinstance(spec.reply, BaseException):
                     raise spec.reply
+                finished = "done"
                 return spec.reply
             finally:
+                self.timeline.add(f"{finished}:{label}")
                 self.timeline.leave()
 
         return execute
@@ -300,7 +332,8 @@ class Harness:
             def act(argument: object) -> object:
                 # Screenshots follow every action; only the actions themselves are effects on the timeline.
                 if method == "screenshot":
-                    return default_computer_screenshot()
+                    chosen = self.setup.computer_screenshot
+                    return default_computer_screenshot() if chosen is None else dict(chosen)
                 self.timeline.add(f"call:computer_{method}:")
                 return None
 
@@ -321,6 +354,7 @@ class Harness:
         if self.setup.computer:
             computer_driver = computer_probe(flavour, log=self.probe_log, replies=self._computer_replies())
             computer = (ComputerToolset if flavour == "sync" else AsyncComputerToolset)(computer_driver)  # type: ignore[arg-type]
+            self.computer_toolset = computer
         if flavour == "sync":
             functions: list[Any] = [
                 RegisteredFunction(
