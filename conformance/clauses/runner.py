@@ -50,14 +50,14 @@ CLAUSES: tuple[Clause, ...] = (
     _c("RN-CONC-001", "000", EARLY, "Independent eager calls overlap at most max_concurrent_calls at a time."),
     _c("RN-CONC-002", "000", EARLY, "With a ledger, independent calls run one at a time."),
     _c("RN-CONC-003", "000", EARLY, "A full window's calls all finish and are recorded before more events are read."),
-    _c("RN-CONC-004", "000", EARLY, "max_concurrent_calls defaults to 2; a limit of 1 runs the calls one after another."),
+    _c("RN-CONC-004", "000", EARLY, "max_concurrent_calls defaults to 2; a limit of 1 runs them one after another."),
     _c(
         "RN-CONC-005",
         "000",
         EARLY,
         "A browser, computer or dependent call, a deferral or the completed turn waits for started ones.",
     ),
-    _c("RN-CONC-006", "000", EARLY, "Only independent calls in eager runs without a ledger overlap; the rest is serial."),
+    _c("RN-CONC-006", "000", EARLY, "Only independent calls of eager ledger-free runs overlap; the rest is serial."),
     _c("RN-CONC-007", "000", EARLY, "Outputs keep the original call order even when a later call finishes first."),
     _c("RN-CONC-008", "000", EARLY, "When an independent call fails the run stops, reporting every completed sibling."),
     # Server tools, tool_choice, params

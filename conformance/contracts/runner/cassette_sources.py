@@ -507,6 +507,7 @@ def _computer_safety_batch() -> CassetteBuilder:
 # of them leaked private data. The checks in test_decisions_diagnostics.py import them from here.
 PRIVATE_ARGUMENT = "argument-canary-7c41"
 PRIVATE_CLICK_TARGET = "target-canary-2e9b"
+PRIVATE_API_ERROR = "api-error-canary-6a5f: account acct_9921 suspended"
 
 
 @source("diagnostics-private-data")
@@ -520,6 +521,25 @@ def _diagnostics_private_data() -> CassetteBuilder:
             function_call("browser_click", {"target": PRIVATE_CLICK_TARGET, "tab_id": None}, call_id="c4"),
         )
         .turn(call("explode", "c5"))
+    )
+
+
+@source("diagnostics-api-error")
+def _diagnostics_api_error() -> CassetteBuilder:
+    return (
+        _b("diagnostics-api-error", "One call, then the second request fails with a private error message.")
+        .turn(call("lookup", "c1"))
+        .http_error(500, PRIVATE_API_ERROR)
+    )
+
+
+@source("decisions-api-error")
+def _decisions_api_error() -> CassetteBuilder:
+    return (
+        _b("decisions-api-error", "Review, then the second Decisions request fails with a private error message.")
+        .decision("review")
+        .decision("done")
+        .fault("http_status", status=500, message=PRIVATE_API_ERROR)
     )
 
 
