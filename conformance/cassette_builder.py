@@ -65,15 +65,21 @@ def message(text: str, *, item_id: str = "msg_final", phase: str | None = None) 
     return item
 
 
-def computer_call(action: JSONObject, *, call_id: str, safety_checks: list[JSONObject] | None = None) -> JSONObject:
-    return {
-        "type": "computer_call",
-        "id": f"cu_{call_id}",
-        "call_id": call_id,
-        "action": action,
-        "pending_safety_checks": safety_checks or [],
-        "status": "completed",
-    }
+def computer_call(
+    action: JSONObject | list[JSONObject], *, call_id: str, safety_checks: list[JSONObject] | None = None
+) -> JSONObject:
+    """A completed native computer call: one ``action`` (legacy form), or a list sent as the modern ``actions`` batch.
+
+    ``safety_checks`` become the call's ``pending_safety_checks`` (``{"id", "code", "message"}`` objects).
+    """
+    item: JSONObject = {"type": "computer_call", "id": f"cu_{call_id}", "call_id": call_id}
+    if isinstance(action, list):
+        item["actions"] = list(action)
+    else:
+        item["action"] = action
+    item["pending_safety_checks"] = list(safety_checks or [])
+    item["status"] = "completed"
+    return item
 
 
 def web_search_call(item_id: str, *, status: str = "completed", query: str = "opening hours") -> JSONObject:
