@@ -74,7 +74,9 @@ def _run(
     max_images: int,
     keep: int | None = None,
     drop_eligible: bool = True,
+    entry: str = "run",
 ) -> tuple[Outcome, RecordingPolicy]:
+    """Run ``cassette`` with an image budget through ``runner.run`` or ``runner.iterate`` (both take the budget)."""
     policy = RecordingPolicy(drop_eligible)
     budget: dict[str, Any] = {"max_input_bytes": BYTE_LIMIT, "max_input_images": max_images, "compact": policy}
     if keep is not None:
@@ -82,7 +84,13 @@ def _run(
     setup.run_options["context_budget"] = budget
     harness = Harness(load(cassette), setup, mode)
     policy.harness = harness
+    if entry == "iterate":
+        return harness.iterate(lambda turn: None), policy
     return harness.run(), policy
+
+
+# The documents give context_budget to both entry points; the checks that decide a request run through each.
+ENTRIES = pytest.mark.parametrize("entry", ["run", "iterate"])
 
 
 def _computer_outputs(items: list[dict[str, Any]]) -> list[str]:
@@ -173,12 +181,13 @@ def test_images_at_the_limit_are_sent_without_the_policy(source: str, mode: Mode
 @pytest.mark.clause("RN-BUDGET-005", "RN-BUDGET-006", "RN-BUDGET-002")
 @pytest.mark.parametrize("source", list(IMAGE_SOURCES))
 @pytest.mark.parametrize("mode", modes())
-def test_one_image_over_the_limit_calls_the_policy_once(source: str, mode: Mode) -> None:
+@ENTRIES
+def test_one_image_over_the_limit_calls_the_policy_once(source: str, mode: Mode, entry: str) -> None:
     case = IMAGE_SOURCES[source]
     limit = case.images - 1
     # For screenshots, pin all but one so that only the request holding every screenshot is over the limit.
     keep = limit if source.startswith("computer") else None
-    outcome, policy = _run(case.cassette, case.make_setup(), mode, max_images=limit, keep=keep)
+    outcome, policy = _run(case.cassette, case.make_setup(), mode, max_images=limit, keep=keep, entry=entry)
     expect(policy.calls, "RN-BUDGET-005", f"{case.images} images against a limit of {limit}: no policy call")
     expect(
         len(policy.calls) == 1,
@@ -348,7 +357,8 @@ STUCK_CASES = {
 @pytest.mark.clause("RN-BUDGET-010")
 @pytest.mark.parametrize("case_name", list(STUCK_CASES))
 @pytest.mark.parametrize("mode", modes())
-def test_still_too_many_images_stops_before_the_request(case_name: str, mode: Mode) -> None:
+@ENTRIES
+def test_still_too_many_images_stops_before_the_request(case_name: str, mode: Mode, entry: str) -> None:
     case = STUCK_CASES[case_name]
     outcome, policy = _run(
         case.cassette,
@@ -357,6 +367,7 @@ def test_still_too_many_images_stops_before_the_request(case_name: str, mode: Mo
         max_images=case.max_images,
         keep=case.keep,
         drop_eligible=case.drop_eligible,
+        entry=entry,
     )
     expect(isinstance(outcome.error, ToolRunnerError), "RN-BUDGET-010", f"the run must stop: {outcome.error!r}")
     expect(
