@@ -51,9 +51,15 @@ def browser_version(executable: str = "/usr/bin/chromium") -> str | None:
 
 
 def verdict_of(counts: Mapping[str, int]) -> str:
-    """A failed clause fails the subject; a recorded known deviation (SDK suites only) is said, not hidden."""
+    """A failed clause fails the subject; a recorded known deviation (SDK suites only) is said, not hidden.
+
+    A run that left clauses unchecked (``-k``, a subset of check files, an interrupted run) cannot say the
+    subject conforms: it did not look at everything.
+    """
     if counts.get("failed"):
         return "does not conform"
+    if counts.get("not_checked"):
+        return "not fully checked"
     if counts.get("deviation"):
         return "conforms except for known deviations"
     return "conforms"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,9 +21,11 @@ SDK_SUITES = ("conformance.contracts.toolset", "conformance.contracts.runner")
 
 
 def _certify(args: argparse.Namespace) -> int:
-    import pytest
-
     pytest_args = ["-p", "no:cacheprovider", "--certificate", str(args.out)]
+    if importlib.util.find_spec("pytest_asyncio") is not None:
+        # The kit's checks run their own event loops; pytest-asyncio, when installed, otherwise warns about a
+        # setting that only the host project's configuration could give.
+        pytest_args += ["-o", "asyncio_default_fixture_loop_scope=function"]
     if args.sdk:
         pytest_args += ["--pyargs", *SDK_SUITES]
     if args.driver or not (args.sdk or args.computer_driver):
@@ -29,7 +33,9 @@ def _certify(args: argparse.Namespace) -> int:
     if args.computer_driver:
         pytest_args.append(f"--computer-driver={args.computer_driver}")
     pytest_args += args.pytest_args
-    return int(pytest.main(pytest_args))
+    # A fresh interpreter: this one has already imported the SDK (and so anyio), which pytest could then not
+    # assertion-rewrite, and a certification run should not depend on what the command line loaded first.
+    return subprocess.call([sys.executable, "-m", "pytest", *pytest_args])
 
 
 def _clauses(args: argparse.Namespace) -> int:
