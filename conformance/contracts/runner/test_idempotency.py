@@ -40,10 +40,10 @@ def no_retry_backoff(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _setup(mechanism: str, **fields: Any) -> Setup:
+def _setup(mechanism: str, header: str = HEADER, **fields: Any) -> Setup:
     if mechanism == "client-options":
-        return Setup(client_options={"default_headers": {HEADER: CALLER_KEY}}, **fields)
-    return Setup(**fields).with_params(extra_headers={HEADER: CALLER_KEY})
+        return Setup(client_options={"default_headers": {header: CALLER_KEY}}, **fields)
+    return Setup(**fields).with_params(extra_headers={header: CALLER_KEY})
 
 
 def _mechanism_modes() -> list[Any]:
@@ -71,13 +71,50 @@ def _expect_fresh(keys: list[str | None], clause: str) -> None:
 
 
 @pytest.mark.clause("RN-IDEM-001", "RN-IDEM-002")
+# HTTP header names are case-insensitive, so a caller spelling the name in lower case supplies the same key.
+@pytest.mark.parametrize("header", [HEADER, HEADER.lower()], ids=["canonical-name", "lower-case-name"])
 @pytest.mark.parametrize("mode,mechanism", _mechanism_modes())
-def test_caller_key_on_first_request_then_fresh_keys(mode: Mode, mechanism: str) -> None:
-    outcome = Harness(load("idempotency-three-turns"), _setup(mechanism), mode).run()
+def test_caller_key_on_first_request_then_fresh_keys(mode: Mode, mechanism: str, header: str) -> None:
+    outcome = Harness(load("idempotency-three-turns"), _setup(mechanism, header), mode).run()
     expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
     keys = _keys(outcome.requests)
     expect(len(keys) == 3, "RN-IDEM-002", f"{len(keys)} requests, expected 3")
     expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
+    _expect_fresh(keys, "RN-IDEM-002")
+
+
+@pytest.mark.clause("RN-IDEM-001", "RN-IDEM-002")
+@pytest.mark.parametrize("mode", modes())
+def test_iterated_turns_get_fresh_keys(mode: Mode) -> None:
+    # iterate() pauses between turns; each advance is still a later turn of the same run.
+    outcome = Harness(load("idempotency-three-turns"), _setup("client-options"), mode).iterate(lambda turn: None)
+    expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
+    keys = _keys(outcome.requests)
+    expect(len(keys) == 3, "RN-IDEM-002", f"{len(keys)} requests, expected 3")
+    expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
+    _expect_fresh(keys, "RN-IDEM-002")
+
+
+@pytest.mark.clause("RN-IDEM-001", "RN-IDEM-002")
+@pytest.mark.parametrize("mode", modes(ledger=True))
+def test_resumed_ledger_run_sends_fresh_keys(mode: Mode) -> None:
+    # A resumed run continues the saved run (its request budget and history carry over, spec/002 "Stream and
+    # resume"), so its requests are later turns: none may reuse the caller's key or an earlier request's key,
+    # which could let the server answer with a response stored for a different request.
+    setup = _setup("client-options", run_options={"max_steps": 4})
+    harness = Harness(load("ledger-resume"), setup, mode)
+    first = harness.run()
+    boundaries = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"]
+    expect(first.error is not None and bool(boundaries), "RN-IDEM-002", "the first run left no boundary to resume")
+    sent_before = len(harness.transport.sent)
+    second = harness.run(
+        params={"model": "gpt-test", "input": "continue"}, ledger=harness.ledger(resume_from=boundaries[-1])
+    )
+    expect(second.error is None, "RN-IDEM-002", f"resume failed: {second.error!r}")
+    # The transport keeps every request of both runs: the first run's, then the resumed run's.
+    keys = _keys(second.requests)
+    expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
+    expect(len(keys) - sent_before == 2, "RN-IDEM-002", f"{len(keys) - sent_before} resumed requests, expected 2")
     _expect_fresh(keys, "RN-IDEM-002")
 
 
