@@ -366,6 +366,64 @@ def test_task_cancelled_while_approval_is_pending(mode: Mode) -> None:
     _released(harness, "RN-SAFETY-009")
 
 
+@pytest.mark.clause("RN-SAFETY-008", "RN-SAFETY-009")
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+def test_callback_suppressing_task_cancellation_still_stops_effects(mode: Mode) -> None:
+    # spec/000: a callback may swallow task cancellation, and must then rely on the persistent predicate.
+    pending = asyncio.Event()
+    stop: list[bool] = []
+
+    async def swallow_cancellation(call: object) -> bool:
+        pending.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            stop.append(True)  # report the stop through the run's predicate, then approve anyway
+        return True
+
+    setup = Setup(
+        computer=True,
+        approve_safety_checks=Approval(reply=swallow_cancellation),
+        run_options={"cancelled": lambda: bool(stop)},
+    )
+    harness = Harness(load(CHECKED), setup, mode)
+    runner = harness.build_runner()
+
+    async def go() -> None:
+        task = asyncio.create_task(
+            runner.run(harness.async_client(), dict(harness.setup.params), **harness.run_kwargs())
+        )
+        await asyncio.wait_for(pending.wait(), timeout=10)
+        task.cancel()
+        with pytest.raises(BaseException):  # noqa: B017 - no error type is documented here; effects are checked
+            await task
+
+    asyncio.run(go())
+    after = _call_ids(CHECKED)[2]
+    effects = [entry for entry in harness.timeline.entries if entry.startswith("call:computer_")]
+    expect(effects == [], "RN-SAFETY-008", f"the swallowed cancellation still let actions run: {effects}")
+    expect(f"call:lookup:{after}" not in harness.timeline.entries, "RN-SAFETY-008", f"{after} ran after the stop")
+    expect(len(harness.transport.sent) == 1, "RN-SAFETY-008", "a request was sent after the stop")
+    _released(harness, "RN-SAFETY-009")
+
+
+@pytest.mark.clause("RN-DIAG-006")
+@pytest.mark.parametrize("approved", [True, False], ids=["approved", "refused"])
+@pytest.mark.parametrize("mode", modes())
+def test_failing_observer_cannot_change_a_computer_approval(mode: Mode, approved: bool) -> None:
+    def broken_observer(event: object) -> None:
+        raise RuntimeError("diagnostics sink unavailable")
+
+    setup = Setup(computer=True, approve_safety_checks=Approval(reply=approved))
+    outcome = Harness(load(CHECKED), setup, mode).run(on_diagnostic=broken_observer)
+    ran = _driver_actions(outcome)
+    if approved:
+        expect(outcome.error is None, "RN-DIAG-006", f"a failing observer stopped an approved run: {outcome.error!r}")
+        expect(ran == [_actions(CHECKED)[0]["type"]], "RN-DIAG-006", f"approved actions: {ran}")
+    else:
+        expect(outcome.error is not None and ran == [], "RN-DIAG-006", f"a failing observer let {ran} run")
+
+
 # ------------------------------------------------------------------------------------------ early execution
 
 EARLY_COMPUTER = {"blanket-eager": None, "computer-listed": {"functions": ["lookup"], "computer": True}}
