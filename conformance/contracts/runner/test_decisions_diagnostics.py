@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from conformance.contracts.runner._decisions_run import FLAVOURS, Action, Decisi
 from conformance.contracts.runner._harness import Function, Harness, Mode, Outcome, Setup, load, modes
 from conformance.contracts.runner.cassette_sources import PRIVATE_API_ERROR, PRIVATE_ARGUMENT, PRIVATE_CLICK_TARGET
 from conformance.fake_responses import FAKE_API_KEY
+from conformance.members import COMPUTER_METHODS
 from conformance.probes import PIXEL_DATA_URL
 
 FIELDS = {"api", "stage", "reason", "duration_ms", "call_id", "member", "usage"}
@@ -40,6 +42,8 @@ TAB_URL = "https://url-canary-e16a.example/private/account"
 TAB_TITLE = "title-canary-0b7d"
 OBSERVATION_TEXT = "observation-canary-a4e3 see https://obs-url-canary-77f1.example/rules"
 FAILURE_TEXT = "exception-canary-c8b2: card 4111 declined"
+DRIVER_FAILURE_TEXT = "driver-exception-canary-19de: session cookie expired"
+VERIFY_FAILURE_TEXT = "verify-exception-canary-f03c: ledger total mismatch"
 # Screenshots travel as data URLs; neither the scheme nor the encoded pixels may appear in a diagnostic.
 SCREENSHOT_MARKERS = ("data:image", PIXEL_DATA_URL.split(",", 1)[1][:24])
 
@@ -54,6 +58,8 @@ RESPONSES_CANARIES = (
     TAB_TITLE,
     FAILURE_TEXT,
     "exception-canary-c8b2",
+    DRIVER_FAILURE_TEXT,
+    "driver-exception-canary-19de",
     FAKE_API_KEY,
     *SCREENSHOT_MARKERS,
 )
@@ -64,6 +70,8 @@ DECISIONS_CANARIES = (
     "obs-url-canary-77f1",
     FAILURE_TEXT,
     "exception-canary-c8b2",
+    VERIFY_FAILURE_TEXT,
+    "verify-exception-canary-f03c",
     FAKE_API_KEY,
     *SCREENSHOT_MARKERS,
 )
@@ -136,26 +144,30 @@ def _run_private(mode: Mode, **overrides: Any) -> Outcome:
     return Harness(load("diagnostics-private-data"), PRIVATE_SETUP, mode).run(**overrides)
 
 
-def _expect_private_run_reached_sdk(outcome: Outcome, clause: str) -> None:
-    """The canaries were really handed to the SDK, so their absence from diagnostics means something."""
+def _expect_private_run_reached_sdk(outcome: Outcome, clause: str, *, driver_raises: bool = False) -> None:
+    """The canaries were really handed to the SDK, so their absence from diagnostics means something.
+
+    When the click's driver raises, whether the run goes on to the second turn is another clause's business
+    (with a ledger 3.57.0 stops there, DEV-RN-002), so only the first turn's calls are required then.
+    """
     calls = [entry for entry in outcome.timeline.entries if entry.startswith("call:")]
-    expected = [
+    first_turn = [
         f"call:lookup:{PRIVATE_ARGUMENT}",
         "call:browser_get_page_text:",
         "call:browser_screenshot:",
         f"call:browser_click:{PRIVATE_CLICK_TARGET}",
-        "call:explode:c5",
     ]
-    expect(calls == expected, clause, f"calls {calls}, expected {expected}")
-    expect(
-        isinstance(outcome.error, ToolRunnerError), clause, f"the raising call did not stop the run: {outcome.error!r}"
-    )
-    second = json.dumps(outcome.bodies[1])
-    expect(
-        FUNCTION_RESULT in second and PAGE_TEXT in second and TASK in second,
-        clause,
-        "the second request lacks the planted result, page text or task",
-    )
+    expected = [*first_turn, "call:explode:c5"]
+    reached = calls[:4] == first_turn if driver_raises else calls == expected
+    expect(reached, clause, f"calls {calls}, expected {expected}")
+    expect(isinstance(outcome.error, ToolRunnerError), clause, f"the run did not stop on a failure: {outcome.error!r}")
+    if len(outcome.bodies) > 1:
+        second = json.dumps(outcome.bodies[1])
+        expect(
+            FUNCTION_RESULT in second and PAGE_TEXT in second and TASK in second,
+            clause,
+            "the second request lacks the planted result, page text or task",
+        )
 
 
 def _run_decisions_private(flavour: Flavour, **options: Any) -> DecisionsRun:
@@ -217,15 +229,48 @@ def test_decisions_diagnostics_have_the_documented_fields(flavour: Flavour) -> N
     expect(not problems, "RN-DIAG-003", f"malformed diagnostics: {problems}")
 
 
+@pytest.mark.clause("RN-DIAG-003", "RN-DIAG-004")
+@pytest.mark.parametrize("mode", modes())
+def test_computer_diagnostics_are_well_formed_and_carry_no_screenshot(mode: Mode) -> None:
+    setup = Setup(computer=True, functions=(Function("lookup", reply=FUNCTION_RESULT),)).with_params(input=TASK)
+    outcome = Harness(load("computer-then-function"), setup, mode).run()
+    expect(outcome.error is None, "RN-DIAG-003", f"run failed: {outcome.error!r}")
+    screenshot_sent = json.dumps(outcome.bodies[1])
+    expect(PIXEL_DATA_URL in screenshot_sent, "RN-DIAG-004", "the computer screenshot never reached the request")
+    problems = _shape_problems(outcome.diagnostics, {"c1", "c2"}, {"lookup", "computer", *COMPUTER_METHODS})
+    expect(not problems, "RN-DIAG-003", f"malformed diagnostics: {problems}")
+    leaks = _leaks(outcome.diagnostics, (TASK, FUNCTION_RESULT, FAKE_API_KEY, *SCREENSHOT_MARKERS))
+    expect(not leaks, "RN-DIAG-004", f"private data in diagnostics: {leaks}")
+
+
 # ------------------------------------------------------------------------------------------ exclusions
 
 
 @pytest.mark.clause("RN-DIAG-004")
+@pytest.mark.parametrize("driver", ["driver-succeeds", "driver-raises"])
 @pytest.mark.parametrize("mode", modes())
-def test_responses_diagnostics_carry_no_private_data(mode: Mode) -> None:
-    outcome = _run_private(mode)
-    _expect_private_run_reached_sdk(outcome, "RN-DIAG-004")
+def test_responses_diagnostics_carry_no_private_data(mode: Mode, driver: str) -> None:
+    setup = PRIVATE_SETUP
+    if driver == "driver-raises":
+        # A plain driver exception fails that browser call only; the run goes on to the raising function.
+        replies = {**PRIVATE_SETUP.browser_replies, "click": RuntimeError(DRIVER_FAILURE_TEXT)}
+        setup = replace(PRIVATE_SETUP, browser_replies=replies)
+    outcome = Harness(load("diagnostics-private-data"), setup, mode).run()
+    _expect_private_run_reached_sdk(outcome, "RN-DIAG-004", driver_raises=driver == "driver-raises")
     leaks = _leaks(outcome.diagnostics, RESPONSES_CANARIES)
+    expect(not leaks, "RN-DIAG-004", f"private data in diagnostics: {leaks}")
+
+
+@pytest.mark.clause("RN-DIAG-004")
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_decisions_verifier_failure_text_stays_out_of_diagnostics(flavour: Flavour) -> None:
+    def verify(observation: Any) -> bool:
+        raise RuntimeError(VERIFY_FAILURE_TEXT)
+
+    outcome = run_decisions("decisions-act-then-done", flavour, observation=_observation, task=TASK, verify=verify)
+    expect(outcome.executed == ["review"], "RN-DIAG-004", f"executors run: {outcome.executed}")
+    expect(isinstance(outcome.error, DecisionsToolRunnerError), "RN-DIAG-004", f"outcome: {outcome.error!r}")
+    leaks = _leaks(outcome.diagnostics, DECISIONS_CANARIES)
     expect(not leaks, "RN-DIAG-004", f"private data in diagnostics: {leaks}")
 
 
