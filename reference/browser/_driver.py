@@ -7,9 +7,10 @@ parameter, which is how it detects the flavour and passes the caller's stop pred
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from openai.lib.browser import (
     BrowserFileInput,
@@ -39,6 +40,7 @@ from openai.lib.browser import (
     ZoomInput,
 )
 from openai.types.responses import ResponseInputImageContentParam
+from typing_extensions import Unpack
 
 from reference.grants import GrantStore
 from reference.policy import OriginSet
@@ -47,7 +49,7 @@ from . import _actions, _capture, _extras, _pointer, _reads, _tabs
 from ._guard import NetworkGuard
 from ._launch import context_options
 from ._limits import BrowserLimits
-from ._ops import async_handler, run_async, run_sync, sync_handler
+from ._ops import Flow, async_handler, call, run_async, run_sync, sync_handler
 from ._session import BrowserSession, Cancelled
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,34 +76,65 @@ class _focus_member(Generic[F]):
         return self._function.__get__(instance, owner)  # type: ignore[no-any-return]
 
 
-def _session(
-    context: Any,
-    guard: NetworkGuard,
-    *,
-    limits: BrowserLimits | None,
-    observation: bool,
-    bind_targets: bool,
-    grants: GrantStore | None,
-    owner: str | None,
-    compact_reads: bool,
-    asynchronous: bool,
-) -> BrowserSession:
-    return BrowserSession(
+class DriverOptions(TypedDict, total=False):
+    """Options of ``create`` for both drivers (all optional).
+
+    ``viewport`` (CSS pixels, default 1280x720); ``limits`` (:class:`BrowserLimits`); ``observation`` (report
+    observation metadata V1 in state, default True); ``bind_targets`` (consent tied to a control: ``type`` needs
+    a target and ``key`` is not offered); ``grants`` (the :class:`GrantStore` file transfers redeem from);
+    ``owner`` (the identity grants are issued to; random by default); ``start_url`` (a permitted page shown in
+    the first tab before the change history starts); ``compact_reads`` (``read_page``, ``get_page_text`` and
+    ``find`` return the compact text rendering, same refs and privacy rules, instead of ``BrowserReadV1``).
+    """
+
+    viewport: tuple[int, int]
+    limits: BrowserLimits | None
+    observation: bool
+    bind_targets: bool
+    grants: GrantStore | None
+    owner: str | None
+    start_url: str | None
+    compact_reads: bool
+
+
+def _open(
+    browser: Any, allowed_origins: Iterable[str] | OriginSet, options: DriverOptions, *, asynchronous: bool
+) -> Flow[BrowserSession]:
+    """Open the driver's isolated, guarded context and its session; on any failure nothing is left open."""
+    unknown = sorted(set(options) - set(DriverOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"unknown driver options: {', '.join(unknown)}")
+    origins = allowed_origins if isinstance(allowed_origins, OriginSet) else OriginSet(allowed_origins)
+    guard = NetworkGuard(origins)
+    try:
+        viewport = options.get("viewport", (1280, 720))
+        context = yield call(browser, "new_context", **context_options(viewport), proxy=guard.proxy_settings())
+    except BaseException:
+        guard.close()
+        raise
+    session = BrowserSession(
         context,
         origins=guard.origins,
-        limits=limits or BrowserLimits(),
-        observation=observation,
-        bind_targets=bind_targets,
-        grants=grants,
-        owner=owner or "driver-" + secrets.token_hex(6),
+        limits=options.get("limits") or BrowserLimits(),
+        observation=options.get("observation", True),
+        bind_targets=options.get("bind_targets", False),
+        grants=options.get("grants"),
+        owner=options.get("owner") or "driver-" + secrets.token_hex(6),
         guard=guard,
-        compact_reads=compact_reads,
+        compact_reads=options.get("compact_reads", False),
         wrap=async_handler if asynchronous else sync_handler,
     )
-
-
-def _origin_set(allowed_origins: Iterable[str] | OriginSet) -> OriginSet:
-    return allowed_origins if isinstance(allowed_origins, OriginSet) else OriginSet(allowed_origins)
+    try:
+        yield from session.install()
+        start_url = options.get("start_url")
+        if start_url is not None:
+            yield from session.open_start_page(start_url)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            yield call(context, "close")
+        guard.close()
+        raise
+    return session
 
 
 class PlaywrightBrowserDriver:
@@ -115,52 +148,14 @@ class PlaywrightBrowserDriver:
 
     @classmethod
     def create(
-        cls,
-        browser: Any,
-        *,
-        allowed_origins: Iterable[str] | OriginSet,
-        viewport: tuple[int, int] = (1280, 720),
-        limits: BrowserLimits | None = None,
-        observation: bool = True,
-        bind_targets: bool = False,
-        grants: GrantStore | None = None,
-        owner: str | None = None,
-        start_url: str | None = None,
-        compact_reads: bool = False,
+        cls, browser: Any, *, allowed_origins: Iterable[str] | OriginSet, **options: Unpack[DriverOptions]
     ) -> PlaywrightBrowserDriver:
         """Open a fresh isolated context in ``browser`` whose traffic passes the driver's network guard.
 
-        The driver owns that context: call :meth:`close` (or use it as a context manager) when done.
-        ``start_url`` (on a permitted origin) is shown in the first tab before the change history starts.
-        ``compact_reads`` makes ``read_page``, ``get_page_text`` and ``find`` return the compact text rendering
-        (same refs and privacy rules) instead of ``BrowserReadV1``.
+        The driver owns that context: call :meth:`close` (or use it as a context manager) when done. The
+        options are described on :class:`DriverOptions`.
         """
-        guard = NetworkGuard(_origin_set(allowed_origins))
-        try:
-            context = browser.new_context(**context_options(viewport), proxy=guard.proxy_settings())
-        except BaseException:
-            guard.close()
-            raise
-        session = _session(
-            context,
-            guard,
-            limits=limits,
-            observation=observation,
-            bind_targets=bind_targets,
-            grants=grants,
-            owner=owner,
-            compact_reads=compact_reads,
-            asynchronous=False,
-        )
-        driver = cls(session)
-        try:
-            run_sync(session.install())
-            if start_url is not None:
-                run_sync(session.open_start_page(start_url))
-        except BaseException:
-            driver.close()
-            raise
-        return driver
+        return cls(run_sync(_open(browser, allowed_origins, options, asynchronous=False)))
 
     def close(self) -> None:
         """Close the driver's context and stop its network guard (safe to call twice)."""
@@ -277,52 +272,10 @@ class AsyncPlaywrightBrowserDriver:
 
     @classmethod
     async def create(
-        cls,
-        browser: Any,
-        *,
-        allowed_origins: Iterable[str] | OriginSet,
-        viewport: tuple[int, int] = (1280, 720),
-        limits: BrowserLimits | None = None,
-        observation: bool = True,
-        bind_targets: bool = False,
-        grants: GrantStore | None = None,
-        owner: str | None = None,
-        start_url: str | None = None,
-        compact_reads: bool = False,
+        cls, browser: Any, *, allowed_origins: Iterable[str] | OriginSet, **options: Unpack[DriverOptions]
     ) -> AsyncPlaywrightBrowserDriver:
-        """Open a fresh isolated context in ``browser`` whose traffic passes the driver's network guard.
-
-        The driver owns that context: call :meth:`close` (or use it as a context manager) when done.
-        ``start_url`` (on a permitted origin) is shown in the first tab before the change history starts.
-        ``compact_reads`` makes ``read_page``, ``get_page_text`` and ``find`` return the compact text rendering
-        (same refs and privacy rules) instead of ``BrowserReadV1``.
-        """
-        guard = NetworkGuard(_origin_set(allowed_origins))
-        try:
-            context = await browser.new_context(**context_options(viewport), proxy=guard.proxy_settings())
-        except BaseException:
-            guard.close()
-            raise
-        session = _session(
-            context,
-            guard,
-            limits=limits,
-            observation=observation,
-            bind_targets=bind_targets,
-            grants=grants,
-            owner=owner,
-            compact_reads=compact_reads,
-            asynchronous=True,
-        )
-        driver = cls(session)
-        try:
-            await run_async(session.install())
-            if start_url is not None:
-                await run_async(session.open_start_page(start_url))
-        except BaseException:
-            await driver.close()
-            raise
-        return driver
+        """The async twin of :meth:`PlaywrightBrowserDriver.create`."""
+        return cls(await run_async(_open(browser, allowed_origins, options, asynchronous=True)))
 
     async def close(self) -> None:
         """Close the driver's context and stop its network guard (safe to call twice)."""
