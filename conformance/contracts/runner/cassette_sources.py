@@ -501,6 +501,20 @@ def _computer_safety_batch() -> CassetteBuilder:
     )
 
 
+@source("computer-checks-added-late")
+def _computer_checks_added_late() -> CassetteBuilder:
+    click = {"type": "click", "x": 10, "y": 20, "button": "left"}
+    return (
+        _b("computer-checks-added-late", "A click streamed without checks; the completed response adds one to it.")
+        .turn(computer_call(click, call_id="c1"), call("lookup", "c2"))
+        .fault(
+            "completed_output",
+            output=[computer_call(click, call_id="c1", safety_checks=SAFETY_CHECKS[:1]), call("lookup", "c2")],
+        )
+        .turn(message("unreachable"))
+    )
+
+
 # ------------------------------------------------------------------------------------------ diagnostics
 
 # Distinctive strings planted in private places (arguments, URLs, page text...): a diagnostic that carries one

@@ -527,6 +527,60 @@ def test_held_computer_call_asks_only_after_the_completed_response(mode: Mode, h
     )
 
 
+# A click streamed without checks whose completed response lists one pending check.
+LATE = "computer-checks-added-late"
+
+
+@pytest.mark.clause("RN-STREAM-004")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_checks_added_after_an_early_start_stop_the_run(mode: Mode) -> None:
+    # The click already ran from its streamed item; the run must not go on to replay a call whose checks
+    # nobody approved or acknowledged.
+    outcome = Harness(load(LATE), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
+    computer_id = _call_ids(LATE)[0]
+    error = _runner_error(outcome, "RN-STREAM-004")
+    _stopped_after_first_request(outcome, "RN-STREAM-004")
+    expect(
+        computer_id in error.attempted_call_ids or not _driver_actions(outcome),
+        "RN-STREAM-004",
+        f"the click ran but is not in the receipts: {error.attempted_call_ids}",
+    )
+
+
+def _late_checks() -> list[dict[str, Any]]:
+    """The pending checks the completed response of LATE lists (injected as a stream fault)."""
+    fault = next(fault for fault in load(LATE).exchanges[0].faults if fault.kind == "completed_output")
+    output: list[dict[str, Any]] = fault.fields["output"]  # type: ignore[assignment]
+    return list(next(item for item in output if item["type"] == "computer_call")["pending_safety_checks"])
+
+
+@pytest.mark.clause("RN-SAFETY-001", "RN-SAFETY-002")
+@pytest.mark.parametrize("mode", modes(stream=True, eager=False))
+def test_checks_in_the_completed_response_are_approved_before_the_action(mode: Mode) -> None:
+    # Without eager the runner waits for the completed response, which lists the pending check. (A plain run
+    # is served the recorded response without the injected check, so it has nothing to show here.)
+    outcome = Harness(load(LATE), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
+    computer_id = _call_ids(LATE)[0]
+    entries = outcome.timeline.entries
+    clicked = "call:computer_click:" in entries
+    asked = f"approve_safety_checks:{computer_id}" in entries
+    expect(
+        not clicked
+        or (asked and entries.index(f"approve_safety_checks:{computer_id}") < entries.index("call:computer_click:")),
+        "RN-SAFETY-001",
+        f"the click ran without approving the completed response's check: {entries}",
+    )
+    if outcome.error is None:
+        checks = _late_checks()
+        assert checks, "the cassette no longer adds a check in its completed response"
+        outputs = [out for out in _input_items(outcome, 1, "computer_call_output") if out["call_id"] == computer_id]
+        expect(
+            len(outputs) == 1 and outputs[0].get("acknowledged_safety_checks") == checks,
+            "RN-SAFETY-002",
+            f"the completed response's check was not acknowledged: {outputs}",
+        )
+
+
 # ------------------------------------------------------------------------------------------ copies
 
 
