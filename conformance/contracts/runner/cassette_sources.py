@@ -749,6 +749,19 @@ def _context_images_browser_screenshot() -> CassetteBuilder:
     )
 
 
+@source("context-images-browser-screenshot-then-click")
+def _context_images_browser_screenshot_then_click() -> CassetteBuilder:
+    return (
+        _b(
+            "context-images-browser-screenshot-then-click",
+            "A browser screenshot and a page read, then a computer click: two screenshots from two tools.",
+        )
+        .turn(_browser_screenshot("c1"), page_text("c2"))
+        .turn(_click("c3"))
+        .turn(message("Done."))
+    )
+
+
 @source("context-images-function-then-read")
 def _context_images_function_then_read() -> CassetteBuilder:
     return (

@@ -242,6 +242,21 @@ def test_recent_screenshots_stay_and_older_ones_are_eligible(keep: int | None, m
         )
 
 
+@pytest.mark.clause("RN-BUDGET-008")
+@pytest.mark.parametrize("keep", [1, 2], ids=["keep-1", "keep-2"])
+@pytest.mark.parametrize("mode", modes())
+def test_browser_and_computer_screenshots_share_one_window(keep: int, mode: Mode) -> None:
+    # c1 is a browser screenshot but no longer the latest browser state (the read c2 is); c3 is the newest
+    # screenshot. One window of `keep` screenshots spans both tools: with 1 only c3 stays, with 2 c1 stays too.
+    setup = Setup(computer=True, browser=("screenshot", "get_page_text"))
+    outcome, policy = _run("context-images-browser-screenshot-then-click", setup, mode, max_images=1, keep=keep)
+    calls = [(call.before_request, call.eligible) for call in policy.calls]
+    expected = [(2, frozenset({"c1"}) if keep == 1 else frozenset())]
+    expect(calls == expected, "RN-BUDGET-008", f"(request, eligible) per policy call: {calls}, expected {expected}")
+    if keep == 1:
+        expect(outcome.error is None, "RN-BUDGET-008", f"run failed: {outcome.error!r}")
+
+
 @pytest.mark.clause("RN-BUDGET-007")
 @pytest.mark.parametrize("mode", modes())
 def test_latest_computer_pair_stays_after_a_newer_screenshot(mode: Mode) -> None:
