@@ -424,6 +424,37 @@ def test_failing_observer_cannot_change_a_computer_approval(mode: Mode, approved
         expect(outcome.error is not None and ran == [], "RN-DIAG-006", f"a failing observer let {ran} run")
 
 
+def _private_strings(name: str) -> list[str]:
+    """Text from the cassette's computer call that no diagnostic may repeat: check messages, typed text, keys."""
+    item = _computer_item(name)
+    strings = [str(check["message"]) for check in item["pending_safety_checks"]]
+    for action in _actions(name):
+        strings += [str(action["text"])] if "text" in action else []
+        strings += [str(key) for key in action.get("keys") or ()]
+    return strings
+
+
+@pytest.mark.clause("RN-DIAG-004")
+@pytest.mark.parametrize("refuse", [False, True], ids=["approved", "refused-mid-batch"])
+@pytest.mark.parametrize("mode", modes())
+def test_computer_approval_diagnostics_hold_no_private_text(mode: Mode, refuse: bool) -> None:
+    last = _actions(BATCH)[-2]["type"]  # refusing the last real action leaves approvals of both outcomes
+    before_action = Approval(reply=(lambda action: getattr(action, "type", None) != last) if refuse else True)
+    setup = Setup(computer=True, approve_safety_checks=Approval(), before_action=before_action)
+    outcome = Harness(load(BATCH), setup, mode).run()
+    private = _private_strings(BATCH)
+    assert private, "the batch cassette no longer carries private text to look for"
+    leaked = [
+        (diagnostic, secret)
+        for diagnostic in outcome.diagnostics
+        for value in diagnostic.values()
+        if isinstance(value, str)
+        for secret in private
+        if secret in value
+    ]
+    expect(not leaked, "RN-DIAG-004", f"diagnostics repeat private text: {leaked}")
+
+
 # ------------------------------------------------------------------------------------------ early execution
 
 EARLY_COMPUTER = {"blanket-eager": None, "computer-listed": {"functions": ["lookup"], "computer": True}}
