@@ -558,6 +558,34 @@ def test_held_computer_call_asks_only_after_the_completed_response(mode: Mode, h
     )
 
 
+@pytest.mark.clause("RN-TURN-003")
+@pytest.mark.parametrize("mode", modes())
+def test_closing_iterate_at_the_boundary_asks_no_computer_approval(mode: Mode) -> None:
+    # An empty early-execution policy defers every local tool in eager runs; other modes wait anyway. A person
+    # must not be asked to approve a call the application then abandons by closing the iterator.
+    setup = Setup(computer=True, early_execution={}, approve_safety_checks=Approval(), before_action=Approval())
+    harness = Harness(load(CHECKED), setup, mode)
+    runner = harness.build_runner()
+    kwargs = harness.run_kwargs()
+    if mode.flavour == "sync":
+        iterator = runner.iterate(harness.sync_client(), dict(harness.setup.params), **kwargs)
+        next(iterator)
+        iterator.close()
+    else:
+
+        async def go() -> None:
+            iterator = runner.iterate(harness.async_client(), dict(harness.setup.params), **kwargs)
+            await iterator.__anext__()
+            await iterator.aclose()
+
+        asyncio.run(go())
+    asked = [name for name in harness.probe_log.names() if name in ("approve_safety_checks", "before_action")]
+    effects = [entry for entry in harness.timeline.entries if entry.startswith("call:")]
+    expect(asked == [] and effects == [], "RN-TURN-003", f"closing at the boundary still asked {asked}, ran {effects}")
+    expect(len(harness.transport.sent) == 1, "RN-TURN-003", "a further request was sent")
+    _released(harness, "RN-TURN-003")
+
+
 # A click streamed without checks whose completed response lists one pending check.
 LATE = "computer-checks-added-late"
 
