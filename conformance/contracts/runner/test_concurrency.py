@@ -93,16 +93,19 @@ def test_full_window_finishes_before_more_events_are_read(limit: int, mode: Mode
     expect(outcome.error is None, "RN-CONC-003", f"run failed: {outcome.error!r}")
     entries = outcome.timeline.entries
     expect(call_order(entries) == WINDOW_CALLS, "RN-CONC-003", f"calls started as {call_order(entries)}")
+    # The builder streams one output_item.done per item, in call order, then the completion: the event the
+    # runner reads after admitting call k is the (k+1)-th done event, or the completion after the last call.
+    item_events = [index for index, entry in enumerate(entries) if entry == "event:response.output_item.done"]
+    next_event = [*item_events[1 : len(WINDOW_CALLS)], entries.index("event:response.completed")]
     for window in windows(WINDOW_CALLS, limit):
         if len(window) < limit:
             continue  # a partial window is closed by the completed turn (RN-CONC-005), not by a full window
-        filled = started(entries, window[-1])
-        last_end = max(ended(entries, ref) for ref in window)
-        read_meanwhile = [entry for entry in entries[filled:last_end] if entry.startswith("event:")]
+        read_next = next_event[WINDOW_CALLS.index(window[-1])]
+        still_open = [ref for ref in window if ended(entries, ref) > read_next]
         expect(
-            not read_meanwhile,
+            not still_open,
             "RN-CONC-003",
-            f"window {window} was full but the runner read {read_meanwhile} before it finished: {entries}",
+            f"window {window} was full but the runner read on while {still_open} ran: {entries}",
         )
     expect(outputs_sent(outcome) == WINDOW_CALLS, "RN-CONC-003", f"outputs recorded as {outputs_sent(outcome)}")
 
@@ -272,6 +275,14 @@ def test_ledger_admits_and_returns_independent_calls_one_at_a_time(mode: Mode) -
             "RN-CONC-002",
             f"checkpoint {checkpoint['revision']} holds several open calls: admitted {attempted}, returned {returned}",
         )
+    # Each admission is saved on its own (saves come before every effect): c(k+1) open, c1..ck returned.
+    receipts = [
+        (list(checkpoint["attempted_call_ids"]), list(checkpoint["returned_call_ids"]))
+        for checkpoint in outcome.checkpoints
+    ]
+    for count in range(len(WINDOW_CALLS)):
+        admission = (WINDOW_CALLS[: count + 1], WINDOW_CALLS[:count])
+        expect(admission in receipts, "RN-CONC-002", f"no checkpoint admits {WINDOW_CALLS[count]} alone: {receipts}")
     final = outcome.checkpoints[-1]
     expect(list(final["returned_call_ids"]) == WINDOW_CALLS, "RN-CONC-002", f"final checkpoint: {final}")
 
