@@ -15,6 +15,7 @@ check first proves the canary reached the SDK, then that no diagnostic repeats i
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from dataclasses import replace
@@ -366,10 +367,14 @@ def test_decisions_usage_is_native_counts(flavour: Flavour) -> None:
 # ------------------------------------------------------------------------------------------ failing callback
 
 
-def _raising_observer(seen: list[dict[str, Any]]) -> Any:
+# A plain error, and a cancellation error that a runner could mistake for the task itself being cancelled.
+OBSERVER_FAILURES = {"observer-error": DiagnosticObserverFailure, "observer-cancelled-error": asyncio.CancelledError}
+
+
+def _raising_observer(seen: list[dict[str, Any]], failure: type[BaseException]) -> Any:
     def observe(diagnostic: dict[str, Any]) -> None:
         seen.append(diagnostic)
-        raise DiagnosticObserverFailure("observer failed")
+        raise failure("observer failed")
 
     return observe
 
@@ -387,14 +392,17 @@ def _responses_summary(outcome: Outcome) -> dict[str, Any]:
 
 
 @pytest.mark.clause("RN-DIAG-006")
+@pytest.mark.parametrize("failure", list(OBSERVER_FAILURES))
 @pytest.mark.parametrize("scenario", ["diagnostics-private-data", "two-calls-two-turns"])
 @pytest.mark.parametrize("mode", modes())
-def test_responses_failing_observer_changes_nothing(mode: Mode, scenario: str) -> None:
+def test_responses_failing_observer_changes_nothing(mode: Mode, scenario: str, failure: str) -> None:
     # The private-data run needs a click approval and ends in a failing call; the other one succeeds.
     setup = PRIVATE_SETUP if scenario == "diagnostics-private-data" else Setup(browser=("get_page_text",))
     baseline = Harness(load(scenario), setup, mode).run()
     seen: list[dict[str, Any]] = []
-    failing = Harness(load(scenario), setup, mode).run(on_diagnostic=_raising_observer(seen))
+    failing = Harness(load(scenario), setup, mode).run(
+        on_diagnostic=_raising_observer(seen, OBSERVER_FAILURES[failure])
+    )
     expect(bool(seen), "RN-DIAG-006", "the failing observer was never called")
     expected, actual = _responses_summary(baseline), _responses_summary(failing)
     differences = {key: (expected[key], actual[key]) for key in expected if expected[key] != actual[key]}
@@ -418,9 +426,10 @@ def _decisions_summary(outcome: DecisionsRun) -> dict[str, Any]:
 
 
 @pytest.mark.clause("RN-DIAG-006")
+@pytest.mark.parametrize("observer", list(OBSERVER_FAILURES))
 @pytest.mark.parametrize("fails", [False, True], ids=["executor-returns", "executor-raises"])
 @pytest.mark.parametrize("flavour", FLAVOURS)
-def test_decisions_failing_observer_changes_nothing(flavour: Flavour, fails: bool) -> None:
+def test_decisions_failing_observer_changes_nothing(flavour: Flavour, fails: bool, observer: str) -> None:
     failure = RuntimeError(FAILURE_TEXT) if fails else None
 
     def once(**options: Any) -> DecisionsRun:
@@ -434,7 +443,7 @@ def test_decisions_failing_observer_changes_nothing(flavour: Flavour, fails: boo
 
     baseline = once()
     seen: list[dict[str, Any]] = []
-    failing = once(on_diagnostic=_raising_observer(seen))
+    failing = once(on_diagnostic=_raising_observer(seen, OBSERVER_FAILURES[observer]))
     expect(bool(seen), "RN-DIAG-006", "the failing observer was never called")
     expected, actual = _decisions_summary(baseline), _decisions_summary(failing)
     differences = {key: (expected[key], actual[key]) for key in expected if expected[key] != actual[key]}
