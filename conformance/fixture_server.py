@@ -54,10 +54,13 @@ class EffectTimeout(AssertionError):
 @dataclass(frozen=True)
 class RecordedRequest:
     method: str
-    path: str
+    path: str  # relative to the session: "forms.html", "__auth"
     query: str
     origin: Origin
     at: float
+    # Whether the browser sent an Authorization header. Only the fact is kept, never the credentials, so checks
+    # can prove a browser never answered the ``__auth`` challenge without the kit holding anyone's secret.
+    authorization: bool = False
 
 
 @dataclass
@@ -186,7 +189,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(HTTPStatus.NOT_FOUND, b"unknown session\n", "text/plain")
             return
         if method != "POST" or not rest.endswith("__effect"):
-            store.add_request(token, RecordedRequest(method, rest, parts.query, self.server.origin_name, time.time()))
+            request = RecordedRequest(
+                method, rest, parts.query, self.server.origin_name, time.time(), "Authorization" in self.headers
+            )
+            store.add_request(token, request)
         segments = rest.split("/")
         special = next((i for i, segment in enumerate(segments) if segment.startswith("__")), None)
         if special is not None:
@@ -252,6 +258,18 @@ class _Handler(BaseHTTPRequestHandler):
                 "application/json",
                 extra={"Set-Cookie": "kit_secret=cookie-secret-4711; Path=/; SameSite=Lax"},
             )
+        elif name == "__auth":
+            # A page behind HTTP Basic authentication: the challenge invites a browser to answer with credentials,
+            # for instance ones a link smuggled into its URL. The request log records whether any were sent.
+            if "Authorization" in self.headers:
+                self._reply(HTTPStatus.OK, b"<!doctype html><title>Signed in</title><p>signed in</p>", "text/html")
+            else:
+                self._reply(
+                    HTTPStatus.UNAUTHORIZED,
+                    b"<!doctype html><title>Sign in required</title><p>sign in required</p>",
+                    "text/html",
+                    extra={"WWW-Authenticate": 'Basic realm="fixture partners"'},
+                )
         elif name == "__api":
             self._reply(HTTPStatus.OK, b'{"items": [1, 2, 3]}', "application/json")
         elif name == "__upload" and method == "POST":
