@@ -1,19 +1,34 @@
-"""Fixtures for the reference driver tests: one fixture server per session and one browser per module."""
+"""Fixtures for the reference driver tests: the kit's fixture server, one session per test, one browser per module.
+
+Tests see the server through the kit's own per-check view (:class:`conformance.environment.Environment`): each
+test gets a fresh session token, so its effect and request records hold only what its own pages did.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from rdk_server import FixtureServer, serve
 
+from conformance.environment import Environment
+from conformance.fixture_server import FixtureServer
 from reference.browser import BrowserLimits, PlaywrightBrowserDriver, SyncBrowserProcess
 from reference.grants import GrantStore
 
 
 @pytest.fixture(scope="session")
-def server() -> Iterator[FixtureServer]:
-    yield from serve()
+def fixture_server() -> Iterator[FixtureServer]:
+    with FixtureServer() as server:
+        yield server
+
+
+@pytest.fixture
+def env(fixture_server: FixtureServer) -> Iterator[Environment]:
+    tokens = fixture_server.session()
+    try:
+        yield Environment(fixture_server, next(tokens))
+    finally:
+        tokens.close()
 
 
 # Module scope, not session: while a sync Playwright runs, asyncio sees a running loop in this thread, and
@@ -28,11 +43,11 @@ def browser_process() -> Iterator[SyncBrowserProcess]:
 
 
 class DriverFactory:
-    """Opens sync drivers on the session browser and closes them after the test."""
+    """Opens sync drivers on the module's browser at pages of the test's session, and closes them afterwards."""
 
-    def __init__(self, process: SyncBrowserProcess, server: FixtureServer) -> None:
+    def __init__(self, process: SyncBrowserProcess, env: Environment) -> None:
         self._process = process
-        self._server = server
+        self._env = env
         self._open: list[PlaywrightBrowserDriver] = []
         self.grants = GrantStore()
 
@@ -46,8 +61,8 @@ class DriverFactory:
     ) -> PlaywrightBrowserDriver:
         driver = PlaywrightBrowserDriver.create(
             self._process.browser,
-            allowed_origins=[self._server.main],
-            start_url=self._server.url(page),
+            allowed_origins=[self._env.main_origin],
+            start_url=self._env.url(page),
             observation=observation,
             bind_targets=bind_targets,
             limits=limits,
@@ -61,10 +76,10 @@ class DriverFactory:
             driver.close()
 
 
+# Depends on env, so the drivers close (and their last beacons land) before the session record is dropped.
 @pytest.fixture
-def open_driver(browser_process: SyncBrowserProcess, server: FixtureServer) -> Iterator[DriverFactory]:
-    server.reset()
-    factory = DriverFactory(browser_process, server)
+def open_driver(browser_process: SyncBrowserProcess, env: Environment) -> Iterator[DriverFactory]:
+    factory = DriverFactory(browser_process, env)
     try:
         yield factory
     finally:

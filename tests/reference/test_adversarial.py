@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import quote
 
 import pytest
 from openai.lib.browser import BrowserError
 from rdk_helpers import element, read
 
+from conformance.environment import Environment
 from reference.browser import BrowserLimits
 
 
@@ -20,7 +22,13 @@ def _changes(driver) -> list[dict]:
     return driver.state()["observation"]["changes"]
 
 
-def test_prompt_injection_text_is_only_data(open_driver, server) -> None:
+def _other_page(env: Environment) -> str:
+    # A page of this test's session on the non-permitted origin: had the browser contacted it, the request
+    # would land in this session's log (a path outside any session is answered but never recorded).
+    return quote(env.url("blank.html", origin="other"), safe="")
+
+
+def test_prompt_injection_text_is_only_data(open_driver, env) -> None:
     driver = open_driver("adversarial/injection.html")
     report = read(driver)
     # Visible page text is reported as untrusted text; hidden text is not reported at all.
@@ -30,10 +38,10 @@ def test_prompt_injection_text_is_only_data(open_driver, server) -> None:
     driver.get_page_text({"tab_id": None})
     driver.find({"query": "Delete account", "tab_id": None})
     driver.state()
-    assert not server.effects("click"), "reads never act, whatever the page asks"
+    assert not env.effects("click"), "reads never act, whatever the page asks"
 
 
-def test_look_alike_origins_are_refused(open_driver, server) -> None:
+def test_look_alike_origins_are_refused(open_driver, env) -> None:
     driver = open_driver("adversarial/lookalike.html")
     for link_id in ("suffix-host", "userinfo-host", "other-port", "localhost-name"):
         href = driver.run_script(
@@ -48,7 +56,7 @@ def test_look_alike_origins_are_refused(open_driver, server) -> None:
     assert driver.state()["tabs"][0]["title"] == "Look-alike links"
 
 
-def test_clicked_look_alike_link_never_leaves_the_page(open_driver, server) -> None:
+def test_clicked_look_alike_link_never_leaves_the_page(open_driver, env) -> None:
     driver = open_driver("adversarial/lookalike.html")
     driver.run_script(
         {"source": "document.getElementById('localhost-name').click()", "timeout_ms": 1000, "tab_id": None}
@@ -59,10 +67,10 @@ def test_clicked_look_alike_link_never_leaves_the_page(open_driver, server) -> N
     assert any(change["type"] == "navigation_refused" for change in state["observation"]["changes"])
 
 
-def test_credentials_in_urls_are_refused_and_never_shown(open_driver, server) -> None:
+def test_credentials_in_urls_are_refused_and_never_shown(open_driver, env) -> None:
     driver = open_driver("adversarial/credentials.html")
     with pytest.raises(BrowserError):
-        driver.navigate({"url": server.main.replace("//", "//user:pw@") + "/blank.html", "tab_id": None})
+        driver.navigate({"url": env.url("blank.html", credentials="user:pw"), "tab_id": None})
     link = driver.run_script(
         {"source": "document.getElementById('with-credentials').href", "timeout_ms": 1000, "tab_id": None}
     )
@@ -73,29 +81,30 @@ def test_credentials_in_urls_are_refused_and_never_shown(open_driver, server) ->
     time.sleep(0.5)
     state = driver.state()
     assert "hunter2" not in json.dumps(state)
-    assert server.requests_to("main")[-1][2] == "/__auth", "the page asked for the challenge"
-    assert server.record.authorizations == [], "credentials from a URL are never sent"
+    requests = env.requests("main")
+    assert requests[-1].path == "__auth", "the page asked for the challenge"
+    assert not [request.path for request in requests if request.authorization], "URL credentials are never sent"
 
 
-def test_redirect_to_a_disallowed_origin_never_reaches_it(open_driver, server) -> None:
-    driver = open_driver(f"adversarial/redirect.html?other={server.other}")
+def test_redirect_to_a_disallowed_origin_never_reaches_it(open_driver, env) -> None:
+    driver = open_driver(f"adversarial/redirect.html?other={_other_page(env)}")
     report = read(driver)
     driver.click({"target": element(report, "Continue")["ref"], "tab_id": None})
     time.sleep(0.4)
     state = driver.state()
     assert state["tabs"][0]["title"] == "Redirect trap"
-    assert server.requests_to("other") == [], "neither the link nor the image redirect may contact the origin"
+    assert env.requests("other") == [], "neither the link nor the image redirect may contact the origin"
     assert any(change["type"] == "navigation_refused" for change in state["observation"]["changes"])
 
 
-def test_popup_to_a_disallowed_origin_is_closed_without_contact(open_driver, server) -> None:
-    driver = open_driver(f"adversarial/popup.html?other={server.other}")
+def test_popup_to_a_disallowed_origin_is_closed_without_contact(open_driver, env) -> None:
+    driver = open_driver(f"adversarial/popup.html?other={_other_page(env)}")
     driver.click({"target": element(read(driver), "Open offers")["ref"], "tab_id": None})
     time.sleep(0.4)
     state = driver.state()
     assert [tab["title"] for tab in state["tabs"]] == ["Popup trap"]
     assert state["tabs"][0]["active"] is True
-    assert server.requests_to("other") == []
+    assert env.requests("other") == []
     # Chromium never materialises a popup whose first navigation was refused; if it did, the driver would
     # close it. Either way the refusal is reported.
     kinds = [change["type"] for change in state["observation"]["changes"]]
@@ -103,23 +112,23 @@ def test_popup_to_a_disallowed_origin_is_closed_without_contact(open_driver, ser
     assert kinds.count("tab_opened") == kinds.count("tab_closed")
 
 
-def test_subresources_from_a_disallowed_origin_are_blocked(open_driver, server) -> None:
+def test_subresources_from_a_disallowed_origin_are_blocked(open_driver, env) -> None:
     driver = open_driver("blank.html")
     driver.run_script(
         {
-            "source": f"fetch('{server.other}/blank.html').then(() => 'loaded', () => 'blocked')",
+            "source": f"fetch('{env.url('blank.html', origin='other')}').then(() => 'loaded', () => 'blocked')",
             "timeout_ms": 3000,
             "tab_id": None,
         }
     )
     time.sleep(0.1)
-    assert server.requests_to("other") == []
+    assert env.requests("other") == []
 
 
-def test_dialog_storm_is_dismissed_reported_and_stopped(open_driver, server) -> None:
+def test_dialog_storm_is_dismissed_reported_and_stopped(open_driver, env) -> None:
     limits = BrowserLimits(dialog_burst=5, dialog_window_s=5.0)
     driver = open_driver("adversarial/alert-loop.html", limits=limits)
-    driver.new_tab({"url": server.url("blank.html")})
+    driver.new_tab({"url": env.url("blank.html")})
     storm = driver.state()["tabs"][0]["id"]
     driver.switch_tab({"tab_id": storm})
     driver.click({"target": element(read(driver), "Show notices")["ref"], "tab_id": None})
@@ -134,7 +143,7 @@ def test_dialog_storm_is_dismissed_reported_and_stopped(open_driver, server) -> 
     assert driver.get_page_text({"tab_id": None})["text"]  # the driver keeps working
 
 
-def test_huge_page_read_is_bounded_and_reports_work_limit(open_driver, server) -> None:
+def test_huge_page_read_is_bounded_and_reports_work_limit(open_driver, env) -> None:
     driver = open_driver("gen/huge.html?nodes=50000", limits=BrowserLimits(work_nodes=20_000, text_bytes=50_000))
     started = time.monotonic()
     report = read(driver)
@@ -143,7 +152,7 @@ def test_huge_page_read_is_bounded_and_reports_work_limit(open_driver, server) -
     assert len(report["text"].encode()) <= 50_000
 
 
-def test_frames_and_shadow_roots_are_reported_as_omitted(open_driver, server) -> None:
+def test_frames_and_shadow_roots_are_reported_as_omitted(open_driver, env) -> None:
     driver = open_driver("adversarial/frames.html")
     report = read(driver)
     labels = [item["label"] for item in report["elements"]]
@@ -151,7 +160,7 @@ def test_frames_and_shadow_roots_are_reported_as_omitted(open_driver, server) ->
     assert {"frame_limit", "unsupported_root"} <= set(report["omitted"])
 
 
-def test_unicode_titles_and_labels_are_cut_at_character_boundaries(open_driver, server) -> None:
+def test_unicode_titles_and_labels_are_cut_at_character_boundaries(open_driver, env) -> None:
     driver = open_driver("adversarial/unicode.html")
     state = driver.state()
     title = state["tabs"][0]["title"]
@@ -168,7 +177,7 @@ def test_unicode_titles_and_labels_are_cut_at_character_boundaries(open_driver, 
     assert "e\u0301" in report["text"] and "\U0001f469\u200d\U0001f4bb" in report["text"]
 
 
-def test_a_page_that_rewrites_json_serialisation_cannot_forge_a_read(open_driver, server) -> None:
+def test_a_page_that_rewrites_json_serialisation_cannot_forge_a_read(open_driver, env) -> None:
     # The agent's answers cross to the driver as JSON; the page replaces JSON.stringify and gives Object and
     # Array prototypes a toJSON before any read. A driver that trusted the page's serialiser reports "forged".
     driver = open_driver("adversarial/json-tamper.html")

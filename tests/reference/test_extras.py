@@ -13,7 +13,7 @@ from PIL import Image
 from rdk_helpers import element, read
 
 
-def test_upload_uses_a_grant_once(open_driver, server) -> None:
+def test_upload_uses_a_grant_once(open_driver, env) -> None:
     driver = open_driver("files.html")
     open_driver.grants.issue(
         "up-1",
@@ -26,14 +26,14 @@ def test_upload_uses_a_grant_once(open_driver, server) -> None:
     )
     done = driver.upload_file({"grant_id": "up-1"})
     assert done == {"version": 1, "status": "completed", "effect": "completed", "cleanup": "completed"}
-    chosen = server.wait_for_effect("file_chosen")
+    chosen = env.wait_for_effect("file_chosen")
     assert chosen["name"] == "notes.txt" and chosen["size"] == len(b"hello grant")
     again = driver.upload_file({"grant_id": "up-1"})
     assert (again["status"], again["effect"]) == ("refused", "none")
     assert driver.upload_file({"grant_id": "never-issued"})["status"] == "refused"
 
 
-def test_downloads_are_blocked_unless_granted(open_driver, server) -> None:
+def test_downloads_are_blocked_unless_granted(open_driver, env) -> None:
     driver = open_driver("files.html")
     driver.click({"target": element(read(driver), "Download report.txt")["ref"], "tab_id": None})
     time.sleep(0.3)
@@ -44,11 +44,11 @@ def test_downloads_are_blocked_unless_granted(open_driver, server) -> None:
     )
     result = driver.download_file({"grant_id": "down-1"})
     assert (result["status"], result["effect"]) == ("completed", "completed")
-    assert open_driver.grants.received("down-1") == b"report contents\n"
+    assert open_driver.grants.received("down-1") == b"fixture download report.txt\n"
     assert driver.download_file({"grant_id": "down-1"})["status"] == "refused"
 
 
-def test_file_calls_cancelled_before_start_are_interrupted_without_effect(open_driver, server) -> None:
+def test_file_calls_cancelled_before_start_are_interrupted_without_effect(open_driver, env) -> None:
     driver = open_driver("files.html")
     open_driver.grants.issue(
         "up-2", kind="upload", owner=driver.owner, file_name="a.txt", content=b"a", max_bytes=10, expires_in_s=30
@@ -58,9 +58,9 @@ def test_file_calls_cancelled_before_start_are_interrupted_without_effect(open_d
     assert not open_driver.grants.is_used("up-2")
 
 
-def test_diagnostics_summarise_without_secrets(open_driver, server) -> None:
+def test_diagnostics_summarise_without_secrets(open_driver, env) -> None:
     driver = open_driver("diagnostics.html")
-    server.wait_for_effect("diagnostics_ready")
+    env.wait_for_effect("diagnostics_ready")
     console = driver.read_diagnostics({"source": "console", "limit": 100, "tab_id": None})
     network = driver.read_diagnostics({"source": "network", "limit": 5, "tab_id": None})
     dumped = json.dumps([console, network])
@@ -70,7 +70,7 @@ def test_diagnostics_summarise_without_secrets(open_driver, server) -> None:
     assert len(network["text"].splitlines()) == 5 and "report_limit" in network["omitted"]
 
 
-def test_scripts_run_only_in_permitted_pages_with_a_timeout(open_driver, server) -> None:
+def test_scripts_run_only_in_permitted_pages_with_a_timeout(open_driver, env) -> None:
     driver = open_driver("script.html")
     assert driver.run_script({"source": "bump('m1')", "timeout_ms": 2000, "tab_id": None}) == "bumped 1"
     assert driver.run_script({"source": "({a: 1})", "timeout_ms": 2000, "tab_id": None}) == '{"a":1}'
@@ -92,7 +92,7 @@ def _image_size(image: dict) -> tuple[int, int]:
     return Image.open(io.BytesIO(data)).size
 
 
-def test_screenshot_and_zoom_are_viewport_pngs(open_driver, server) -> None:
+def test_screenshot_and_zoom_are_viewport_pngs(open_driver, env) -> None:
     driver = open_driver("forms.html")
     shot = driver.screenshot({"tab_id": None})
     assert set(shot) == {"type", "image_url"} and shot["image_url"].startswith("data:image/png;base64,")
@@ -102,15 +102,17 @@ def test_screenshot_and_zoom_are_viewport_pngs(open_driver, server) -> None:
         driver.zoom({"region": [0, 0, 1281, 10], "tab_id": None})
 
 
-def test_pointer_members_use_full_viewport_coordinates(open_driver, server) -> None:
+def test_pointer_members_use_full_viewport_coordinates(open_driver, env) -> None:
     driver = open_driver("forms.html")
     driver.zoom({"region": [500, 300, 700, 400], "tab_id": None})
     driver.click_at({"x": 5, "y": 5, "button": "right", "click_count": 1, "keys": ["Shift"], "tab_id": None})
-    menu = server.wait_for_effect("contextmenu")
+    menu = env.wait_for_effect("contextmenu")
     assert (menu["x"], menu["y"]) == (5, 5) and menu["modifiers"] == ["Shift"]
     with pytest.raises(BrowserError):
         driver.click_at({"x": 1280, "y": 5, "button": "left", "click_count": 1, "keys": [], "tab_id": None})
     driver.drag_path({"path": [{"x": 10, "y": 10}, {"x": 40, "y": 40}], "keys": [], "tab_id": None})
-    assert server.wait_for_effect("mouseup", lambda effect: effect["x"] == 40)["y"] == 40
+    assert env.wait_for_effect("mouseup", lambda effect: effect["x"] == 40)["y"] == 40
+    # click_at's Shift was released too; only a key-up recorded after this point can come from hold_keys.
+    held_at = time.monotonic()
     driver.hold_keys({"keys": ["Shift"], "duration_ms": 50, "tab_id": None})
-    assert server.wait_for_effect("keyup")["key"] == "Shift"
+    assert env.wait_for_effect("keyup", lambda effect: effect["received"] > held_at)["key"] == "Shift"

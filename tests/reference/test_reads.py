@@ -10,7 +10,7 @@ from rdk_helpers import element, read
 from conformance.members import OMISSION_CODES, READ_ROLES
 
 
-def test_forms_page_reports_roles_values_and_options(open_driver, server) -> None:
+def test_forms_page_reports_roles_values_and_options(open_driver, env) -> None:
     report = read(open_driver("forms.html"))
     assert {item["role"] for item in report["elements"]} <= set(READ_ROLES)
     assert element(report, "Recipient name") == {
@@ -33,7 +33,7 @@ def test_forms_page_reports_roles_values_and_options(open_driver, server) -> Non
     assert set(report["omitted"]) <= set(OMISSION_CODES)
 
 
-def test_password_and_one_time_code_values_are_never_reported(open_driver, server) -> None:
+def test_password_and_one_time_code_values_are_never_reported(open_driver, env) -> None:
     driver = open_driver("private.html")
     reports = [read(driver), read(driver, "interactive"), driver.find({"query": "code", "tab_id": None})]
     for report in reports:
@@ -44,7 +44,7 @@ def test_password_and_one_time_code_values_are_never_reported(open_driver, serve
     assert element(reports[0], "Username")["value"] == "ada"
 
 
-def test_get_page_text_has_no_elements_and_find_filters(open_driver, server) -> None:
+def test_get_page_text_has_no_elements_and_find_filters(open_driver, env) -> None:
     driver = open_driver("forms.html")
     text = driver.get_page_text({"tab_id": None})
     assert text["elements"] == [] and "Tell us how parcels should reach you." in text["text"]
@@ -54,21 +54,21 @@ def test_get_page_text_has_no_elements_and_find_filters(open_driver, server) -> 
     assert interactive["text"] == "" and interactive["elements"]
 
 
-def test_reads_cause_no_page_effects(open_driver, server) -> None:
+def test_reads_cause_no_page_effects(open_driver, env) -> None:
     driver = open_driver("forms.html")
-    server.wait_for_effect("load")  # the page's own load record, which may arrive late under load
+    env.wait_for_effect("load")  # the page's own load record, which may arrive late under load
     time.sleep(0.2)
-    server.reset()
+    before = len(env.effects())
     read(driver)
     driver.get_page_text({"tab_id": None})
     driver.find({"query": "Save", "tab_id": None})
     driver.screenshot({"tab_id": None})
     driver.wait_for({"text": "Delivery preferences", "timeout_ms": 1000, "tab_id": None})
     driver.state()
-    assert [effect["kind"] for effect in server.effects()] == []
+    assert [effect["kind"] for effect in env.effects()[before:]] == []
 
 
-def test_scoped_reads_discover_sections_and_bound_depth(open_driver, server) -> None:
+def test_scoped_reads_discover_sections_and_bound_depth(open_driver, env) -> None:
     driver = open_driver("sections.html")
     sections = driver.read_page_scoped({"root": None, "depth": 1, "filter": "all", "tab_id": None})
     labels = [scope["label"] for scope in sections["scopes"]]
@@ -80,13 +80,13 @@ def test_scoped_reads_discover_sections_and_bound_depth(open_driver, server) -> 
     assert "target_limit" in shallow["omitted"]
 
 
-def test_compact_reads_carry_the_same_refs_and_privacy(browser_process, server) -> None:
+def test_compact_reads_carry_the_same_refs_and_privacy(browser_process, env) -> None:
     from reference.browser import PlaywrightBrowserDriver
 
     with PlaywrightBrowserDriver.create(
         browser_process.browser,
-        allowed_origins=[server.main],
-        start_url=server.url("private.html"),
+        allowed_origins=[env.main_origin],
+        start_url=env.url("private.html"),
         compact_reads=True,
     ) as driver:
         text = driver.read_page({"filter": "all", "tab_id": None})
@@ -94,6 +94,6 @@ def test_compact_reads_carry_the_same_refs_and_privacy(browser_process, server) 
         assert "pw-Zebra-7731" not in text and "481913" not in text and "omitted: private" in text
         line = next(line for line in text.splitlines() if line.endswith('button "Sign in"'))
         ref = line[1 : line.index("]")]
-        server.reset()
+        assert env.effects("click") == [], "reading must not click"
         driver.click({"target": ref, "tab_id": None})
-        assert server.wait_for_effect("click")["target"] == "sign-in"
+        assert env.wait_for_effect("click")["target"] == "sign-in"

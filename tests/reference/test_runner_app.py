@@ -15,7 +15,7 @@ from conformance.fake_responses import CassetteTransport, fake_client
 from reference.toolsets import read_only_browser
 
 
-def test_runner_sends_the_driver_read_back_to_the_model(open_driver, server) -> None:
+def test_runner_sends_the_driver_read_back_to_the_model(open_driver, env) -> None:
     driver = open_driver("private.html")
     cassette = (
         CassetteBuilder("reference-read-only")

@@ -17,10 +17,10 @@ def _check_history(state: dict) -> None:
     assert sequences == list(range(observation["dropped_changes"] + 1, observation["sequence"] + 1))
 
 
-def test_tabs_keep_ids_and_exactly_one_is_active(open_driver, server) -> None:
+def test_tabs_keep_ids_and_exactly_one_is_active(open_driver, env) -> None:
     driver = open_driver("tabs-a.html")
     first = driver.state()["tabs"][0]["id"]
-    driver.new_tab({"url": server.url("tabs-b.html")})
+    driver.new_tab({"url": env.url("tabs-b.html")})
     driver.new_tab({"url": None})
     state = driver.state()
     ids = [tab["id"] for tab in state["tabs"]]
@@ -41,30 +41,30 @@ def test_tabs_keep_ids_and_exactly_one_is_active(open_driver, server) -> None:
         driver.read_page({"filter": "all", "tab_id": ids[1]})
 
 
-def test_urls_are_origins_only_and_legacy_state_has_no_observation(open_driver, server) -> None:
+def test_urls_are_origins_only_and_legacy_state_has_no_observation(open_driver, env) -> None:
     driver = open_driver("blank.html?token=SECRET-QUERY#frag", observation=False)
     state = driver.state()
     assert "observation" not in state
-    assert state["tabs"][0]["url"] == server.main
+    assert state["tabs"][0]["url"] == env.main_origin
     assert "SECRET" not in json.dumps(state)
 
 
-def test_history_is_bounded_and_keeps_counting(open_driver, server) -> None:
+def test_history_is_bounded_and_keeps_counting(open_driver, env) -> None:
     driver = open_driver("blank.html", limits=BrowserLimits(history=3))
     for _ in range(5):
-        driver.navigate({"url": server.url("empty.html"), "tab_id": None})
+        driver.navigate({"url": env.url("empty.html"), "tab_id": None})
     state = driver.state()
     assert len(state["observation"]["changes"]) == 3 and state["observation"]["dropped_changes"] >= 2
     _check_history(state)
 
 
-def test_navigate_rejects_unknown_tabs_and_refused_origins_without_moving(open_driver, server) -> None:
+def test_navigate_rejects_unknown_tabs_and_refused_origins_without_moving(open_driver, env) -> None:
     driver = open_driver("tabs-a.html")
     with pytest.raises(BrowserError):
-        driver.navigate({"url": server.url("blank.html", origin="other"), "tab_id": None})
+        driver.navigate({"url": env.url("blank.html", origin="other"), "tab_id": None})
     with pytest.raises(BrowserError):
-        driver.new_tab({"url": server.url("blank.html", origin="other")})
-    assert server.requests_to("other") == []
+        driver.new_tab({"url": env.url("blank.html", origin="other")})
+    assert env.requests("other") == []
     state = driver.state()
     assert len(state["tabs"]) == 1
     assert [change["type"] for change in state["observation"]["changes"]] == ["navigation_refused"] * 2

@@ -55,7 +55,7 @@ def payload(output: Any) -> dict[str, Any]:
     return json.loads(output["output"][0]["text"])
 
 
-def test_read_only_toolset_exposes_reads_and_needs_no_confirm(open_driver, server) -> None:
+def test_read_only_toolset_exposes_reads_and_needs_no_confirm(open_driver, env) -> None:
     toolset = read_only_browser(open_driver("forms.html"))
     names = {tool["name"] for tool in toolset.tools}
     assert "browser_read_page" in names and "browser_list_tabs" in names
@@ -66,7 +66,7 @@ def test_read_only_toolset_exposes_reads_and_needs_no_confirm(open_driver, serve
         read_only_browser(open_driver("forms.html"), members=["click"])
 
 
-def test_interactive_toolset_confirms_and_checks_origins(open_driver, server) -> None:
+def test_interactive_toolset_confirms_and_checks_origins(open_driver, env) -> None:
     asked: list[str] = []
 
     def confirm(context: Any) -> bool:
@@ -74,30 +74,30 @@ def test_interactive_toolset_confirms_and_checks_origins(open_driver, server) ->
         return True
 
     driver = open_driver("forms.html")
-    toolset = interactive_browser(driver, confirm=confirm, allowed_origins=[server.main])
-    refused = payload(toolset.execute(tool_call("navigate", url=server.url("blank.html", origin="other"), tab_id=None)))
+    toolset = interactive_browser(driver, confirm=confirm, allowed_origins=[env.main_origin])
+    refused = payload(toolset.execute(tool_call("navigate", url=env.url("blank.html", origin="other"), tab_id=None)))
     assert refused["ok"] is False and asked == []  # the URL policy refuses before asking
     report = payload(toolset.execute(tool_call("read_page", filter="all", tab_id=None)))["result"]
     save = next(item["ref"] for item in report["elements"] if item["label"] == "Save preferences")
     clicked = payload(toolset.execute(tool_call("click", target=save, tab_id=None)))
     assert clicked["ok"] is True and asked == ["click"]
-    assert server.wait_for_effect("click")["target"] == "save"
-    assert server.requests_to("other") == []
+    assert env.wait_for_effect("click")["target"] == "save"
+    assert env.requests("other") == []
 
 
-def test_bound_driver_toolset_offers_no_key(open_driver, server) -> None:
+def test_bound_driver_toolset_offers_no_key(open_driver, env) -> None:
     toolset = interactive_browser(
-        open_driver("forms.html", bind_targets=True), confirm=lambda _: True, allowed_origins=[server.main]
+        open_driver("forms.html", bind_targets=True), confirm=lambda _: True, allowed_origins=[env.main_origin]
     )
     assert "browser_key" not in {tool["name"] for tool in toolset.tools}
     assert isinstance(toolset, BrowserToolset)
 
 
-def test_async_driver_through_async_toolsets(server) -> None:
+def test_async_driver_through_async_toolsets(env) -> None:
     async def scenario() -> dict[str, Any]:
         async with launch_async() as process:
             driver = await AsyncPlaywrightBrowserDriver.create(
-                process.browser, allowed_origins=[server.main], start_url=server.url("forms.html")
+                process.browser, allowed_origins=[env.main_origin], start_url=env.url("forms.html")
             )
             async with driver:
                 reader = async_read_only_browser(driver)
@@ -107,14 +107,14 @@ def test_async_driver_through_async_toolsets(server) -> None:
                 async def confirm(context: Any) -> bool:
                     return True
 
-                actor = async_interactive_browser(driver, confirm=confirm, allowed_origins=[server.main])
+                actor = async_interactive_browser(driver, confirm=confirm, allowed_origins=[env.main_origin])
                 gift = next(item["ref"] for item in read["result"]["elements"] if item["label"] == "Leave at door")
                 clicked = payload(await actor.execute(tool_call("click", target=gift, tab_id=None)))
                 typed = payload(await actor.execute(tool_call("type", target=None, text="x", tab_id=None)))
                 state = await driver.state()
                 # Wait while the browser still runs: a beacon in flight is lost when the browser closes.
                 change = await asyncio.to_thread(
-                    server.wait_for_effect, "change", lambda effect: effect.get("target") == "leave"
+                    env.wait_for_effect, "change", lambda effect: effect.get("target") == "leave"
                 )
                 return {"clicked": clicked, "typed": typed, "state": state, "change": change}
 
@@ -124,13 +124,13 @@ def test_async_driver_through_async_toolsets(server) -> None:
     assert outcome["state"]["tabs"][0]["title"] == "Delivery preferences"
 
 
-def test_async_driver_refuses_like_the_sync_one(server) -> None:
+def test_async_driver_refuses_like_the_sync_one(env) -> None:
     async def scenario() -> list[str]:
         async with launch_async() as process:
             driver = await AsyncPlaywrightBrowserDriver.create(
                 process.browser,
-                allowed_origins=[server.main],
-                start_url=server.url("rerender.html"),
+                allowed_origins=[env.main_origin],
+                start_url=env.url("rerender.html"),
                 bind_targets=True,
             )
             async with driver:
@@ -142,7 +142,7 @@ def test_async_driver_refuses_like_the_sync_one(server) -> None:
                 for attempt in (
                     driver.click({"target": old, "tab_id": None}),
                     driver.type({"target": None, "text": "x", "tab_id": None}),
-                    driver.navigate({"url": server.url("blank.html", origin="other"), "tab_id": None}),
+                    driver.navigate({"url": env.url("blank.html", origin="other"), "tab_id": None}),
                 ):
                     try:
                         await attempt
@@ -152,4 +152,4 @@ def test_async_driver_refuses_like_the_sync_one(server) -> None:
                 return errors
 
     assert run_in_thread(scenario) == ["BrowserError"] * 3
-    assert server.requests_to("other") == []
+    assert env.requests("other") == []
