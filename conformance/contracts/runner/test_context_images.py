@@ -19,8 +19,12 @@ from conformance.contracts.runner._harness import Function, Harness, Mode, Outco
 # Far above anything these scenarios send: a policy call can only come from the image limit.
 BYTE_LIMIT = 1_000_000
 
-REMOTE_IMAGE = {"type": "input_image", "image_url": "https://images.example/page.png", "detail": "auto"}
-FILE_IMAGE = {"type": "input_image", "file_id": "file-kit-image-1", "detail": "auto"}
+REMOTE_IMAGE: dict[str, object] = {
+    "type": "input_image",
+    "image_url": "https://images.example/page.png",
+    "detail": "auto",
+}
+FILE_IMAGE: dict[str, object] = {"type": "input_image", "file_id": "file-kit-image-1", "detail": "auto"}
 FILE_SCREENSHOT: dict[str, object] = {"type": "computer_screenshot", "file_id": "file-kit-screen-1"}
 REMOTE_SCREENSHOT: dict[str, object] = {"type": "computer_screenshot", "image_url": "https://images.example/s.png"}
 
@@ -145,16 +149,38 @@ IMAGE_SOURCES = {
         request=0,
         total_requests=2,
     ),
+    # Two calls of `snap`, one image each: both images are in the third request.
     "function-remote-url": ImageSource(
-        "context-images-functions", lambda: Setup(functions=(_snap(REMOTE_IMAGE),)), 2, 2, 3
+        "context-images-functions",
+        lambda: Setup(functions=(_snap(REMOTE_IMAGE),)),
+        images=2,
+        request=2,
+        total_requests=3,
     ),
-    "function-file-id": ImageSource("context-images-functions", lambda: Setup(functions=(_snap(FILE_IMAGE),)), 2, 2, 3),
-    "computer-inline": ImageSource("context-images-computer", lambda: Setup(computer=True), 4, 4, 5),
+    "function-file-id": ImageSource(
+        "context-images-functions",
+        lambda: Setup(functions=(_snap(FILE_IMAGE),)),
+        images=2,
+        request=2,
+        total_requests=3,
+    ),
+    # Four clicks, one screenshot each (inline PNG, file ID or remote URL): all four are in the fifth request.
+    "computer-inline": ImageSource(
+        "context-images-computer", lambda: Setup(computer=True), images=4, request=4, total_requests=5
+    ),
     "computer-file-id": ImageSource(
-        "context-images-computer", lambda: Setup(computer=True, computer_screenshot=FILE_SCREENSHOT), 4, 4, 5
+        "context-images-computer",
+        lambda: Setup(computer=True, computer_screenshot=FILE_SCREENSHOT),
+        images=4,
+        request=4,
+        total_requests=5,
     ),
     "computer-remote-url": ImageSource(
-        "context-images-computer", lambda: Setup(computer=True, computer_screenshot=REMOTE_SCREENSHOT), 4, 4, 5
+        "context-images-computer",
+        lambda: Setup(computer=True, computer_screenshot=REMOTE_SCREENSHOT),
+        images=4,
+        request=4,
+        total_requests=5,
     ),
 }
 
@@ -352,19 +378,33 @@ class StuckCase:
 STUCK_CASES = {
     # The policy declines to drop anything although both function images are eligible.
     "policy-drops-nothing": StuckCase(
-        "context-images-functions", lambda: Setup(functions=(_snap(FILE_IMAGE),)), 1, None, False, 2, 2
+        "context-images-functions",
+        lambda: Setup(functions=(_snap(FILE_IMAGE),)),
+        max_images=1,
+        keep=None,
+        drop_eligible=False,
+        stops_before=2,
+        executed=2,
     ),
     # Both screenshots are pinned by keep_recent_screenshots=2, so dropping all eligible calls is not enough.
-    "pinned-screenshots": StuckCase("context-images-computer", lambda: Setup(computer=True), 1, 2, True, 2, 2),
-    # Message images can never be dropped.
+    "pinned-screenshots": StuckCase(
+        "context-images-computer",
+        lambda: Setup(computer=True),
+        max_images=1,
+        keep=2,
+        drop_eligible=True,
+        stops_before=2,
+        executed=2,
+    ),
+    # Message images can never be dropped: the very first request is refused.
     "message-images": StuckCase(
         "context-images-message",
         lambda: Setup(params={"model": "gpt-test", "input": _user_message(FILE_IMAGE, REMOTE_IMAGE)}),
-        1,
-        None,
-        True,
-        0,
-        0,
+        max_images=1,
+        keep=None,
+        drop_eligible=True,
+        stops_before=0,
+        executed=0,
     ),
 }
 
@@ -395,7 +435,7 @@ def test_still_too_many_images_stops_before_the_request(case_name: str, mode: Mo
         "RN-BUDGET-010",
         f"{len(outcome.requests)} requests sent, the refused request {case.stops_before} must not be",
     )
-    actions = [entry for entry in outcome.timeline.entries if entry.startswith("call:")]
+    actions = [line for line in outcome.timeline.entries if line.startswith("call:")]
     expect(len(actions) == case.executed, "RN-BUDGET-010", f"local actions after the stop: {actions}")
     admitted = [checkpoint["consumed_requests"] for checkpoint in outcome.checkpoints]
     expect(
