@@ -111,7 +111,7 @@ def _runner_error(outcome: Outcome, clause: str) -> ToolRunnerError:
 
 
 def _stopped_after_first_request(outcome: Outcome, clause: str) -> None:
-    expect(len(outcome.requests) == 1, clause, f"{len(outcome.requests)} requests were sent after the stop")
+    expect(len(outcome.requests) == 1, clause, f"{len(outcome.requests)} requests sent; the stop allows only the first")
 
 
 def _released(harness: Harness, clause: str) -> None:
