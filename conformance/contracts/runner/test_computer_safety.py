@@ -203,6 +203,20 @@ def test_unapproved_checks_stop_the_run_with_receipts(mode: Mode, answer: str) -
     _released(harness, "RN-SAFETY-009")
 
 
+@pytest.mark.clause("RN-LEDGER-003")
+@pytest.mark.parametrize("mode", modes(ledger=True))
+def test_refused_approval_leaves_no_resumable_boundary(mode: Mode) -> None:
+    # The refused call is pending work: its last checkpoint must not let a new run carry on past it.
+    refused = Harness(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval(reply=False)), mode).run()
+    assert refused.error is not None and refused.checkpoints, "the refusal scenario no longer stops with a ledger"
+    resumed_harness = Harness(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval()), mode)
+    resumed = resumed_harness.run(ledger=resumed_harness.ledger(resume_from=refused.checkpoints[-1]))
+    expect(resumed.error is not None, "RN-LEDGER-003", "a run resumed from the refusal's pending checkpoint")
+    expect(len(resumed.requests) == 0, "RN-LEDGER-003", f"the refused resume sent {len(resumed.requests)} requests")
+    effects = [entry for entry in resumed.timeline.entries if entry.startswith(("call:", "approve_safety_checks:"))]
+    expect(effects == [], "RN-LEDGER-003", f"the refused resume still acted: {effects}")
+
+
 # ------------------------------------------------------------------------------------------ before_action
 
 
