@@ -60,6 +60,13 @@ CLAUSES: tuple[Clause, ...] = (
     _c("RN-CONC-006", "000", EARLY, "Only independent calls of eager ledger-free runs overlap; the rest is serial."),
     _c("RN-CONC-007", "000", EARLY, "Outputs keep the original call order even when a later call finishes first."),
     _c("RN-CONC-008", "000", EARLY, "When an independent call fails the run stops, reporting every completed sibling."),
+    _c("RN-CONC-009", "000", EARLY, "Both from_tool variants accept independent; such functions join the windows."),
+    _c(
+        "RN-CONC-010",
+        "000",
+        STREAMING,
+        "Cancelling an async run, even repeatedly, returns only after started independent calls are drained.",
+    ),
     # Server tools, tool_choice, params
     _c("RN-SERVER-001", "000", MIX, "Declared server tools force local calls to wait for the full response."),
     _c("RN-SERVER-002", "000", MIX, "A failed or undeclared server result stops further local effects."),

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx2
+import pydantic
 import pytest
+from openai import pydantic_responses_function_tool
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.lib.responses_tool_runner import (
@@ -84,6 +86,12 @@ LOOKUP_SCHEMA = {
 }
 
 
+class ReferenceArguments(pydantic.BaseModel):
+    """The typed form of ``LOOKUP_SCHEMA``, for functions registered through ``from_tool``."""
+
+    reference: str
+
+
 def function_tool(name: str) -> dict[str, object]:
     return {
         "type": "function",
@@ -141,6 +149,8 @@ class Function:
     # With this set, ``hold`` is only the upper bound: the call returns as soon as this timeline entry appears
     # (e.g. ``"done:quick:c2"``), which makes an overlap or a finishing order deterministic instead of timed.
     hold_until: str | None = None
+    # Register through ``from_tool`` with a Pydantic model of the same ``{"reference": str}`` arguments.
+    typed: bool = False
     # Called with the decoded arguments before replying (e.g. to set a cancellation flag).
     side_effect: Callable[[dict[str, object]], None] | None = None
 
@@ -356,35 +366,55 @@ class Harness:
             computer = (ComputerToolset if flavour == "sync" else AsyncComputerToolset)(computer_driver)  # type: ignore[arg-type]
             self.computer_toolset = computer
         if flavour == "sync":
-            functions: list[Any] = [
-                RegisteredFunction(
-                    tool=function_tool(spec.name),  # type: ignore[arg-type]
-                    execute=self._sync_execute(spec),  # type: ignore[arg-type]
-                    allow_output_override=spec.allow_output_override,
-                    independent=spec.independent,
-                )
-                for spec in self.setup.functions
-            ]
+            functions: list[Any] = [self._sync_registration(spec) for spec in self.setup.functions]
             return ResponsesToolRunner(
                 browser=browser,
                 computer=computer,
                 functions=functions,
                 early_execution=self.setup.early_execution,
             )
-        async_functions: list[Any] = [
-            AsyncRegisteredFunction(
-                tool=function_tool(spec.name),  # type: ignore[arg-type]
-                execute=self._async_execute(spec),
-                allow_output_override=spec.allow_output_override,
-                independent=spec.independent,
-            )
-            for spec in self.setup.functions
-        ]
+        async_functions: list[Any] = [self._async_registration(spec) for spec in self.setup.functions]
         return AsyncResponsesToolRunner(
             browser=browser,
             computer=computer,
             functions=async_functions,
             early_execution=self.setup.early_execution,
+        )
+
+    def _sync_registration(self, spec: Function) -> RegisteredFunction:
+        execute = self._sync_execute(spec)
+        if spec.typed:
+            return RegisteredFunction.from_tool(
+                pydantic_responses_function_tool(ReferenceArguments, name=spec.name),  # type: ignore[arg-type]
+                execute=lambda parsed: execute(parsed.model_dump()),  # type: ignore[arg-type]
+                allow_output_override=spec.allow_output_override,
+                independent=spec.independent,
+            )
+        return RegisteredFunction(
+            tool=function_tool(spec.name),  # type: ignore[arg-type]
+            execute=execute,  # type: ignore[arg-type]
+            allow_output_override=spec.allow_output_override,
+            independent=spec.independent,
+        )
+
+    def _async_registration(self, spec: Function) -> AsyncRegisteredFunction:
+        execute = self._async_execute(spec)
+        if spec.typed:
+
+            async def typed(parsed: ReferenceArguments) -> Any:
+                return await execute(parsed.model_dump())
+
+            return AsyncRegisteredFunction.from_tool(
+                pydantic_responses_function_tool(ReferenceArguments, name=spec.name),  # type: ignore[arg-type]
+                execute=typed,
+                allow_output_override=spec.allow_output_override,
+                independent=spec.independent,
+            )
+        return AsyncRegisteredFunction(
+            tool=function_tool(spec.name),  # type: ignore[arg-type]
+            execute=execute,
+            allow_output_override=spec.allow_output_override,
+            independent=spec.independent,
         )
 
     def _confirm(self) -> Callable[..., Any]:

@@ -15,14 +15,17 @@ every other mode is checked for the serial behaviour they promise instead.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import time
 from typing import Any
 
 import pytest
-from openai.lib.responses_tool_runner import ToolRunnerError
+from openai.lib.responses_tool_runner import ToolRunnerCancelledError, ToolRunnerError
 
 from conformance.assertions import expect
 from conformance.contracts.runner._harness import Function, Harness, Mode, Outcome, Setup, load, modes, run
+from conformance.fake_responses import fake_async_client
 
 # Long enough that a runner reading on while a call is open almost surely shows it; never asserted as a duration.
 OPPORTUNITY = 0.2
@@ -339,3 +342,79 @@ def test_failed_independent_call_stops_run_and_reports_completed_siblings(limit:
     if not (overlapping(mode) and limit >= 3):
         # c3 is outside the failing window (or the run is serial): the failure is known before c3 could start.
         expect("c3" not in call_order(entries), "RN-CONC-008", f"c3 started after the failure: {entries}")
+
+
+# ------------------------------------------------------------------------------------------ typed registrations
+
+
+@pytest.mark.clause("RN-CONC-009")
+@pytest.mark.parametrize("mode", modes())
+def test_from_tool_registrations_can_be_independent(mode: Mode) -> None:
+    if overlapping(mode):
+        slow = Function("slow", independent=True, typed=True, hold=GATE_LIMIT, hold_until="call:quick:c2")
+    else:
+        slow = Function("slow", independent=True, typed=True)
+    quick = Function("quick", independent=True, typed=True)
+    outcome = run("independent-windows", Setup(functions=(slow, quick)), mode)
+    expect(outcome.error is None, "RN-CONC-009", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    if overlapping(mode):
+        expect(
+            started(entries, "c2") < ended(entries, "c1"), "RN-CONC-009", f"typed c1 and c2 did not overlap: {entries}"
+        )
+        expect(outcome.timeline.peak == 2, "RN-CONC-009", f"peak concurrency {outcome.timeline.peak}, expected 2")
+    else:
+        assert_serial(outcome, WINDOW_CALLS, "RN-CONC-009")
+    expect(outputs_sent(outcome) == WINDOW_CALLS, "RN-CONC-009", f"outputs written as {outputs_sent(outcome)}")
+
+
+# ------------------------------------------------------------------------------------------ async cancellation
+
+# Only async runners have a task to cancel, and only eager ledger-free runs overlap.
+ASYNC_OVERLAPPING = [param for param in modes(eager=True, ledger=False) if param.values[0].flavour == "async"]
+
+
+@pytest.mark.clause("RN-CONC-010")
+@pytest.mark.parametrize("cancellations", [1, 3])
+@pytest.mark.parametrize("mode", ASYNC_OVERLAPPING)
+def test_async_cancellation_drains_started_independent_calls(cancellations: int, mode: Mode) -> None:
+    # Both calls of the first window are running when the run's task is cancelled; the task may end only after
+    # both have ended.
+    functions = (
+        Function("slow", independent=True, hold=OPPORTUNITY),
+        Function("quick", independent=True, hold=OPPORTUNITY),
+    )
+    harness = Harness(load("independent-windows"), Setup(functions=functions), mode)
+    runner = harness.build_runner()
+    kwargs = harness.run_kwargs()
+
+    async def cancel_while_window_runs() -> BaseException | None:
+        task = asyncio.create_task(
+            runner.run(fake_async_client(harness.transport), dict(harness.setup.params), **kwargs)
+        )
+        deadline = time.monotonic() + GATE_LIMIT
+        while not harness.timeline.has("call:quick:c2") and time.monotonic() < deadline and not task.done():
+            await asyncio.sleep(0.002)
+        for _ in range(cancellations):
+            task.cancel()
+            await asyncio.sleep(0)
+        try:
+            await task
+        except BaseException as error:  # the cancellation is the outcome under test
+            return error
+        finally:
+            harness.timeline.add("returned")
+        return None
+
+    error = asyncio.run(cancel_while_window_runs())
+    entries = harness.timeline.entries
+    expect("call:quick:c2" in entries, "RN-CONC-010", f"the window never opened: {entries}")
+    expect(isinstance(error, asyncio.CancelledError), "RN-CONC-010", f"run ended with {error!r}, not a cancellation")
+    returned = entries.index("returned")
+    for ref in ("c1", "c2"):
+        expect(ended(entries, ref) < returned, "RN-CONC-010", f"the run returned while {ref} was running: {entries}")
+    if isinstance(error, ToolRunnerCancelledError):
+        attempted, completed = error.attempted_call_ids, error.completed_call_ids
+        expect({"c1", "c2"} <= set(attempted), "RN-CONC-010", f"attempted receipts {attempted}")
+        finished = [entry.rsplit(":", 1)[1] for entry in entries if entry.startswith("done:")]
+        expect(set(finished) <= set(completed), "RN-CONC-010", f"completed {completed}, finished {finished}")
