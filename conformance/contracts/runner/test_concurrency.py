@@ -258,6 +258,35 @@ def test_declared_server_tool_keeps_independent_calls_serial(mode: Mode) -> None
     assert_serial(outcome, ["c1", "c2"], "RN-CONC-006")
 
 
+@pytest.mark.clause("RN-CONC-006")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_deferred_independent_calls_run_serially_at_the_boundary(mode: Mode) -> None:
+    # An empty policy defers every call to the completed response; deferred calls are no eager calls.
+    setup = Setup(functions=(SLOW, QUICK), early_execution={}, run_options={"max_concurrent_calls": 4})
+    outcome = run("independent-windows", setup, mode)
+    expect(outcome.error is None, "RN-CONC-006", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        started(entries, "c1") > entries.index("event:response.completed"),
+        "RN-CONC-006",
+        f"a deferred call started before the completed response: {entries}",
+    )
+    assert_serial(outcome, WINDOW_CALLS, "RN-CONC-006")
+
+
+@pytest.mark.clause("RN-STEPS-001")
+@pytest.mark.parametrize("mode", modes())
+def test_final_allowed_request_starts_no_independent_call(mode: Mode) -> None:
+    # Independent calls bypass the ordinary dispatch in a window; the last-request rule must still hold for them.
+    setup = Setup(functions=(SLOW, QUICK), run_options={"max_steps": 1, "max_concurrent_calls": 4})
+    outcome = run("independent-windows", setup, mode)
+    expect(isinstance(outcome.error, ToolRunnerError), "RN-STEPS-001", f"run did not stop: {outcome.error!r}")
+    expect(len(outcome.requests) == 1, "RN-STEPS-001", f"{len(outcome.requests)} requests sent, allowed 1")
+    expect(outcome.timeline.calls() == [], "RN-STEPS-001", f"calls run on the last request: {outcome.timeline.calls()}")
+    attempted, _ = outcome.receipts
+    expect(not attempted, "RN-STEPS-001", f"attempted on the last request: {attempted}")
+
+
 @pytest.mark.clause("RN-CONC-002")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_ledger_admits_and_returns_independent_calls_one_at_a_time(mode: Mode) -> None:
