@@ -9,7 +9,7 @@ returns, ``failed:...`` when it raises, ``event:<type>`` per stream event and ``
 create chances for a wrong runner to misbehave; where a check needs an overlap or a finishing order to have really
 happened, the held call waits for a timeline entry (``Function.hold_until``) instead of for a duration.
 
-The documents allow overlap only for opted-in independent calls in eager runs without a ledger (``OVERLAPPING``);
+The documents allow overlap only for opted-in independent calls in eager runs without a ledger (``overlapping``);
 every other mode is checked for the serial behaviour they promise instead.
 """
 
