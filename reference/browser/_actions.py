@@ -19,8 +19,9 @@ from openai.lib.browser import (
     TypeInput,
 )
 
+from reference.flows import Flow, call
+
 from ._keys import key_name
-from ._ops import Flow, call
 from ._session import BrowserSession, Cancelled, check_cancelled, fail_on_agent_error
 
 WHEEL_STEP_PX: Final = 100  # one scroll "amount" unit is one wheel notch

@@ -7,7 +7,8 @@ import base64
 from openai.lib.browser import BrowserError, TabInput, ZoomInput
 from openai.types.responses import ResponseInputImageContentParam
 
-from ._ops import Flow, call
+from reference.flows import Flow, call
+
 from ._pointer import viewport
 from ._session import BrowserSession, Cancelled, check_cancelled
 

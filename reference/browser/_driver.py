@@ -1,6 +1,6 @@
 """The two public drivers: :class:`PlaywrightBrowserDriver` (sync) and :class:`AsyncPlaywrightBrowserDriver`.
 
-Each member is a one-line delegation to the flow that implements it (see ``_ops``): the classes exist so
+Each member is a one-line delegation to the flow that implements it (see ``reference.flows``): the classes exist so
 the SDK sees real ``def``/``async def`` methods with typed arguments and the keyword-only ``cancelled``
 parameter, which is how it detects the flavour and passes the caller's stop predicate.
 """
@@ -42,6 +42,7 @@ from openai.lib.browser import (
 from openai.types.responses import ResponseInputImageContentParam
 from typing_extensions import Unpack
 
+from reference.flows import Flow, async_handler, call, run_async, run_sync, sync_handler
 from reference.grants import GrantStore
 from reference.policy import OriginSet
 
@@ -49,7 +50,6 @@ from . import _actions, _capture, _extras, _pointer, _reads, _tabs
 from ._guard import NetworkGuard
 from ._launch import context_options
 from ._limits import BrowserLimits
-from ._ops import Flow, async_handler, call, run_async, run_sync, sync_handler
 from ._session import BrowserSession, Cancelled
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -15,10 +15,10 @@ from openai.lib.browser import (
     RunScriptInput,
 )
 
+from reference.flows import Flow, Pause, call
 from reference.grants import outcome, refused
 
 from ._observation import well_formed
-from ._ops import Flow, Pause, call
 from ._session import BrowserSession, Cancelled, check_cancelled
 
 # The page runs the approved source with its own privileges; the timer bounds how long the driver waits for

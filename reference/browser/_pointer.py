@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 from openai.lib.browser import BrowserError, ClickAtInput, DragPathInput, HoldKeysInput, HoverAtInput
 
+from reference.flows import Flow, Pause, call
+
 from ._keys import key_name
-from ._ops import Flow, Pause, call
 from ._session import BrowserSession, Cancelled, Tab, check_cancelled
 
 

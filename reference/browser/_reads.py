@@ -20,9 +20,10 @@ from openai.lib.browser import (
     WaitForInput,
 )
 
+from reference.flows import Flow, Pause
+
 from ._compact import compact_report
 from ._observation import well_formed
-from ._ops import Flow, Pause
 from ._session import BrowserSession, Cancelled, check_cancelled, fail_on_agent_error
 
 

@@ -19,13 +19,13 @@ from urllib.parse import unquote, urlsplit
 
 from openai.lib.browser import BrowserCancelledError, BrowserError, BrowserState, BrowserTab
 
+from reference.flows import Flow, Pause, call
 from reference.grants import GrantStore
 from reference.policy import OriginSet
 
 from ._guard import REFUSED_HEADER, NetworkGuard
 from ._limits import BrowserLimits
 from ._observation import ChangeLog, display_origin, legacy_url, observed_url, truncate_utf8, well_formed
-from ._ops import Flow, Pause, call
 
 # The file is one function expression; the session applies it to its private global name.
 _AGENT_SOURCE: Final = resources.files(__package__).joinpath("page_agent.js").read_text("utf-8").strip().rstrip(";")

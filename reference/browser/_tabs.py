@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from openai.lib.browser import BrowserError, NavigateInput, NewTabInput, TabInput
 
-from ._ops import Flow, call
+from reference.flows import Flow, call
+
 from ._session import BrowserSession, Cancelled, check_cancelled
 
 _REFUSED = "That URL is not permitted in this browser."

@@ -1,9 +1,9 @@
-"""One implementation of every member, run by a synchronous or an asynchronous runner.
+"""One implementation of each driver member, run by a synchronous or an asynchronous runner.
 
 A member is written once as a generator ("flow") that yields the Playwright operations it needs and receives
-their results. Playwright's sync and async APIs have the same method names, so the only difference between the
-two drivers is how an operation is performed: called directly, or called and awaited. That difference lives
-here and nowhere else.
+their results. Playwright's sync and async APIs have the same method names, so the only difference between a
+sync driver and its async twin is how an operation is performed: called directly, or called and awaited. That
+difference lives here and nowhere else; the reference browser driver and the Fieldwork drivers both use it.
 """
 
 from __future__ import annotations
@@ -96,19 +96,23 @@ async def run_async(flow: Flow[T]) -> T:
             error = raised
 
 
-def sync_handler(make: Callable[..., Flow[None]]) -> Callable[..., None]:
-    """A Playwright event handler that runs a flow with the sync runner."""
+def sync_handler(make: Callable[[Any], Flow[None]]) -> Callable[[Any], None]:
+    """A one-argument Playwright event handler that runs a flow with the sync runner.
 
-    def handler(*args: Any) -> None:
-        run_sync(make(*args))
+    Exactly one parameter on purpose: Playwright inspects a route handler's signature and passes
+    `(route, request)` to anything that accepts two or more arguments.
+    """
+
+    def handler(event: Any) -> None:
+        run_sync(make(event))
 
     return handler
 
 
-def async_handler(make: Callable[..., Flow[None]]) -> Callable[..., Any]:
-    """A Playwright event handler that runs a flow with the async runner."""
+def async_handler(make: Callable[[Any], Flow[None]]) -> Callable[[Any], Any]:
+    """A one-argument Playwright event handler that runs a flow with the async runner (see sync_handler)."""
 
-    async def handler(*args: Any) -> None:
-        await run_async(make(*args))
+    async def handler(event: Any) -> None:
+        await run_async(make(event))
 
     return handler
