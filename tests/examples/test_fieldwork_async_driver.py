@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from openai.lib.browser import BrowserError
@@ -21,7 +22,7 @@ def pages() -> Iterator[PageSession]:
 
 
 def test_the_async_driver_saves_a_reservation(pages: PageSession) -> None:
-    async def book() -> None:
+    async def book() -> dict[str, Any] | None:
         process = await AsyncBrowserProcess.start()
         try:
             context = await process.browser.new_context(**context_options())
@@ -34,12 +35,15 @@ def test_the_async_driver_saves_a_reservation(pages: PageSession) -> None:
             with pytest.raises(BrowserError):
                 await driver.type({"target": None, "text": "x", "tab_id": None})
             await driver.click({"target": current["Confirm reservation"], "tab_id": None})
+            # The form saves with a fetch after the click returns: wait for it before closing the page, or a
+            # loaded machine closes the context before the request is sent.
+            saved = await asyncio.to_thread(pages.wait_for, "reservation_saved")
             await context.close()
+            return saved
         finally:
             await process.close()
 
-    asyncio.run(book())
-    saved = pages.wait_for("reservation_saved")
+    saved = asyncio.run(book())
     assert saved is not None
     assert (saved["guest_name"], saved["date"], saved["time_slot"], saved["party_size"]) == (
         "Mary Jackson",
