@@ -13,7 +13,7 @@ from typing import Any
 
 from reference.grants import GrantStore
 
-from ._driver import AsyncPlaywrightBrowserDriver, PlaywrightBrowserDriver
+from ._driver import AsyncPlaywrightBrowserDriver, DriverOptions, PlaywrightBrowserDriver
 from ._launch import AsyncBrowserProcess, SyncBrowserProcess
 from ._limits import BrowserLimits
 
@@ -46,19 +46,23 @@ def _viewport(env: Any) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
-    process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
-    grants = GrantStore()
-    driver = PlaywrightBrowserDriver.create(
-        process.browser,
+def _options(env: Any, grants: GrantStore) -> DriverOptions:
+    """The driver options the kit's environment asks for, the same for both flavours."""
+    return DriverOptions(
         viewport=_viewport(env),
-        allowed_origins=env.allowed_origins,
         limits=_limits(env),
         observation=bool(getattr(env.hints, "observation", True)),
         bind_targets=bool(getattr(env.hints, "bind_targets", False)),
         grants=grants,
         start_url=env.start_url,
     )
+
+
+def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
+    process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
+    grants = GrantStore()
+    options = _options(env, grants)
+    driver = PlaywrightBrowserDriver.create(process.browser, allowed_origins=env.allowed_origins, **options)
     try:
         _issue_grants(env, grants, driver.owner)
         yield driver
@@ -72,14 +76,7 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]
     )
     grants = GrantStore()
     driver = await AsyncPlaywrightBrowserDriver.create(
-        process.browser,
-        viewport=_viewport(env),
-        allowed_origins=env.allowed_origins,
-        limits=_limits(env),
-        observation=bool(getattr(env.hints, "observation", True)),
-        bind_targets=bool(getattr(env.hints, "bind_targets", False)),
-        grants=grants,
-        start_url=env.start_url,
+        process.browser, allowed_origins=env.allowed_origins, **_options(env, grants)
     )
     try:
         _issue_grants(env, grants, driver.owner)

@@ -20,30 +20,12 @@ from conformance.assertions import expect, not_implemented, violation
 from conformance.environment import Effect, Environment
 from conformance.subject import Outcome, Subject
 
+from ._effects import INPUT_KINDS
 from ._tabs import tabs_of
 
 # A ref no driver issues: the kit's own prefix plus a suffix no page could produce by accident.
 NEVER_ISSUED_REF = "driverkit-never-issued-ref-7f3a"
 NEVER_ISSUED_TAB = "driverkit-never-issued-tab-7f3a"
-
-# Effects that mean the page was touched by input. Reads, waits and refused calls must cause none of them.
-INPUT_KINDS = frozenset(
-    {
-        "click",
-        "dblclick",
-        "contextmenu",
-        "auxclick",
-        "mousedown",
-        "mouseup",
-        "input",
-        "change",
-        "keydown",
-        "keyup",
-        "wheel",
-        "scroll",
-        "mouseover",
-    }
-)
 
 
 # --- refs from a structured read ---------------------------------------------------------------------------

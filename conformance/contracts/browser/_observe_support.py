@@ -22,22 +22,6 @@ from conformance.subject import Outcome, Subject
 # markup, so the only way a report can contain them is by reading the live field.
 PRIVATE_VALUES: tuple[str, ...] = ("pw-Zebra-7731", "481913", "pin-3571")
 
-# Effects that mean the page was clicked, typed into, keyed or scrolled.
-INTERACTION_KINDS: tuple[str, ...] = (
-    "click",
-    "dblclick",
-    "contextmenu",
-    "auxclick",
-    "mousedown",
-    "mouseup",
-    "input",
-    "change",
-    "keydown",
-    "keyup",
-    "scroll",
-    "wheel",
-)
-
 # Pieces of text that only appear when an error message passes on a library's exception or traceback
 # (compared case-insensitively). Ordinary safe wording such as "Error:" or "waiting for" is deliberately absent.
 RAW_ERROR_MARKERS: tuple[str, ...] = (

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, not_implemented
+from conformance.contracts.browser._effects import INTERACTION_KINDS
 from conformance.contracts.browser._observe_support import (
-    INTERACTION_KINDS,
     check_read_report,
     check_result_kind,
     read_elements,

@@ -16,7 +16,7 @@ from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._harness import VALID_ARGUMENTS, execute, function_call, gated, payload
-from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
+from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
 from conformance.probes import PIXEL_DATA_URL, Act, Flavour, Script, Shared
 
 TAB = {"id": "tab-1", "title": "Probe page", "url": "https://probe.example/", "active": True}
@@ -162,21 +162,7 @@ GOOD_READS: dict[str, object] = {
             for i, role in enumerate(["button", "textbox", "combobox", "checkbox", "radio", "slider", "listbox"])
         ]
     ),
-    "every-omission": _read(
-        omitted=[
-            "report_limit",
-            "text_limit",
-            "target_limit",
-            "work_limit",
-            "frame_limit",
-            "unsupported_root",
-            "unsupported_control",
-            "remote_action",
-            "private",
-            "value",
-            "name_limit",
-        ]
-    ),
+    "every-omission": _read(omitted=list(OMISSION_CODES)),
     "radio-checked": _read(elements=[_element(role="radio", checked=False)]),
     "many-elements": _read(text="t" * 100_000, elements=[_element(ref=f"r{i}") for i in range(2000)]),
 }
