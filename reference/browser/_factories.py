@@ -61,8 +61,9 @@ def _options(env: Any, grants: GrantStore) -> DriverOptions:
 def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
     process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
     grants = GrantStore()
-    options = _options(env, grants)
-    driver = PlaywrightBrowserDriver.create(process.browser, allowed_origins=env.allowed_origins, **options)
+    driver = PlaywrightBrowserDriver.create(
+        process.browser, allowed_origins=env.allowed_origins, **_options(env, grants)
+    )
     try:
         _issue_grants(env, grants, driver.owner)
         yield driver
