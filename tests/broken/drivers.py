@@ -312,6 +312,17 @@ class PrivateValueInRead(BrokenDriver):
         return f"{report or ''}\n{leak}"
 
 
+class ReadClicksAButton(BrokenDriver):
+    """read_page returns the reference's report after clicking the first button in it, so reading touches the page."""
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+        buttons = [element for element in elements_of(report) if element.get("role") == "button"]
+        if buttons:
+            self.reference("click", {"target": buttons[0]["ref"], "tab_id": arguments["tab_id"]})
+        return report
+
+
 # ----- refs and errors ---------------------------------------------------------------------------------------
 
 
@@ -442,6 +453,17 @@ class ScreenshotAtHalfSize(BrokenDriver):
         return {**image, "image_url": f"data:image/png;base64,{encoded}"}
 
 
+class ScreenshotHovers(BrokenDriver):
+    """screenshot first moves the pointer over a button (a hover and nothing more), then takes the reference's image."""
+
+    def broken_screenshot(self, arguments: Arguments, forward: Forward) -> Any:
+        report = self.reference("read_page", {"filter": "interactive", "tab_id": arguments["tab_id"]})
+        buttons = [element for element in elements_of(report) if element.get("role") == "button"]
+        if buttons:
+            self.reference("hover", {"target": buttons[0]["ref"], "tab_id": arguments["tab_id"]})
+        return forward(arguments)
+
+
 class ZoomIgnoresRegion(BrokenDriver):
     """zoom checks the region like the reference, then returns the whole viewport instead of the crop."""
 
@@ -569,6 +591,7 @@ unknown_omission_code = factory_for(UnknownOmissionCode)
 checked_on_a_button = factory_for(CheckedOnAButton)
 page_text_with_elements = factory_for(PageTextWithElements)
 private_value_in_read = factory_for(PrivateValueInRead)
+read_clicks_a_button = factory_for(ReadClicksAButton)
 stale_ref_accepted = factory_for(StaleRefAccepted)
 error_with_page_content = factory_for(ErrorWithPageContent)
 set_checked_toggles = factory_for(SetCheckedToggles)
@@ -576,6 +599,7 @@ type_ignores_focus = factory_for(TypeIgnoresFocus)
 wait_for_returns_at_once = factory_for(WaitForReturnsAtOnce)
 ignores_cancellation = factory_for(IgnoresCancellation)
 screenshot_at_half_size = factory_for(ScreenshotAtHalfSize)
+screenshot_hovers = factory_for(ScreenshotHovers)
 zoom_ignores_region = factory_for(ZoomIgnoresRegion)
 click_at_offset = factory_for(ClickAtOffset)
 scoped_read_as_text = factory_for(ScopedReadAsText)
