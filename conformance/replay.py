@@ -270,7 +270,11 @@ def plan_from(cassette: Cassette) -> _Plan:
     if first.path.rstrip("/").rsplit("/", 1)[-1] != "responses":
         raise ReplayError(f"replay supports Responses cassettes; the first request went to {first.path}")
     if first.body is None:
-        raise ReplayError("the first exchange has no recorded request body, so the run cannot be rebuilt")
+        # Builder-authored cassettes keep only what was served; the parameters come from the test that uses them.
+        raise ReplayError(
+            "the first exchange has no recorded request body, so the run cannot be rebuilt"
+            " (record the run with conformance.recording.record_client to replay it)"
+        )
     body = first.body
     params = {key: value for key, value in body.items() if key not in RUNNER_OWNED}
     params["input"] = body.get("input", [])
@@ -452,7 +456,10 @@ def replay(
     """Replay ``cassette`` (a loaded cassette or a path) and report the first divergence, if any."""
     source = cassette if isinstance(cassette, str) else f"<{cassette.scenario}>"
     loaded = cassettes.load(cassette) if isinstance(cassette, str) else cassette
-    plan = plan_from(loaded)
+    try:
+        plan = plan_from(loaded)
+    except ReplayError as problem:  # these problems are the cassette's: say which one
+        raise ReplayError(f"{source}: {problem}") from None
     mode = mode or ("sync-stream" if plan.recorded_stream else "sync-plain")
     if mode not in MODES:
         raise ReplayError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
