@@ -12,7 +12,7 @@ import platform
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -28,6 +28,7 @@ STATUS_LABELS: Mapping[str, str] = {
     "passed": "passed",
     "failed": "FAILED",
     "deviation": "known deviation",
+    "unverified": "unverified",
     "not_implemented": "not implemented",
     "not_checked": "not checked",
 }
@@ -50,19 +51,33 @@ def browser_version(executable: str = "/usr/bin/chromium") -> str | None:
     return lines[-1].strip() if lines else None
 
 
-def verdict_of(counts: Mapping[str, int]) -> str:
-    """A failed clause fails the subject; a recorded known deviation (SDK suites only) is said, not hidden.
+def verdict_of(counts: Mapping[str, int], unverified_members: Collection[str] = ()) -> str:
+    """The one-line verdict, from the worst clause status found.
 
-    A run that left clauses unchecked (``-k``, a subset of check files, an interrupted run) cannot say the
-    subject conforms: it did not look at everything.
+    A failed clause fails the subject. A run that left clauses unchecked (``-k``, a subset of check files, an
+    interrupted run, an environment that failed) cannot say the subject conforms: it did not look at everything.
+    Neither can a run that could not exercise members the subject implements: it says how many. A recorded
+    known deviation (SDK suites only) is said, not hidden.
     """
     if counts.get("failed"):
         return "does not conform"
     if counts.get("not_checked"):
         return "not fully checked"
+    if counts.get("unverified"):
+        if unverified_members:
+            count, noun = len(set(unverified_members)), "implemented member"
+        else:
+            count, noun = counts["unverified"], "clause"
+        return f"conforms, {count} {noun}{'' if count == 1 else 's'} unverified"
     if counts.get("deviation"):
         return "conforms except for known deviations"
     return "conforms"
+
+
+def verdict_of_results(results: Sequence[ClauseResult]) -> str:
+    counts: Counter[str] = Counter(result.status for result in results)
+    members = [member for result in results if result.status == "unverified" for member in result.members]
+    return verdict_of(counts, members)
 
 
 @dataclass(frozen=True)
@@ -78,7 +93,7 @@ def build(
     subjects: Sequence[Subject], results: Sequence[ClauseResult], extra: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     counts: Counter[str] = Counter(result.status for result in results)
-    verdict = verdict_of(counts)
+    verdict = verdict_of_results(results)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -104,6 +119,7 @@ def build(
                 "source": result.clause.source,
                 "member": result.clause.member,
                 "reasons": result.reasons[:3],
+                "members": result.members,
                 "checks": result.checks,
             }
             for result in results

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance import reporting
-from conformance.assertions import ClauseViolation, skip_reason_member
+from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.driver import DriverSetupError
 from conformance.fixtures import HARNESS_KEY
@@ -143,36 +143,43 @@ def pytest_runtest_makereport(
     decisive = report.when == "call" or (report.when == "setup" and not report.passed)
     if not decisive:
         return report
-    outcome, blamed, reason = _classify(report, call, marker_ids)
+    outcome, blamed, reason, member = _classify(report, call, marker_ids)
     harness = item.config.stash.get(HARNESS_KEY, None)
     profile = harness.profile.to_json() if harness and harness.profile else None
     # Every browser check calls the driver through the SDK toolset, so each one also covers the clause that the
     # SDK accepts what the driver returns; it is blamed only by name (Outcome.expect_sdk_accepted).
     covered = (*marker_ids, SDK_ACCEPTS_CLAUSE) if "subject" in getattr(item, "fixturenames", ()) else marker_ids
     deviates = tuple(str(mark.args[0]) for mark in item.iter_markers("known_deviation") if mark.args)
-    result = CheckResult(item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, reason, profile, deviates)
+    result = CheckResult(item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, reason, profile, deviates, member)
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
     return report
 
 
 def _classify(
     report: pytest.TestReport, call: pytest.CallInfo[None], clause_ids: tuple[str, ...]
-) -> tuple[CheckOutcome, tuple[str, ...], str]:
+) -> tuple[CheckOutcome, tuple[str, ...], str, str | None]:
+    """The check's outcome, the clauses it blames, its reason, and the member an unverified check names."""
     if hasattr(report, "wasxfail"):
         if report.skipped:
-            return "deviation", (), str(report.wasxfail)
-        return "failed", clause_ids, "a recorded known deviation no longer happens"
+            return "deviation", (), str(report.wasxfail), None
+        return "failed", clause_ids, "a recorded known deviation no longer happens", None
     if report.passed:
-        return "passed", (), ""
+        return "passed", (), "", None
     if report.skipped:
-        reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        member = skip_reason_member(reason)
-        return ("not_implemented", (), member) if member else ("skipped", (), reason)
+        text = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        parsed = parse_skip_reason(text)
+        if parsed is None:
+            return "skipped", (), text, None
+        if parsed.kind == "not_implemented":
+            return "not_implemented", (), parsed.detail, None
+        return parsed.kind, (), parsed.detail, parsed.member
     error = call.excinfo.value if call.excinfo else None
     if isinstance(error, ClauseViolation):
-        return "failed", (error.clause_id,), error.detail
+        return "failed", (error.clause_id,), error.detail, None
+    if isinstance(error, EnvironmentProblem):
+        return "not_checked", (), f"environment: {error}", None
     summary = f"{type(error).__name__}: {error}" if error else "failed"
-    return "failed", clause_ids, summary.splitlines()[0][:300] if summary else "failed"
+    return "failed", clause_ids, summary.splitlines()[0][:300] if summary else "failed", None
 
 
 _RECORDER_NAME = "driverkit-recorder"

@@ -56,11 +56,12 @@ def summarize(reporter: pytest.TerminalReporter, config: pytest.Config, run: Cer
     for part, counts in sorted(by_part.items()):
         figures = ", ".join(f"{count} {certificate.STATUS_LABELS[status]}" for status, count in counts.items())
         reporter.write_line(f"{_PART_NAMES.get(part, part)} clauses: {figures}")
-    for result in results:
-        if result.status == "failed":
-            reason = result.reasons[0] if result.reasons else ""
-            reporter.write_line(f"  FAILED {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
-    reporter.write_line(f"verdict: {certificate.verdict_of(Counter(result.status for result in results))}")
+    for status, label in (("failed", "FAILED"), ("unverified", "UNVERIFIED"), ("not_checked", "NOT CHECKED")):
+        for result in results:
+            if result.status == status and (status != "not_checked" or result.reasons):
+                reason = result.reasons[0] if result.reasons else ""
+                reporter.write_line(f"  {label} {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
+    reporter.write_line(f"verdict: {certificate.verdict_of_results(results)}")
     written = config.stash.get(WRITTEN_KEY, None)
     if written:
         reporter.write_line(f"certificate: {written[0]} and {written[1]}")

@@ -8,8 +8,11 @@ gets one status:
   any other failure blames every clause the check declares);
 - ``deviation`` when a check covering it is a recorded known SDK deviation (an expected failure);
 - ``passed`` when at least one check covering it passed and none blamed it;
-- ``not_implemented`` when every check covering it was skipped because the subject lacks a member;
-- ``not_checked`` otherwise (no check ran, or a check stopped before reaching it).
+- ``unverified`` when the subject implements what the clause is about but no check could exercise it (the
+  reason says what the subject must offer to make it checkable);
+- ``not_implemented`` when the checks covering it were skipped because the subject lacks a member;
+- ``not_checked`` otherwise: the environment failed (the reason says how), no check ran, or a check stopped
+  before reaching it.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from typing import Literal
 
 from conformance.clauses import Clause
 
-CheckOutcome = Literal["passed", "failed", "not_implemented", "skipped", "deviation"]
-ClauseStatus = Literal["passed", "failed", "deviation", "not_implemented", "not_checked"]
+CheckOutcome = Literal["passed", "failed", "not_implemented", "unverified", "not_checked", "skipped", "deviation"]
+ClauseStatus = Literal["passed", "failed", "deviation", "unverified", "not_implemented", "not_checked"]
 USER_PROPERTY = "driverkit"
 
 
@@ -36,6 +39,8 @@ class CheckResult:
     profile: dict[str, object] | None = None
     # For a known-deviation outcome, the clauses the deviation names (the check may declare more).
     deviates: tuple[str, ...] = ()
+    # For an unverified outcome, the implemented member the kit could not exercise.
+    member: str | None = None
 
     def to_property(self) -> str:
         return json.dumps(asdict(self))
@@ -51,6 +56,7 @@ class CheckResult:
             reason=data["reason"],
             profile=data.get("profile"),
             deviates=tuple(data.get("deviates", ())),
+            member=data.get("member"),
         )
 
 
@@ -60,6 +66,8 @@ class ClauseResult:
     status: ClauseStatus
     checks: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    # For an unverified clause, the implemented members no check could exercise.
+    members: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -91,11 +99,16 @@ def _status(clause: Clause, results: Sequence[CheckResult]) -> ClauseResult:
     if blamed:
         return ClauseResult(clause, "failed", [r.nodeid for r in blamed], [r.reason for r in blamed if r.reason])
     # A known deviation outranks passes: the SDK breaks the clause in at least one mode, even if others pass.
-    for status, outcome in (
+    # One check that exercised the clause outranks checks that could not; a member the kit could not exercise
+    # outranks "not implemented", which only holds when nothing the clause needs is there.
+    order: tuple[tuple[ClauseStatus, CheckOutcome], ...] = (
         ("deviation", "deviation"),
         ("passed", "passed"),
+        ("unverified", "unverified"),
         ("not_implemented", "not_implemented"),
-    ):
+        ("not_checked", "not_checked"),
+    )
+    for status, outcome in order:
         matching = [
             result
             for result in results
@@ -103,5 +116,6 @@ def _status(clause: Clause, results: Sequence[CheckResult]) -> ClauseResult:
         ]
         if matching:
             reasons = sorted({r.reason for r in matching if r.reason}) if outcome != "passed" else []
-            return ClauseResult(clause, status, [r.nodeid for r in matching], reasons)  # type: ignore[arg-type]
+            members = sorted({r.member for r in matching if r.member}) if outcome == "unverified" else []
+            return ClauseResult(clause, status, [r.nodeid for r in matching], reasons, members)
     return ClauseResult(clause, "not_checked", [r.nodeid for r in results])

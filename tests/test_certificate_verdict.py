@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.assertions import not_checked, not_implemented, parse_skip_reason, unverified
 from conformance.certificate import verdict_of
+from conformance.clauses import Clause
+from conformance.session import CertificationSession, CheckResult
 
 
 @pytest.mark.parametrize(
@@ -21,3 +24,49 @@ from conformance.certificate import verdict_of
 )
 def test_verdict_follows_the_worst_status(counts: dict[str, int], verdict: str) -> None:
     assert verdict_of(counts) == verdict
+
+
+@pytest.mark.parametrize(
+    ("counts", "members", "verdict"),
+    [
+        ({"passed": 8, "unverified": 3}, ("click", "click", "hover"), "conforms, 2 implemented members unverified"),
+        ({"passed": 8, "unverified": 1}, ("click",), "conforms, 1 implemented member unverified"),
+        ({"passed": 8, "unverified": 2}, (), "conforms, 2 clauses unverified"),
+        ({"passed": 8, "unverified": 2, "not_checked": 1}, ("click",), "not fully checked"),
+        ({"passed": 8, "unverified": 2, "failed": 1}, ("click",), "does not conform"),
+    ],
+)
+def test_unverified_members_keep_the_verdict_from_plain_conforms(
+    counts: dict[str, int], members: tuple[str, ...], verdict: str
+) -> None:
+    assert verdict_of(counts, members) == verdict
+
+
+def test_skip_reasons_name_their_kind_and_member() -> None:
+    for raise_skip, kind, member in (
+        (lambda: not_implemented("zoom"), "not_implemented", "zoom"),
+        (lambda: unverified("click", "needs a structured read_page"), "unverified", "click"),
+        (lambda: not_checked("Chromium did not start"), "not_checked", None),
+    ):
+        with pytest.raises(pytest.skip.Exception) as caught:
+            raise_skip()
+        parsed = parse_skip_reason(str(caught.value))
+        assert parsed is not None
+        assert (parsed.kind, parsed.member) == (kind, member)
+    assert parse_skip_reason("an ordinary skip") is None
+
+
+def test_a_clause_one_check_passed_is_passed_even_if_another_was_unverified() -> None:
+    clause = Clause("BR-X-001", "002", "s", "summary", member="click")
+    passed = CheckResult("a", (clause.id,), "passed")
+    stuck = CheckResult("b", (clause.id,), "unverified", reason="needs refs", member="click")
+    absent = CheckResult("c", (clause.id,), "not_implemented", reason="read_page")
+    broken_env = CheckResult("d", (clause.id,), "not_checked", reason="environment: no browser")
+    session = CertificationSession([passed, stuck, absent, broken_env])
+    assert [r.status for r in session.clause_results([clause])] == ["passed"]
+    session = CertificationSession([stuck, absent, broken_env])
+    (result,) = session.clause_results([clause])
+    assert (result.status, result.members, result.reasons) == ("unverified", ["click"], ["needs refs"])
+    session = CertificationSession([broken_env])
+    (result,) = session.clause_results([clause])
+    assert (result.status, result.reasons) == ("not_checked", ["environment: no browser"])
