@@ -8,8 +8,9 @@ through it.
 from __future__ import annotations
 
 import builtins
+import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -51,39 +52,49 @@ class DriverHints:
 
 
 class SharedResources:
-    """Per-process resources shared by all checks (a browser, say), closed once at the end of the session."""
+    """Per-process resources shared by all checks (a browser, say), closed once at the end of the session.
 
-    def __init__(self) -> None:
-        self._values: dict[str, Any] = {}
-        self._closers: list[Callable[[], object]] = []
+    Each resource remembers the thread that made it. A resource made on a thread the harness abandoned (a
+    driver call hung there) is never handed out or closed again: it is made afresh on first use.
+    """
+
+    def __init__(self, abandoned: Collection[int] = ()) -> None:
+        self._abandoned = abandoned
+        self._values: dict[str, tuple[Any, int]] = {}
+        self._closers: list[tuple[Callable[[], object], int]] = []
+
+    def _live(self, key: str) -> bool:
+        return key in self._values and self._values[key][1] not in self._abandoned
+
+    def _keep(self, key: str, value: Any, close: Callable[[Any], object] | None) -> None:
+        maker = threading.get_ident()
+        self._values[key] = (value, maker)
+        if close is not None:
+            self._closers.append((lambda: close(value), maker))
 
     def get(self, key: str, create: Callable[[], T], close: Callable[[T], object] | None) -> T:
-        if key not in self._values:
-            value = create()
-            self._values[key] = value
-            if close is not None:
-                self._closers.append(lambda: close(value))
-        result: T = self._values[key]
+        if not self._live(key):
+            self._keep(key, create(), close)
+        result: T = self._values[key][0]
         return result
 
     async def get_async(
         self, key: str, create: Callable[[], Awaitable[T]], close: Callable[[T], Awaitable[object]] | None
     ) -> T:
-        if key not in self._values:
-            value = await create()
-            self._values[key] = value
-            if close is not None:
-                self._closers.append(lambda: close(value))
-        result: T = self._values[key]
+        if not self._live(key):
+            self._keep(key, await create(), close)
+        result: T = self._values[key][0]
         return result
 
-    def close_all(self, resolve: Callable[[object], object]) -> list[BaseException]:
-        """Close everything in reverse order; ``resolve`` settles awaitables on the harness loop."""
+    def close_all(self, run: Callable[[Callable[[], object]], object]) -> list[BaseException]:
+        """Close everything in reverse order; ``run`` calls a closer where the harness runs driver code."""
         errors: list[BaseException] = []
         while self._closers:
-            closer = self._closers.pop()
+            closer, maker = self._closers.pop()
+            if maker in self._abandoned:
+                continue
             try:
-                resolve(closer())
+                run(closer)
             except BaseException as error:  # one failing cleanup must not stop the others
                 errors.append(error)
         self._values.clear()

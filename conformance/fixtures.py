@@ -15,6 +15,7 @@ from conformance.harness import BrowserHarness
 from conformance.subject import Subject
 
 HARNESS_KEY = pytest.StashKey[BrowserHarness]()
+NOTE_PROPERTY = "driverkit-note"
 
 
 def _harness(request: pytest.FixtureRequest) -> BrowserHarness:
@@ -38,7 +39,12 @@ def _hints(request: pytest.FixtureRequest) -> DriverHints:
 def subject(request: pytest.FixtureRequest) -> Iterator[Subject]:
     """The driver under test, made by the factory for this check and showing the check's start page."""
     harness = _harness(request)
-    with harness.subject(_start_page(request), _hints(request)) as made:
+
+    def note(text: str) -> None:
+        # Carried (to the xdist controller too) in the teardown report, and listed on the certificate.
+        request.node.user_properties.append((NOTE_PROPERTY, f"{request.node.nodeid}: {text}"))
+
+    with harness.subject(_start_page(request), _hints(request), note) as made:
         yield made
 
 

@@ -21,7 +21,7 @@ from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.types.responses import ResponseFunctionToolCall
 
 from conformance.assertions import expect, not_implemented
-from conformance.driver import DriverProfile, HarnessLoop
+from conformance.driver import DriverProfile, DriverTimeout, HarnessLoop
 from conformance.environment import Environment
 from conformance.members import BY_NAME
 
@@ -37,6 +37,7 @@ class CallRecord:
     cancelled_passed: bool
     returned: Any = None
     raised: BaseException | None = None
+    finished: bool = False
 
 
 @dataclass
@@ -118,6 +119,8 @@ def _record(method: Callable[..., Any], name: str, flavour: str, log: list[CallR
             except BaseException as error:
                 record.raised = error
                 raise
+            finally:
+                record.finished = True
             return record.returned
 
         return async_wrapper
@@ -131,6 +134,8 @@ def _record(method: Callable[..., Any], name: str, flavour: str, log: list[CallR
         except BaseException as error:
             record.raised = error
             raise
+        finally:
+            record.finished = True
         return record.returned
 
     return wrapper
@@ -170,12 +175,18 @@ class Subject:
                 not_implemented(member)
 
     def run(self, value: object) -> Any:
-        """Settle ``value`` on the harness loop when it is awaitable."""
-        return self.loop.resolve(value)
+        """Settle ``value`` on the harness loop when it is awaitable (under the driver deadline)."""
+        return self.loop.resolve(value, what="the driver")
+
+    def _on_driver(self, function: Callable[[], object], what: str) -> Any:
+        """``function()`` where this driver's code runs (its worker thread or the loop), under the deadline."""
+        if self.flavour == "async":
+            return self.loop.run_async(function, what=what)
+        return self.loop.run(function, what=what)
 
     def state(self) -> Any:
         """The driver's own state() report, called directly."""
-        return self.run(self.driver.state())  # type: ignore[attr-defined]
+        return self._on_driver(lambda: self.driver.state(), "state")  # type: ignore[attr-defined]
 
     def call_direct(
         self, member: str, arguments: dict[str, Any], *, cancelled: Callable[[], bool] | None = None
@@ -183,8 +194,8 @@ class Subject:
         """Call the driver's method without the SDK in between (``cancelled`` only if the method declares it)."""
         method = getattr(self.driver, member)
         if cancelled is not None and declares_cancelled(method):
-            return self.run(method(arguments, cancelled=cancelled))
-        return self.run(method(arguments))
+            return self._on_driver(lambda: method(arguments, cancelled=cancelled), member)
+        return self._on_driver(lambda: method(arguments), member)
 
     def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> Outcome:
         """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring."""
@@ -205,10 +216,14 @@ class Subject:
                 async_toolset = AsyncBrowserToolset(
                     proxy, members=[member], confirm=_approve_async, url_policy=_approve_async
                 )
-                output = self.run(async_toolset.execute(call, cancelled=cancelled))
+                output = self._on_driver(lambda: async_toolset.execute(call, cancelled=cancelled), member)
             else:
                 toolset = BrowserToolset(proxy, members=[member], confirm=_approve, url_policy=_approve)
-                output = toolset.execute(call, cancelled=cancelled)
+                output = self._on_driver(lambda: toolset.execute(call, cancelled=cancelled), member)
+        except DriverTimeout as timeout:
+            # Name the driver call that hung (state() around the member, say), not just the member asked for.
+            pending = next((record for record in reversed(outcome.calls) if not record.finished), None)
+            raise DriverTimeout(pending.member if pending else member, timeout.seconds) from None
         except Exception as error:
             # The SDK raises (rather than reporting ok: false) when a report is invalid: the run would stop.
             outcome.sdk_error = error
