@@ -71,7 +71,8 @@ def _browser_version(driver: object) -> str | None:
         if module.startswith("playwright.") and name in ("Browser", "BrowserContext", "Page"):
             try:
                 # Plain properties kept from the browser's handshake: reading them sends nothing to the browser.
-                browser: Any = item.context.browser if name == "Page" else item.browser if name != "Browser" else item
+                held: Any = item
+                browser: Any = held.context.browser if name == "Page" else held.browser if name != "Browser" else held
                 if browser is None:
                     continue
                 return f"{browser.browser_type.name} {browser.version}"
