@@ -138,6 +138,10 @@ class HarnessLoop:
             except concurrent.futures.TimeoutError:
                 self._abandon_worker(worker)
                 raise DriverTimeout(what, seconds) from None
+            except KeyboardInterrupt:
+                # The call is still running there; nothing may queue behind it (the cleanup, say).
+                self._abandon_worker(worker)
+                raise
         return self.resolve(value, what=what, timeout=max(0.0, deadline - time.monotonic()), whole=seconds)
 
     def run_async(self, function: Callable[[], object], *, what: str, timeout: float | None = None) -> Any:
@@ -260,15 +264,17 @@ def _describe(task: asyncio.Task[Any]) -> str:
 Cleanup = Callable[[], None]
 
 
-def open_driver(factory: Callable[[Any], object], env: object, loop: HarnessLoop) -> tuple[object, Cleanup]:
+def open_driver(
+    factory: Callable[[Any], object], env: object, loop: HarnessLoop, timeout: float | None = None
+) -> tuple[object, Cleanup]:
     """Call ``factory(env)`` here and unwrap what it returns into ``(driver, cleanup)``.
 
     Whatever form the factory has, a factory that raises (when called, when its generator first runs, when its
     context manager is entered) raises :class:`DriverSetupError` with the factory's own error in one line.
     """
     try:
-        produced = loop.resolve(factory(env), what="the driver factory")
-        return _unwrap(produced, loop)
+        produced = loop.resolve(factory(env), what="the driver factory", timeout=timeout)
+        return _unwrap(produced, loop, timeout)
     except (DriverSetupError, DriverTimeout):
         raise
     except Exception as error:
@@ -288,20 +294,20 @@ def bounded(text: str, limit: int = 300) -> str:
     return f"{text[:limit]}... [{len(text):,} characters in all]"
 
 
-def _unwrap(produced: object, loop: HarnessLoop) -> tuple[object, Cleanup]:
-    what = "the driver factory"
+def _unwrap(produced: object, loop: HarnessLoop, timeout: float | None) -> tuple[object, Cleanup]:
+    what, cleaning = "the driver factory", "the driver's cleanup"
     if inspect.isgenerator(produced):
         generator = produced
         driver = _first_yield(lambda: next(generator))
         return driver, lambda: _finish_generator(lambda: next(generator), generator.close)
     if inspect.isasyncgen(produced):
         agen = produced
-        driver = _first_yield(lambda: loop.resolve(agen.__anext__(), what=what))
-        return driver, lambda: _finish_generator(lambda: loop.resolve(agen.__anext__(), what=what), lambda: None)
+        driver = _first_yield(lambda: loop.resolve(agen.__anext__(), what=what, timeout=timeout))
+        return driver, lambda: _finish_generator(lambda: loop.resolve(agen.__anext__(), what=cleaning), lambda: None)
     if hasattr(produced, "__aenter__") and hasattr(produced, "__aexit__"):
         manager: Any = produced
-        driver = loop.resolve(manager.__aenter__(), what=what)
-        return driver, lambda: loop.resolve(manager.__aexit__(None, None, None), what=what)
+        driver = loop.resolve(manager.__aenter__(), what=what, timeout=timeout)
+        return driver, lambda: loop.resolve(manager.__aexit__(None, None, None), what=cleaning)
     if hasattr(produced, "__enter__") and hasattr(produced, "__exit__"):
         sync_manager: Any = produced
         driver = sync_manager.__enter__()

@@ -36,9 +36,16 @@ Note = Callable[[str], None]
 
 
 class BrowserHarness:
-    def __init__(self, spec: str, factory: Callable[..., Any], timeout: float = DEFAULT_DRIVER_TIMEOUT) -> None:
+    def __init__(
+        self,
+        spec: str,
+        factory: Callable[..., Any],
+        timeout: float = DEFAULT_DRIVER_TIMEOUT,
+        factory_timeout: float | None = None,
+    ) -> None:
         self.spec = spec
         self.factory = factory
+        self.factory_timeout = 2 * timeout if factory_timeout is None else factory_timeout
         self.server = FixtureServer().start()
         self.loop = HarnessLoop(timeout)
         self.shared = SharedResources(self.loop.abandoned)
@@ -51,7 +58,9 @@ class BrowserHarness:
         """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
         try:
             made: tuple[object, Cleanup] = self.loop.run(
-                lambda: open_driver(self.factory, env, self.loop), what="the driver factory"
+                lambda: open_driver(self.factory, env, self.loop, self.factory_timeout),
+                what="the driver factory",
+                timeout=self.factory_timeout,
             )
         except DriverTimeout as timeout:
             raise DriverSetupError(f"{timeout} (the driver was abandoned)") from None

@@ -69,6 +69,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"driverkit_driver_timeout ini value, else {DEFAULT_DRIVER_TIMEOUT:g} s (twice the contract's longest wait)",
     )
     group.addoption(
+        "--factory-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="deadline of the driver factory (it may start a browser); default: the driverkit_factory_timeout ini "
+        "value, else twice the driver deadline",
+    )
+    group.addoption(
         "--screen-size",
         metavar="WIDTHxHEIGHT",
         default=None,
@@ -79,24 +87,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"deadline in seconds of every call into a certified driver (default {DEFAULT_DRIVER_TIMEOUT:g})",
         default=None,
     )
+    parser.addini(
+        "driverkit_factory_timeout",
+        "deadline in seconds of the driver factory (default: twice the driver deadline)",
+        default=None,
+    )
 
 
-def driver_timeout(config: pytest.Config) -> float:
-    """The per-call driver deadline: ``--driver-timeout``, else the ini value, else the documented default."""
-    given = config.getoption("--driver-timeout", None)
-    source = "--driver-timeout"
+def _seconds(config: pytest.Config, option: str, ini: str) -> float | None:
+    given = config.getoption(option, None)
+    source = option
     if given is None:
-        text = config.getini("driverkit_driver_timeout")
+        text = config.getini(ini)
         if not text:
-            return DEFAULT_DRIVER_TIMEOUT
-        source = "driverkit_driver_timeout"
+            return None
+        source = ini
         try:
             given = float(str(text))
         except ValueError:
             raise pytest.UsageError(f"{source}={text!r}: expected a number of seconds") from None
     if not given > 0:
-        raise pytest.UsageError(f"{source}={given:g}: the driver deadline must be more than 0 seconds")
+        raise pytest.UsageError(f"{source}={given:g}: a deadline must be more than 0 seconds")
     return float(given)
+
+
+def driver_timeout(config: pytest.Config) -> float:
+    """The per-call driver deadline: ``--driver-timeout``, else the ini value, else the documented default."""
+    return _seconds(config, "--driver-timeout", "driverkit_driver_timeout") or DEFAULT_DRIVER_TIMEOUT
+
+
+def factory_timeout(config: pytest.Config) -> float:
+    """The factory's deadline: ``--factory-timeout``, else the ini value, else twice the driver deadline."""
+    return _seconds(config, "--factory-timeout", "driverkit_factory_timeout") or 2 * driver_timeout(config)
 
 
 def screen_size(config: pytest.Config) -> tuple[int, int]:
@@ -111,7 +133,7 @@ def screen_size(config: pytest.Config) -> tuple[int, int]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    driver_timeout(config)
+    factory_timeout(config)
     if config.getoption("--screen-size", None):
         screen_size(config)
     directory = config.getoption("--certificate")
@@ -154,7 +176,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     spec = config.getoption("--driver")
     if not spec:
         return
-    harness = BrowserHarness(spec, load_callable(spec, "--driver"), driver_timeout(config))
+    harness = BrowserHarness(spec, load_callable(spec, "--driver"), driver_timeout(config), factory_timeout(config))
     try:
         harness.probe()
     except DriverSetupError as error:
