@@ -159,6 +159,8 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
         lines.append(f"- **{subject['kind']}**: `{subject['spec'] or 'built-in'}`")
         if profile.get("flavour"):
             lines.append(f"  - flavour: {profile['flavour']}")
+        if profile.get("screen size"):
+            lines.append(f"  - screen size: {profile['screen size']}")
         if "implemented" in profile:
             implemented = ", ".join(profile["implemented"]) or "none"
             lines.append(f"  - implemented members: {implemented}")

@@ -281,6 +281,23 @@ def open_driver(
         raise DriverSetupError(f"the driver factory raised {describe_error(error)}") from error
 
 
+def close_driver(loop: HarnessLoop, cleanup: Cleanup, generation: int) -> str | None:
+    """Run a driver's ``cleanup`` under the deadline; what went wrong in one line, or None.
+
+    A driver made before the loop's ``generation`` changed (a call hung and its thread was abandoned) is not
+    cleaned up at all: its code belongs to the stuck thread.
+    """
+    if loop.generation != generation:
+        return "a call into the driver hung, so the driver was abandoned without its cleanup"
+    try:
+        loop.run(cleanup, what="the driver's cleanup")
+    except DriverTimeout as timeout:
+        return f"{timeout}; the driver was abandoned"
+    except Exception as error:
+        return f"the driver's cleanup raised {describe_error(error)}"
+    return None
+
+
 def describe_error(error: BaseException, limit: int = 300) -> str:
     """``Class: message`` of a driver's exception, on one line and cut to ``limit`` characters with its size."""
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

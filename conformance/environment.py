@@ -112,8 +112,11 @@ class Environment:
         hints: DriverHints | None = None,
         shared: SharedResources | None = None,
         poll: Callable[[float], None] | None = None,
+        note: Callable[[str], None] | None = None,
     ) -> None:
         self._server = server
+        self._note = note
+        self._noted: set[str] = set()
         self._session = session
         self.hints = hints or DriverHints()
         self._shared = shared or SharedResources()
@@ -160,10 +163,40 @@ class Environment:
         found = self.poll_effect(kind, predicate, timeout)
         if found is None:
             seen = sorted({str(effect.get("kind")) for effect in self.effects()})
+            silence = self.silence()
             raise EffectTimeout(
                 f"no {kind!r} effect within {timeout:g} s (recorded kinds: {', '.join(seen) or 'none'})"
+                + (f"; {silence}" if silence else "")
             )
         return found
+
+    def silence(self, page: str | None = None) -> str | None:
+        """Why the fixture page's own recorder reported nothing, from the server's request log; None if it did.
+
+        A page that was never requested was never loaded; a page whose recorder script or event posts never
+        arrived was loaded by a browser that cannot reach the kit's fixture origin (a driver's network guard
+        that blocks it, say). The second is a finding about the driver worth its own line, so it is also noted.
+        """
+        if self.effects():
+            return None
+        page = page or self.start_url.split(f"/s/{self._session}/", 1)[-1]
+        requested = {request.path for request in self.requests() if request.method in ("GET", "HEAD")}
+        if page.split("?", 1)[0] not in requested:
+            return f"the fixture server never received a request for {page}: the driver did not load it"
+        if "recorder.js" not in requested:
+            finding = (
+                f"{page} was served but its recorder.js never was: the browser could not fetch from the kit's "
+                f"fixture origin {self.main_origin} (does the driver's network guard block it?)"
+            )
+        else:
+            finding = (
+                f"{page} and its recorder were served but no event came back: the page could not post to the "
+                f"kit's fixture origin {self.main_origin} (does the driver's network guard block it?)"
+            )
+        if self._note is not None and finding not in self._noted:
+            self._noted.add(finding)
+            self._note(finding)
+        return finding
 
     def pause(self, seconds: float) -> None:
         """Let ``seconds`` pass while the driver's event loop (if it has one of ours) keeps running."""

@@ -34,7 +34,8 @@ def subjects(config: pytest.Config, run: CertificationSession) -> list[certifica
         found.append(certificate.Subject("browser driver", driver, run.profile))
     computer = config.getoption("--computer-driver", None) if _has_option(config, "--computer-driver") else None
     if computer:
-        found.append(certificate.Subject("computer driver", computer, None))
+        screen = config.getoption("--screen-size", None) or "1280x800"
+        found.append(certificate.Subject("computer driver", computer, {"screen size": str(screen)}))
     if run.prefixes() & {"TS", "RN"}:
         found.append(certificate.Subject("SDK toolsets and runners", None, None))
     return found

@@ -21,7 +21,7 @@ from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.types.responses import ResponseFunctionToolCall
 
 from conformance.assertions import expect, not_implemented
-from conformance.driver import DriverProfile, DriverTimeout, HarnessLoop
+from conformance.driver import DriverProfile, DriverTimeout, HarnessLoop, bounded, describe_error
 from conformance.environment import Environment
 from conformance.members import BY_NAME
 
@@ -79,14 +79,33 @@ class Outcome:
         """Every state() report the SDK read during the call, in order."""
         return [call.returned for call in self.calls if call.member == "state" and call.raised is None]
 
+    def rejected_state(self) -> bool:
+        """Whether the SDK stopped on a state() report: the last driver call was a state() that returned."""
+        last = self.calls[-1] if self.calls else None
+        return self.sdk_error is not None and last is not None and last.member == "state" and last.raised is None
+
+    def describe(self) -> str:
+        """What really happened to this call, in one bounded line, for a check's failure reason.
+
+        Names the SDK rejecting state() before (or after) the member ran, the SDK refusing the call, the
+        driver's exception (class and message), or what the member returned.
+        """
+        call = self.member_call
+        if self.sdk_error is not None:
+            if self.rejected_state():
+                where = "after" if call is not None else f"before {self.member} ran"
+                return f"the SDK rejected state() {where}: {describe_error(self.sdk_error)}"
+            return f"the SDK rejected what the driver returned for {self.member}: {describe_error(self.sdk_error)}"
+        if call is None:
+            refused = f": {bounded(str(self.error))}" if self.error else ""
+            return f"the SDK did not call {self.member} (it answered ok={self.ok}{refused})"
+        if call.raised is not None:
+            return f"{self.member} raised {describe_error(call.raised)}"
+        return f"{self.member} returned {bounded(repr(call.returned), 240)}"
+
     def expect_sdk_accepted(self) -> None:
         """Fail BR-SDK-001 when the SDK rejected the driver's result or state (the run would stop)."""
-        expect(
-            self.sdk_error is None,
-            "BR-SDK-001",
-            f"the SDK toolset rejected what the driver returned for {self.member}: "
-            f"{type(self.sdk_error).__name__}: {self.sdk_error}",
-        )
+        expect(self.sdk_error is None, "BR-SDK-001", self.describe())
 
 
 def _approve(*_args: object) -> bool:
