@@ -25,6 +25,7 @@ from conformance.driver import (
     DriverSetupError,
     DriverTimeout,
     HarnessLoop,
+    close_driver,
     describe_error,
     open_driver,
 )
@@ -95,16 +96,9 @@ class BrowserHarness:
                 self._clean_up(cleanup, generation, note)
 
     def _clean_up(self, cleanup: Cleanup, generation: int, note: Note | None) -> None:
-        if self.loop.generation != generation:
-            problem = "a call into the driver hung, so the driver was abandoned without its cleanup"
-        else:
-            try:
-                self.loop.run(cleanup, what="the driver's cleanup")
-                return
-            except DriverTimeout as timeout:
-                problem = f"{timeout}; the driver was abandoned"
-            except Exception as error:
-                problem = f"the driver's cleanup raised {describe_error(error)}"
+        problem = close_driver(self.loop, cleanup, generation)
+        if problem is None:
+            return
         if note is None:
             raise DriverSetupError(problem)
         note(problem)

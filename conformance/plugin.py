@@ -304,7 +304,10 @@ class _Recorder:
             self.incomplete.append(f"{bounded(str(report.longrepr))} (its clauses were not checked)")
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        self.incomplete.append("the run was interrupted (KeyboardInterrupt) before every check ran")
+        # Ctrl-C, pytest.exit() (a computer factory that never worked) or xdist stopping its workers.
+        message = getattr(excinfo.value, "msg", None) or str(excinfo.value)
+        cause = f"{excinfo.typename}: {bounded(message)}" if message else excinfo.typename
+        self.incomplete.append(f"the run was interrupted ({cause}) before every check ran")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -336,7 +339,8 @@ class _Recorder:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if _is_xdist_worker(self.config):
             return
-        if self.run.results or self.incomplete:
+        certifying = self.config.getoption("--driver") or self.config.getoption("--computer-driver")
+        if self.run.results or (self.incomplete and certifying):
             reporting.summarize(terminalreporter, self.config, self.run, self.incomplete, self.notes)
 
 

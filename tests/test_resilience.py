@@ -244,3 +244,30 @@ def test_last_failed_reruns_give_a_certificate_with_a_correct_verdict(tmp_path: 
     assert again.clause("BR-ACT-002")["status"] == "failed"
     # Only the failed check ran again: what the state check covers is not checked this time.
     assert again.checked_by(STATE_CHECK, "passed") == []
+
+
+def test_a_desktop_that_cannot_start_leaves_every_computer_clause_not_checked(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--computer-driver=reference.computer:sync_factory",
+            "--desktop=docker",
+            f"--certificate={tmp_path / 'certificate'}",
+            "-q",
+        ],
+        cwd=tmp_path,
+        # No Docker engine answers here, so the desktop container cannot start: the machine's failure.
+        env=_environment(DOCKER_HOST=f"unix://{tmp_path / 'no-engine.sock'}"),
+        capture_output=True,
+        text=True,
+        timeout=GUARD_SECONDS,
+        check=False,
+    )
+    run = Run(completed.returncode, completed.stdout + completed.stderr, tmp_path / "certificate")
+    assert run.certificate["verdict"] == "not fully checked", run.tail()
+    assert run.certificate["summary"]["failed"] == 0
+    assert run.statuses("not_checked") == [clause["id"] for clause in run.certificate["clauses"]]
+    assert "desktop did not start" in run.certificate["clauses"][0]["reasons"][0]
