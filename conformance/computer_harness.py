@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from conformance import software
 from conformance.assertions import EnvironmentProblem
 from conformance.driver import (
     DEFAULT_DRIVER_TIMEOUT,
@@ -39,7 +41,7 @@ from conformance.driver import (
     describe_error,
     open_driver,
 )
-from conformance.fixtures import NOTE_PROPERTY
+from conformance.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.loading import SpecError, load_callable
 from reference.desktop import Desktop, DesktopSettings, DockerDesktop, LocalDesktop
 from reference.desktop.settings import DEFAULT_SCREEN, parse_screen_size
@@ -325,6 +327,9 @@ def computer_driver(
             spec = request.config.getoption("--computer-driver")
             pytest.exit(f"--computer-driver={spec}: {bounded(str(error))}", returncode=pytest.ExitCode.USAGE_ERROR)
         raise EnvironmentProblem(f"{bounded(str(error))}; it worked earlier in the run") from None
+    if not _factory_worked:
+        found = loop.run(lambda: software.describe(driver), what="reading the driver's versions")
+        request.node.user_properties.append((SOFTWARE_PROPERTY, json.dumps(found)))
     _factory_worked = True
     generation = loop.generation
     try:

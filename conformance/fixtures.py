@@ -16,6 +16,8 @@ from conformance.subject import Subject
 
 HARNESS_KEY = pytest.StashKey[BrowserHarness]()
 NOTE_PROPERTY = "driverkit-note"
+# The versions a computer driver runs on (conformance.software), carried like a note.
+SOFTWARE_PROPERTY = "driverkit-computer-software"
 
 
 def _harness(request: pytest.FixtureRequest) -> BrowserHarness:

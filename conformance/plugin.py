@@ -8,6 +8,7 @@ Given ``--driver`` and no explicit paths, pytest collects the kit's bundled brow
 from __future__ import annotations
 
 import fnmatch
+import json
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -18,7 +19,7 @@ from conformance import reporting
 from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.driver import DEFAULT_DRIVER_TIMEOUT, DriverSetupError, DriverTimeout, bounded, describe_error
-from conformance.fixtures import HARNESS_KEY, NOTE_PROPERTY
+from conformance.fixtures import HARNESS_KEY, NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness import BrowserHarness
 from conformance.hypothesis_profiles import register_profiles
 from conformance.loading import SpecError, load_callable
@@ -290,6 +291,8 @@ class _Recorder:
         self.incomplete: list[str] = []
         # Harness findings that are no clause's business (a cleanup that hung, tasks left on the loop).
         self.notes: list[str] = []
+        # What the computer driver runs on, reported by the process that made it.
+        self.computer_software: dict[str, str] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         recorded = False
@@ -299,6 +302,8 @@ class _Recorder:
                 recorded = True
             elif name == NOTE_PROPERTY:
                 self.notes.append(bounded(str(value)))
+            elif name == SOFTWARE_PROPERTY and not self.computer_software:
+                self.computer_software = json.loads(str(value))
         if report.failed and not recorded and str(report.when) == "???":
             # pytest-xdist's report for a worker that died mid-check: nothing was learned from that check.
             self.incomplete.append(f"{bounded(str(report.longrepr))} (its clauses were not checked)")
@@ -333,7 +338,9 @@ class _Recorder:
             return
         if not (self.run.results or self.config.getoption("--driver") or self.config.getoption("--computer-driver")):
             return
-        written = reporting.write_certificate(self.config, self.run, Path(directory), self.incomplete, self.notes)
+        written = reporting.write_certificate(
+            self.config, self.run, Path(directory), self.incomplete, self.notes, self.computer_software
+        )
         self.config.stash[reporting.WRITTEN_KEY] = written
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:

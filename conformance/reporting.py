@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,9 @@ def clause_results(run: CertificationSession, config: pytest.Config | None = Non
     return run.clause_results(registry().with_prefix(*sorted(prefixes)))
 
 
-def subjects(config: pytest.Config, run: CertificationSession) -> list[certificate.Subject]:
+def subjects(
+    config: pytest.Config, run: CertificationSession, computer_software: Mapping[str, str] | None = None
+) -> list[certificate.Subject]:
     found = []
     driver = config.getoption("--driver", None)
     if driver:
@@ -35,7 +37,10 @@ def subjects(config: pytest.Config, run: CertificationSession) -> list[certifica
     computer = config.getoption("--computer-driver", None) if _has_option(config, "--computer-driver") else None
     if computer:
         screen = config.getoption("--screen-size", None) or "1280x800"
-        found.append(certificate.Subject("computer driver", computer, {"screen size": str(screen)}))
+        profile: dict[str, object] = {"screen size": str(screen)}
+        if computer_software:
+            profile["software"] = dict(computer_software)
+        found.append(certificate.Subject("computer driver", computer, profile))
     if run.prefixes() & {"TS", "RN"}:
         found.append(certificate.Subject("SDK toolsets and runners", None, None))
     return found
@@ -66,8 +71,10 @@ def write_certificate(
     directory: Path,
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
+    computer_software: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
-    built = certificate.build(subjects(config, run), clause_results(run, config), None, incomplete, notes)
+    found = subjects(config, run, computer_software)
+    built = certificate.build(found, clause_results(run, config), None, incomplete, notes)
     return certificate.write(directory, built)
 
 

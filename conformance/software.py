@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import metadata
+from types import ModuleType
 from typing import Any, Final
 
 # Libraries a driver automates a browser or a desktop with, by import name.
@@ -85,6 +86,25 @@ def _browser_version(driver: object) -> str | None:
     return None
 
 
+def libraries_used(module_name: str) -> set[str]:
+    """The automation libraries that the modules of the driver's own package refer to.
+
+    The package is the one the driver's class module sits in (``mypkg.drivers`` for ``mypkg.drivers.core``), so
+    libraries the kit itself loads (it drives the desktop's X server for its own input barrier) do not count.
+    """
+    package = module_name.rsplit(".", 1)[0] if "." in module_name else module_name
+    used: set[str] = set()
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == package or name.startswith(package + ".")):
+            continue
+        for value in list(vars(module).values()):
+            origin = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+            root = origin.split(".", 1)[0] if isinstance(origin, str) else None
+            if root in AUTOMATION_LIBRARIES:
+                used.add(root)
+    return used
+
+
 def describe(driver: object) -> dict[str, str]:
     """Name and version of the driver's class, its package, the automation libraries loaded, and its browser.
 
@@ -94,9 +114,8 @@ def describe(driver: object) -> dict[str, str]:
     found = {"driver class": f"{kind.__module__}.{kind.__qualname__}"}
     owner = distribution_of(kind.__module__)
     found["driver package"] = f"{owner[0]} {owner[1]}" if owner else f"{kind.__module__} (not an installed package)"
-    for library in AUTOMATION_LIBRARIES:
-        if library in sys.modules:
-            provided = distribution_of(library)
-            found[library] = provided[1] if provided else "loaded (version unknown)"
+    for library in sorted(libraries_used(kind.__module__)):
+        provided = distribution_of(library)
+        found[library] = provided[1] if provided else "loaded (version unknown)"
     found["browser"] = _browser_version(driver) or "unknown (the driver holds no browser object the kit can read)"
     return found
