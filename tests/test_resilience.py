@@ -271,3 +271,19 @@ def test_a_desktop_that_cannot_start_leaves_every_computer_clause_not_checked(tm
     assert run.certificate["summary"]["failed"] == 0
     assert run.statuses("not_checked") == [clause["id"] for clause in run.certificate["clauses"]]
     assert "desktop did not start" in run.certificate["clauses"][0]["reasons"][0]
+
+
+def test_a_driver_that_kills_its_browser_leaves_the_rest_not_checked(tmp_path: Path) -> None:
+    run = certify(
+        tmp_path,
+        "browser_killer",
+        "-p",
+        "no:randomly",
+        "-k",
+        f"test_scroll_moves_the_page_in_each_direction or {STATE_CHECK}",
+    )
+    assert run.certificate["verdict"] == "does not conform", run.tail()
+    unchecked = run.checked_by(STATE_CHECK, "not_checked")
+    assert unchecked, run.tail()
+    reason = run.clause(unchecked[0])["reasons"][0]
+    assert "the driver factory raised" in reason and "it worked when the run started" in reason, reason

@@ -170,3 +170,19 @@ def huge_output(env: Any) -> Iterator[Any]:
         yield driver
     finally:
         made.close()
+
+
+def browser_killer(env: Any) -> Iterator[Any]:
+    """``scroll`` closes the browser every driver of the run shares, so later drivers cannot be made."""
+    made = sync_factory(env)
+    driver = next(made)
+
+    def scroll(arguments: Any, *, cancelled: Any = None) -> None:
+        driver._session.context.browser.close()
+
+    driver.scroll = scroll
+    try:
+        yield driver
+    finally:
+        with contextlib.suppress(Exception):
+            made.close()
