@@ -17,6 +17,7 @@ from urllib.parse import quote
 from PIL import Image
 
 from conformance.assertions import expect, not_implemented, violation
+from conformance.driver import describe_error
 from conformance.environment import Effect, Environment
 from conformance.subject import Outcome, Subject
 
@@ -91,7 +92,7 @@ def current_state(subject: Subject, clause: str) -> Any:
     try:
         return subject.state()
     except Exception as error:
-        violation(clause, f"state() raised {type(error).__name__}")
+        violation(clause, f"state() raised {describe_error(error)}")
 
 
 def expect_valid_state(subject: Subject, clause: str, after: str) -> Any:
