@@ -74,5 +74,7 @@ def test_the_reference_computer_driver_conforms_at_each_screen_size(size: str, t
     )
     output = completed.stdout + completed.stderr
     certificate = json.loads((tmp_path / "certificate.json").read_text("utf-8"))
-    assert certificate["subjects"][0]["profile"] == {"screen size": size}
+    profile = certificate["subjects"][0]["profile"]
+    assert profile["screen size"] == size
+    assert profile["software"]["driver class"] == "reference.computer.driver.XvfbComputerDriver"
     assert certificate["verdict"] == "conforms", output[-3000:]
