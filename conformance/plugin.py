@@ -313,7 +313,10 @@ class _Recorder:
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # Ctrl-C, pytest.exit() (a computer factory that never worked) or xdist stopping its workers.
-        message = getattr(excinfo.value, "msg", None) or str(excinfo.value)
+        if isinstance(excinfo.value, pytest.exit.Exception):
+            self.incomplete.append(f"the run was stopped before every check ran: {bounded(excinfo.value.msg)}")
+            return
+        message = str(excinfo.value)
         cause = f"{excinfo.typename}: {bounded(message)}" if message else excinfo.typename
         self.incomplete.append(f"the run was interrupted ({cause}) before every check ran")
 

@@ -287,3 +287,32 @@ def test_a_driver_that_kills_its_browser_leaves_the_rest_not_checked(tmp_path: P
     assert unchecked, run.tail()
     reason = run.clause(unchecked[0])["reasons"][0]
     assert "the driver factory raised" in reason and "it worked when the run started" in reason, reason
+
+
+def test_a_computer_factory_that_never_works_is_one_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"--computer-driver={DRIVERS}:raising_computer_factory",
+            f"--certificate={tmp_path / 'certificate'}",
+            "-q",
+            "-k",
+            "test_click_lands_once_at_the_point or test_wait_pauses_without_input",
+        ],
+        cwd=tmp_path,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=GUARD_SECONDS,
+        check=False,
+    )
+    run = Run(completed.returncode, completed.stdout + completed.stderr, tmp_path / "certificate")
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.tail()
+    assert "the driver factory raised RuntimeError: no desktop driver today" in run.output
+    assert "INTERNALERROR" not in run.output
+    assert run.certificate["verdict"] == "not fully checked"
+    assert any("the run was stopped" in line for line in run.certificate["run"]["incomplete"])
+    assert run.certificate["summary"]["failed"] == 0

@@ -186,3 +186,8 @@ def browser_killer(env: Any) -> Iterator[Any]:
     finally:
         with contextlib.suppress(Exception):
             made.close()
+
+
+def raising_computer_factory(env: Any) -> Any:
+    """A computer driver factory that fails from the start."""
+    raise RuntimeError("no desktop driver today")
