@@ -61,16 +61,11 @@ class Run:
         return "\n".join(self.output.splitlines()[-lines:])
 
 
-def _command(factory: str, directory: Path, *options: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        f"--driver={DRIVERS}:{factory}",
-        f"--certificate={directory / 'certificate'}",
-        "-q",
-        *options,
-    ]
+def _command(factory: str, directory: Path, *options: str, option: str = "--driver") -> list[str]:
+    """The child's command line: certify ``factory`` with ``option`` (``--driver`` or ``--computer-driver``)."""
+    name = factory if ":" in factory else f"{DRIVERS}:{factory}"
+    certificate = f"--certificate={directory / 'certificate'}"
+    return [sys.executable, "-m", "pytest", f"{option}={name}", certificate, "-q", *options]
 
 
 def _environment(**extra: str) -> dict[str, str]:
@@ -79,12 +74,14 @@ def _environment(**extra: str) -> dict[str, str]:
     return {**environment, **extra}
 
 
-def certify(tmp_path: Path, factory: str, *options: str) -> Run:
+def certify(tmp_path: Path, factory: str, *options: str, computer: bool = False, **environment: str) -> Run:
+    """Run the kit on ``factory`` in a child pytest in ``tmp_path`` and return what it left."""
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    command = _command(factory, tmp_path, *options, option="--computer-driver" if computer else "--driver")
     completed = subprocess.run(
-        _command(factory, tmp_path, *options),
+        command,
         cwd=tmp_path,
-        env=_environment(),
+        env=_environment(**environment),
         capture_output=True,
         text=True,
         timeout=GUARD_SECONDS,
@@ -145,18 +142,12 @@ def test_a_factory_that_raises_in_any_form_is_one_usage_error(tmp_path: Path, fa
 
 
 def test_an_unwritable_certificate_folder_is_a_usage_error_before_any_check(tmp_path: Path) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a folder", encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    command = _command("state_only", tmp_path, "-k", STATE_CHECK)
-    command[4] = f"--certificate={blocker / 'certificate'}"
-    completed = subprocess.run(
-        command, cwd=tmp_path, env=_environment(), capture_output=True, text=True, timeout=GUARD_SECONDS, check=False
-    )
-    output = completed.stdout + completed.stderr
-    assert completed.returncode == pytest.ExitCode.USAGE_ERROR, output
-    assert f"--certificate={blocker / 'certificate'}: cannot write a certificate there" in output
-    assert "passed" not in output and "failed" not in output
+    # The certificate folder's path is taken by a file: nothing can be written there.
+    (tmp_path / "certificate").write_text("not a folder", encoding="utf-8")
+    run = certify(tmp_path, "state_only", "-k", STATE_CHECK)
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.tail()
+    assert f"--certificate={tmp_path / 'certificate'}: cannot write a certificate there" in run.output
+    assert "passed" not in run.output and "failed" not in run.output
 
 
 def test_ctrl_c_mid_check_still_leaves_a_certificate(tmp_path: Path) -> None:
@@ -247,26 +238,9 @@ def test_last_failed_reruns_give_a_certificate_with_a_correct_verdict(tmp_path: 
 
 
 def test_a_desktop_that_cannot_start_leaves_every_computer_clause_not_checked(tmp_path: Path) -> None:
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--computer-driver=reference.computer:sync_factory",
-            "--desktop=docker",
-            f"--certificate={tmp_path / 'certificate'}",
-            "-q",
-        ],
-        cwd=tmp_path,
-        # No Docker engine answers here, so the desktop container cannot start: the machine's failure.
-        env=_environment(DOCKER_HOST=f"unix://{tmp_path / 'no-engine.sock'}"),
-        capture_output=True,
-        text=True,
-        timeout=GUARD_SECONDS,
-        check=False,
-    )
-    run = Run(completed.returncode, completed.stdout + completed.stderr, tmp_path / "certificate")
+    # No Docker engine answers here, so the desktop container cannot start: the machine's failure.
+    engine = f"unix://{tmp_path / 'no-engine.sock'}"
+    run = certify(tmp_path, "reference.computer:sync_factory", "--desktop=docker", computer=True, DOCKER_HOST=engine)
     assert run.certificate["verdict"] == "not fully checked", run.tail()
     assert run.certificate["summary"]["failed"] == 0
     assert run.statuses("not_checked") == [clause["id"] for clause in run.certificate["clauses"]]
@@ -290,26 +264,8 @@ def test_a_driver_that_kills_its_browser_leaves_the_rest_not_checked(tmp_path: P
 
 
 def test_a_computer_factory_that_never_works_is_one_usage_error(tmp_path: Path) -> None:
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            f"--computer-driver={DRIVERS}:raising_computer_factory",
-            f"--certificate={tmp_path / 'certificate'}",
-            "-q",
-            "-k",
-            "test_click_lands_once_at_the_point or test_wait_pauses_without_input",
-        ],
-        cwd=tmp_path,
-        env=_environment(),
-        capture_output=True,
-        text=True,
-        timeout=GUARD_SECONDS,
-        check=False,
-    )
-    run = Run(completed.returncode, completed.stdout + completed.stderr, tmp_path / "certificate")
+    selection = "test_click_lands_once_at_the_point or test_wait_pauses_without_input"
+    run = certify(tmp_path, "raising_computer_factory", "-k", selection, computer=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.tail()
     assert "the driver factory raised RuntimeError: no desktop driver today" in run.output
     assert "INTERNALERROR" not in run.output
