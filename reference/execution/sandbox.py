@@ -117,6 +117,7 @@ class BubblewrapSandbox:
         self._bwrap = shutil.which("bwrap") or "bwrap"
         self._owns_root = scratch_root is None
         self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix="rdk-exec-"))
+        self.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
         # Root: runtimes (other uids) need to pass through it to their own 0700 folders, and list nothing.
         os.chmod(self.scratch_root, 0o711 if self.privileged else 0o700)
         self._cgroups = cgroup_root(limits) if self.privileged else None
@@ -215,6 +216,8 @@ class BubblewrapSandbox:
             command += [f"{_SCRIPT_DIR}/{script.name}", *runtime_args]
         else:
             command += ["-c", "import os; os.listdir('.')"]
+        # Last: the sandbox's own root (bwrap's tmpfs holding the mount points) becomes read-only too.
+        bwrap += ["--remount-ro", "/"]
         info_read, info_write = os.pipe()
         bwrap += ["--info-fd", str(info_write), "--chdir", "/"]
         drop = [

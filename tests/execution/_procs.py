@@ -55,3 +55,14 @@ def gone_soon(probe: object, *args: object, within_s: float = 10.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def present_soon(probe: object, *args: object, within_s: float = 10.0) -> bool:
+    """True once ``probe(*args)`` returns something (a process seen from the host may lag its start)."""
+    assert callable(probe)
+    deadline = time.monotonic() + within_s
+    while not probe(*args):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
