@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
 
 from reference.execution import SESSIONS_PATH, ExecutionService
+from reference.execution.client import TOKEN_VARIABLE
 
 from ._http import execute, send, texts
+from ._procs import gone_soon, pids_matching, present_soon
 from .conftest import TEST_LIMITS
 
 
@@ -60,3 +66,29 @@ def test_idle_sessions_are_ended(x_display: str, token: str) -> None:
         assert quick.pool.live_sessions() == []
         assert runtime.process.poll() is not None
         assert "idle too long" in texts(execute(quick.endpoint, token, "idle", "log(1)"))[0]
+
+
+def test_a_killed_service_leaves_no_process(x_display: str, token: str) -> None:
+    # SIGKILL gives the service no chance to clean up: bwrap's die-with-parent (tied to the service's long-lived
+    # spawner thread) and the PID namespace take down the runtime and a setsid grandchild by themselves.
+    service = subprocess.Popen(
+        [sys.executable, "-m", "reference.execution", "--display", x_display, "--port", "0"],
+        env={**os.environ, TOKEN_VARIABLE: token},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert service.stdout is not None
+        endpoint = service.stdout.readline().split("listening at ", 1)[1].split()[0]
+        marker = f"orphan-{secrets.token_hex(8)}"
+        code = (
+            "import subprocess, sys\n"
+            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], "
+            "start_new_session=True)\nlog('spawned')"
+        )
+        assert texts(execute(endpoint, token, "doomed", code)) == ["spawned"]
+        assert present_soon(pids_matching, marker)
+    finally:
+        service.kill()
+        service.wait()
+    assert gone_soon(pids_matching, marker)

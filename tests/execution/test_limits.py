@@ -1,0 +1,50 @@
+"""Limits the sandbox sets from outside the code, before the interpreter starts: CPU time, open files, file
+size, private /tmp size. (Deadline, memory and output are in test_runtime.py; processes in test_attacks.py.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from reference.execution import ExecutionService
+
+from ._http import execute, texts
+from .conftest import TEST_LIMITS
+
+LIMITS = replace(
+    TEST_LIMITS, deadline_s=8.0, cpu_seconds=2, max_open_files=64, max_file_bytes=1 << 20, tmp_bytes=2 << 20
+)
+
+
+@pytest.fixture(scope="module")
+def limited(x_display: str, token: str) -> Iterator[ExecutionService]:
+    with ExecutionService(token, display=x_display, limits=LIMITS) as running:
+        yield running
+
+
+def _outcome(code: str) -> str:
+    return f"try:\n{code}\n    log('not stopped')\nexcept OSError as error:\n    log('stopped: ' + type(error).__name__)"
+
+
+def test_cpu_time_is_bounded(limited: ExecutionService, token: str) -> None:
+    # CPU seconds run out before the (longer) wall-clock deadline: the kernel kills the runtime.
+    execute(limited.endpoint, token, "spin", "kept = 1")
+    output = texts(execute(limited.endpoint, token, "spin", "while True:\n    pass"))
+    assert "exited unexpectedly" in output[0]
+
+
+def test_open_files_are_bounded(limited: ExecutionService, token: str) -> None:
+    code = _outcome("    handles = [open('/dev/null') for _ in range(200)]")
+    assert texts(execute(limited.endpoint, token, "files", code)) == ["stopped: OSError"]
+
+
+def test_file_size_is_bounded(limited: ExecutionService, token: str) -> None:
+    code = _outcome("    open('big', 'wb').write(b'x' * (4 << 20))")
+    assert texts(execute(limited.endpoint, token, "size", code)) == ["stopped: OSError"]
+
+
+def test_private_tmp_is_bounded(limited: ExecutionService, token: str) -> None:
+    code = _outcome("    for n in range(8):\n        open(f'/tmp/part{n}', 'wb').write(b'x' * (1 << 19))")
+    assert texts(execute(limited.endpoint, token, "tmp", code)) == ["stopped: OSError"]
