@@ -12,11 +12,9 @@ and medians are printed, so load from other processes falls on both sides.
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +24,7 @@ sys.path.insert(0, str(ROOT))  # for tests.execution._unsandboxed (a script run 
 
 from reference.execution import ExecutionLimits, ExecutionService, execute_in_sandbox  # noqa: E402
 from tests.execution._unsandboxed import UnsandboxedLauncher  # noqa: E402
+from tests.execution._xvfb import private_display  # noqa: E402
 
 WARM_TARGET_MS = 2 * 0.8
 FIRST_TARGET_MS = 2 * 370.0
@@ -41,20 +40,6 @@ def _timed(endpoint: str, token: str, session: str, code: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _xvfb() -> tuple[subprocess.Popen[bytes], str]:
-    read_end, write_end = os.pipe()
-    process = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    os.close(write_end)
-    with os.fdopen(read_end) as announced:
-        return process, ":" + announced.readline().strip()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--warm", type=int, default=300, help="warm calls per side (default 300)")
@@ -65,29 +50,27 @@ def main() -> int:
         return 2
     token = secrets.token_urlsafe(24)
     limits = ExecutionLimits(max_sessions=4)
-    xvfb, display = _xvfb()
-    try:
-        with (
-            ExecutionService(token, display=display, limits=limits) as sandboxed,
-            ExecutionService(token, display=display, limits=limits, launcher=UnsandboxedLauncher(limits)) as plain,
-        ):
-            services = {"sandboxed": sandboxed, "unsandboxed": plain}
-            print(f"sandbox: {sandboxed.launcher.description}")
-            first: dict[str, list[float]] = {name: [] for name in services}
-            warm: dict[str, list[float]] = {name: [] for name in services}
-            for round_ in range(options.first):
-                for name, service in services.items():
-                    session = f"first-{round_}"
-                    first[name].append(_timed(service.endpoint, token, session, "log(1)"))
-                    service.pool.end(session)
-            for service in services.values():
-                _timed(service.endpoint, token, "warm", "x = 0")
-            for _ in range(options.warm):
-                for name, service in services.items():
-                    warm[name].append(_timed(service.endpoint, token, "warm", "x += 1"))
-    finally:
-        xvfb.terminate()
-        xvfb.wait(timeout=10)
+    unconfined = UnsandboxedLauncher(limits)
+    with (
+        private_display() as display,
+        ExecutionService(token, display=display, limits=limits) as sandboxed,
+        ExecutionService(token, display=display, limits=limits, launcher=unconfined) as plain,
+    ):
+        services = {"sandboxed": sandboxed, "unsandboxed": plain}
+        print(f"sandbox: {sandboxed.launcher.description}")
+        first: dict[str, list[float]] = {name: [] for name in services}
+        warm: dict[str, list[float]] = {name: [] for name in services}
+        for round_ in range(options.first):
+            for name, service in services.items():
+                session = f"first-{round_}"
+                first[name].append(_timed(service.endpoint, token, session, "log(1)"))
+                service.pool.end(session)
+        for service in services.values():
+            _timed(service.endpoint, token, "warm", "x = 0")
+        for _ in range(options.warm):
+            for name, service in services.items():
+                warm[name].append(_timed(service.endpoint, token, "warm", "x += 1"))
+    shutil.rmtree(unconfined.scratch_root, ignore_errors=True)
     rows = [("warm call", warm, WARM_TARGET_MS), ("first call", first, FIRST_TARGET_MS)]
     print(f"{'':12} {'sandboxed':>11} {'unsandboxed':>12} {'ratio':>7} {'target':>10}  verdict")
     failed = False

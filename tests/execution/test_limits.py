@@ -25,7 +25,8 @@ def limited(x_display: str, token: str) -> Iterator[ExecutionService]:
 
 
 def _outcome(code: str) -> str:
-    return f"try:\n{code}\n    log('not stopped')\nexcept OSError as error:\n    log('stopped: ' + type(error).__name__)"
+    handler = "except OSError as error:\n    log('stopped: ' + type(error).__name__)"
+    return f"try:\n{code}\n    log('not stopped')\n{handler}"
 
 
 def test_cpu_time_is_bounded(limited: ExecutionService, token: str) -> None:
