@@ -18,10 +18,11 @@ import struct
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from .limits import ExecutionLimits
 from .protocol import OutputItem, RequestError, text_item, validate_output
@@ -74,10 +75,18 @@ _NOTE_ALLOWANCE: Final = 4096
 _MAX_RETIRED_NOTES: Final = 10_000
 
 
+Spawn = Callable[..., "subprocess.Popen[bytes]"]
+
+
+def _popen(argv: list[str], kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, **kwargs)
+
+
 class Runtime:
     """One sandboxed runtime process and the pipes to it."""
 
-    def __init__(self, settings: RuntimeSettings) -> None:
+    def __init__(self, settings: RuntimeSettings, spawn: Spawn = subprocess.Popen) -> None:
+        """Start the runtime through ``spawn`` (a ``subprocess.Popen`` run on the caller's chosen thread)."""
         limits = settings.limits
         self._limits = limits
         args = [
@@ -89,7 +98,7 @@ class Runtime:
         self._confinement = settings.launcher.confine(args, settings.display)
         self._init_pidfd: int | None = None
         try:
-            self.process = subprocess.Popen(
+            self.process = spawn(
                 self._confinement.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -270,9 +279,18 @@ class SessionPool:
         self._evictor = threading.Thread(target=self._evict_idle, name="session-evictor", daemon=True)
         self._evictor.start()
 
+    def _spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        # Only the process creation runs on the spawner thread; waiting for the runtime to be ready does not.
+        return self._spawner.submit(_popen, argv, kwargs).result()
+
     def live_sessions(self) -> list[str]:
         with self._lock:
             return sorted(self._runtimes)
+
+    def busy_sessions(self) -> list[str]:
+        """Sessions with a call under way."""
+        with self._lock:
+            return sorted(self._busy)
 
     def retired_sessions(self) -> list[str]:
         with self._lock:
@@ -303,7 +321,7 @@ class SessionPool:
         try:
             if runtime is None:
                 try:
-                    runtime = self._spawner.submit(Runtime, self.settings).result()
+                    runtime = Runtime(self.settings, self._spawn)
                 except (RuntimeGone, OSError, RuntimeError):
                     raise RequestError(503, "The runtime could not be started.") from None
                 with self._lock:

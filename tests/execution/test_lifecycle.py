@@ -48,7 +48,7 @@ def test_the_cap_refuses_when_every_session_is_busy(x_display: str, token: str) 
         execute(small.endpoint, token, "only", "log(1)")
         worker = threading.Thread(target=execute, args=(small.endpoint, token, "only", "time.sleep(1.5)"))
         worker.start()
-        while "only" not in small.pool._busy:
+        while "only" not in small.pool.busy_sessions():
             time.sleep(0.01)
         refused = execute(small.endpoint, token, "other", "log(2)")
         worker.join()
