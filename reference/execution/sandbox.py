@@ -118,17 +118,20 @@ class BubblewrapSandbox:
         self._owns_root = scratch_root is None
         self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix="rdk-exec-"))
         self.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # Root: runtimes (other uids) need to pass through it to their own 0700 folders, and list nothing.
-        os.chmod(self.scratch_root, 0o711 if self.privileged else 0o700)
+        os.chmod(self.scratch_root, 0o700)  # runtimes never see this path: bwrap binds their folder in
         self._cgroups = cgroup_root(limits) if self.privileged else None
-        self._probe()
+        try:
+            self._probe()
+        except BaseException:
+            self.close()
+            raise
         kinds = ["PID", "mount", "IPC", "UTS"] + (["network"] if isolate_network else [])
         who = "a fresh unprivileged uid per runtime" if self.privileged else f"uid {os.geteuid()} in a user namespace"
         bound = f"; cgroup {self._cgroups.describe()}" if self._cgroups else "; no cgroup (rlimits only)"
         self.description = f"bubblewrap: own {', '.join(kinds)} namespaces, {who}{bound}"
 
     def _probe(self) -> None:
-        confinement = self.confine(["--probe"], None, script=None)
+        confinement = self.confine([], None, script=None)
         try:
             probe = subprocess.run(
                 confinement.argv,
