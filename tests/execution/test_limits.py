@@ -49,3 +49,30 @@ def test_file_size_is_bounded(limited: ExecutionService, token: str) -> None:
 def test_private_tmp_is_bounded(limited: ExecutionService, token: str) -> None:
     code = _outcome("    for n in range(8):\n        open(f'/tmp/part{n}', 'wb').write(b'x' * (1 << 19))")
     assert texts(execute(limited.endpoint, token, "tmp", code)) == ["stopped: OSError"]
+
+
+def _forge(frame: str) -> str:
+    """Code that writes ``frame`` (a Python bytes expression) to every descriptor it can, the reply pipe included."""
+    return (
+        "import json, os, struct\n"
+        f"frame = {frame}\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n        os.write(fd, frame)\n"
+        "    except OSError:\n        pass\n"
+        "time.sleep(5)"
+    )
+
+
+def test_an_oversized_reply_is_refused_by_the_service(limited: ExecutionService, token: str) -> None:
+    # The code shares the runtime's process, so it can write to the reply pipe itself. A frame announcing more
+    # than any reply within the limits is refused at once (not waited for), the runtime retired, service kept up.
+    output = texts(execute(limited.endpoint, token, "forger", _forge("struct.pack('>I', 16 << 20) + b'x' * 64")))
+    assert "invalid reply" in output[0]
+    assert texts(execute(limited.endpoint, token, "forger", "log(2)"))[1:] == ["2"]
+
+
+def test_forged_text_is_trimmed_by_the_service(limited: ExecutionService, token: str) -> None:
+    body = "json.dumps({'output': [{'type': 'input_text', 'text': 'z' * 100_000}]}).encode()"
+    output = texts(execute(limited.endpoint, token, "verbose", _forge(f"struct.pack('>I', len({body})) + {body}")))
+    assert 0 < sum(len(text) for text in output) <= limited.limits.max_text_bytes + 4096
+    limited.pool.end("verbose")
