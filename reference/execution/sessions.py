@@ -308,7 +308,9 @@ class SessionPool:
                 raise RequestError(503, "The execution service is shutting down.")
             if session_id in self._busy:
                 raise RequestError(409, "This session is already running code; wait for that call to finish.")
-            if session_id not in self._runtimes and len(self._runtimes) >= self.settings.limits.max_sessions:
+            starting = len(self._busy - self._runtimes.keys())  # new sessions whose runtime is still starting
+            live = len(self._runtimes) + starting
+            if session_id not in self._runtimes and live >= self.settings.limits.max_sessions:
                 evicted = self._pop_oldest_idle()
                 if evicted is None:
                     raise RequestError(503, "Too many live sessions, all busy; end one before starting another.")
@@ -325,7 +327,12 @@ class SessionPool:
                 except (RuntimeGone, OSError, RuntimeError):
                     raise RequestError(503, "The runtime could not be started.") from None
                 with self._lock:
-                    self._runtimes[session_id] = runtime
+                    closed = self._closed
+                    if not closed:
+                        self._runtimes[session_id] = runtime
+                if closed:
+                    runtime.stop()
+                    raise RequestError(503, "The execution service is shutting down.")
                 if retired_reason is not None:
                     notes.append(text_item(_RETIRED_NOTICE.format(reason=_RETIRED_REASONS[retired_reason])))
             try:
