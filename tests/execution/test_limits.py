@@ -76,3 +76,32 @@ def test_forged_text_is_trimmed_by_the_service(limited: ExecutionService, token:
     output = texts(execute(limited.endpoint, token, "verbose", _forge(f"struct.pack('>I', len({body})) + {body}")))
     assert 0 < sum(len(text) for text in output) <= limited.limits.max_text_bytes + 4096
     limited.pool.end("verbose")
+
+
+def test_memory_of_the_whole_tree_is_bounded(limited: ExecutionService, token: str) -> None:
+    # Each child stays under the per-process address-space limit; together they exceed the runtime's memory, which
+    # only the runtime's cgroup (service run as root, cgroups writable) can catch.
+    if "cgroup v" not in limited.launcher.description:
+        pytest.skip(f"no per-runtime cgroup here ({limited.launcher.description})")
+    share = limited.limits.memory_bytes // 2
+    code = f"""
+import os, signal
+children = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        hoard = b'x' * {share}
+        time.sleep(30)
+        os._exit(0)
+    children.append(pid)
+time.sleep(2)
+killed = 0
+for pid in children:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    killed += done != 0 and os.WIFSIGNALED(status)
+    if not done:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+log(killed)
+"""
+    assert int(texts(execute(limited.endpoint, token, "tree", code))[-1]) >= 1
