@@ -97,8 +97,23 @@ class CgroupRoot:
         RuntimeCgroup(self.parents).remove()
 
 
+def _sweep(base: Path) -> None:
+    """Remove the empty cgroups a service killed before it could clean up left behind (their PID is gone)."""
+    for parent in base.glob("rdk-exec-*-*"):
+        owner = parent.name.split("-")[2]
+        if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+            continue
+        for child in parent.glob("runtime-*"):
+            with contextlib.suppress(OSError):
+                child.rmdir()
+        with contextlib.suppress(OSError):
+            parent.rmdir()
+
+
 def cgroup_root(limits: ExecutionLimits) -> CgroupRoot | None:
     """A writable cgroup parent for this service's runtimes, or None (then rlimits alone bound them)."""
+    for base in (_BASE, _BASE / "memory", _BASE / "pids"):
+        _sweep(base)
     name = f"rdk-exec-{os.getpid()}-{next(_counter)}"
     made: list[Path] = []
     try:

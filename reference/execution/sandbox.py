@@ -116,7 +116,9 @@ class BubblewrapSandbox:
             )
         self._bwrap = shutil.which("bwrap") or "bwrap"
         self._owns_root = scratch_root is None
-        self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix="rdk-exec-"))
+        if scratch_root is None:
+            _sweep_scratch_roots()
+        self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix=f"rdk-exec-{os.getpid()}-"))
         self.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.scratch_root, 0o700)  # runtimes never see this path: bwrap binds their folder in
         self._cgroups = cgroup_root(limits) if self.privileged else None
@@ -264,6 +266,14 @@ class BubblewrapSandbox:
             shutil.rmtree(self.scratch_root, ignore_errors=True)
         if self._cgroups is not None:
             self._cgroups.remove()
+
+
+def _sweep_scratch_roots() -> None:
+    """Remove scratch roots that services killed before they could clean up left behind (their PID is gone)."""
+    for root in Path(tempfile.gettempdir()).glob("rdk-exec-*-*"):
+        owner = root.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists() and root.stat().st_uid == os.geteuid():
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def _python_trees() -> list[str]:

@@ -6,9 +6,11 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from reference.execution import SESSIONS_PATH, ExecutionService
 from reference.execution.client import TOKEN_VARIABLE
@@ -92,3 +94,8 @@ def test_a_killed_service_leaves_no_process(x_display: str, token: str) -> None:
         service.kill()
         service.wait()
     assert gone_soon(pids_matching, marker)
+    # What it could not clean up (its scratch root, its cgroups) goes when the next service starts.
+    leftovers = [*Path(tempfile.gettempdir()).glob(f"rdk-exec-{service.pid}-*")]
+    leftovers += [*Path("/sys/fs/cgroup").glob(f"*/rdk-exec-{service.pid}-*")]
+    with ExecutionService(token, display=x_display, limits=TEST_LIMITS):
+        assert not [path for path in leftovers if path.exists()]
