@@ -44,6 +44,7 @@ from openai.lib.responses_tool_runner import (
 )
 
 from conformance import cassettes
+from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
 from conformance.driver import DriverSetupError
 from conformance.fake_responses import (
@@ -70,6 +71,11 @@ RUNNER_OWNED: Final = frozenset({"tools", "include", "stream", "input"})
 ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
 COMPUTER_TYPES: Final = frozenset({"computer", "computer_use_preview"})
 NO_RECORDED_OUTPUT: Final = "driverkit replay: no output was recorded for this call"
+NOT_REPLAYABLE: Final = (
+    "this cassette was authored for a kit check, which supplies the run's tools and parameters itself; it stores"
+    " no request to rebuild the run from, so it cannot be replayed on its own (record a run with"
+    " conformance.recording.record_client, or author one with CassetteBuilder.replayable, to get a replayable one)"
+)
 
 
 class ReplayError(ValueError):
@@ -93,6 +99,7 @@ class ReplayReport:
     settings: str = ""
     checkpoints: int = 0
     policy_calls: int = 0
+    requests_compared: bool = True
 
     @property
     def ok(self) -> bool:
@@ -102,6 +109,8 @@ class ReplayReport:
     def render(self) -> str:
         lines = [f"replay {self.cassette} ({self.mode}): {'MATCH' if self.ok else 'DIVERGED'}"]
         lines.append(f"requests sent: {self.requests_sent} of {self.exchanges} recorded")
+        if not self.requests_compared:
+            lines.append("request bodies not compared: the cassette was authored and stores its run, not requests")
         if self.settings:
             lines.append(f"recorded run settings: {self.settings}")
             if "context_budget" in self.settings:
@@ -264,6 +273,8 @@ class _Plan:
     computer: bool
     recorded_stream: bool
     settings: RunSettings = field(default_factory=RunSettings)
+    # False for an authored cassette that stores its run (meta.replay_request) but no request bodies.
+    requests_compared: bool = True
 
 
 def plan_from(cassette: Cassette) -> _Plan:
@@ -272,14 +283,17 @@ def plan_from(cassette: Cassette) -> _Plan:
         raise ReplayError("the cassette has no exchanges to replay")
     first = cassette.exchanges[0].request
     if first.path.rstrip("/").rsplit("/", 1)[-1] != "responses":
-        raise ReplayError(f"replay supports Responses cassettes; the first request went to {first.path}")
-    if first.body is None:
-        # Builder-authored cassettes keep only what was served; the parameters come from the test that uses them.
         raise ReplayError(
-            "the first exchange has no recorded request body, so the run cannot be rebuilt"
-            " (record the run with conformance.recording.record_client to replay it)"
+            f"replay rebuilds Responses runs, and this cassette's first request went to {first.path}, so it cannot"
+            " be replayed"
         )
     body = first.body
+    if body is None:
+        stored = cassette.meta.get(REPLAY_REQUEST)
+        if not isinstance(stored, dict):
+            # Authored cassettes keep only what was served; the tools come from the check that loads them.
+            raise ReplayError(NOT_REPLAYABLE)
+        body = stored
     params = {key: value for key, value in body.items() if key not in RUNNER_OWNED}
     params["input"] = body.get("input", [])
     include = [value for value in cast(list[object], body.get("include") or []) if value != ENCRYPTED_REASONING]
@@ -304,7 +318,8 @@ def plan_from(cassette: Cassette) -> _Plan:
     if server_tools:
         params["tools"] = server_tools
     settings = run_settings_from(cassette.meta)
-    return _Plan(params, browser_members, functions, computer, body.get("stream") is True, settings)
+    compared = first.body is not None
+    return _Plan(params, browser_members, functions, computer, body.get("stream") is True, settings, compared)
 
 
 def load_factory(spec: str) -> Callable[..., Any]:
@@ -544,6 +559,7 @@ def _report(
         settings=session.plan.settings.describe(),
         checkpoints=len(session.checkpoints),
         policy_calls=session.policy_calls,
+        requests_compared=session.plan.requests_compared,
     )
 
 

@@ -186,7 +186,7 @@ def test_cli_exit_codes(recorded: Path, tmp_path: Path, capsys: pytest.CaptureFi
     cassettes.save(_source(), builder_only)
     assert run(_cli(str(builder_only))) == 2
     err = capsys.readouterr().err
-    assert "no recorded request body" in err and f"{builder_only}: " in err and "record_client" in err
+    assert "cannot be replayed on its own" in err and f"{builder_only}: " in err and "record_client" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"format": "driverkit.responses", "version": 9}\n')
     assert run(_cli(str(bad))) == 2
