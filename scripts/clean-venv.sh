@@ -57,7 +57,8 @@ step "a fresh venv with the wheel installed (not editable)"
 venv="$work/venv/bin"
 pins=()
 [ -z "${KIT_OPENAI:-}" ] || pins+=("openai==$KIT_OPENAI")
-"$venv/python" -m pip install -q --disable-pip-version-check "$wheel[desktop]" "${pins[@]}" 2>&1 \
+# pytest-xdist as a driver author's project would have it: the browser and SDK runs use two workers.
+"$venv/python" -m pip install -q --disable-pip-version-check "$wheel[desktop]" pytest-xdist "${pins[@]}" 2>&1 \
     | { grep -v "^WARNING: Location" || true; }
 
 project="$work/project"
@@ -86,10 +87,10 @@ driverkit doctor || echo "(doctor reports missing pieces above; the steps below 
 
 if wants browser; then
   step "plain pytest --driver=mypkg.drivers:make, from the folder that holds mypkg"
-  pytest -p no:cacheprovider -q --driver=mypkg.drivers:make --certificate=cert-pytest
+  pytest -p no:cacheprovider -q -n 2 --driver=mypkg.drivers:make --certificate=cert-pytest
   verdict cert-pytest conforms
   step "driverkit certify --driver mypkg.drivers:make_driver"
-  driverkit certify --driver mypkg.drivers:make_driver --out cert-cli -- -q
+  driverkit certify --driver mypkg.drivers:make_driver --out cert-cli -- -q -n 2
   verdict cert-cli conforms
 fi
 
@@ -101,13 +102,15 @@ fi
 
 if wants sdk; then
   step "driverkit certify --sdk (the installed openai)"
-  driverkit certify --sdk --out cert-sdk -- -q
+  driverkit certify --sdk --out cert-sdk -- -q -n 2
   verdict cert-sdk "conforms" "conforms except for known deviations"
 fi
 
 if wants replay; then
-  step "driverkit replay of a bundled cassette"
-  driverkit replay "$("$venv/python" -c 'from conformance import resources; print(resources.streams("examples", "reader.jsonl"))')"
+  step "driverkit replay of the bundled example cassettes"
+  for name in reader fieldwork mixed exec-py; do
+    driverkit replay "$("$venv/python" -c "from conformance import resources; print(resources.streams('examples', '$name.jsonl'))")"
+  done
 fi
 
 step "done"
