@@ -100,6 +100,7 @@ class ReplayReport:
     checkpoints: int = 0
     policy_calls: int = 0
     requests_compared: bool = True
+    own_driver: bool = False
 
     @property
     def ok(self) -> bool:
@@ -124,6 +125,8 @@ class ReplayReport:
         elif self.unused_exchanges:
             lines.append(f"the run ended with {self.unused_exchanges} recorded exchange(s) never requested")
         lines.append(f"local calls executed: {', '.join(self.calls) or '(none)'}")
+        if self.own_driver:
+            lines.append("browser calls went to the --driver driver and are not listed above")
         if self.error is not None:
             lines.append(f"runner stopped: {self.error}")
             lines.append(f"attempted_call_ids: {list(self.attempted_call_ids)}")
@@ -560,6 +563,7 @@ def _report(
         checkpoints=len(session.checkpoints),
         policy_calls=session.policy_calls,
         requests_compared=session.plan.requests_compared,
+        own_driver=session.driver is not None,
     )
 
 

@@ -154,6 +154,7 @@ closed: list[Any] = []
 def test_driver_factory_takes_the_certification_protocol(recorded: Path) -> None:
     report = replay(str(recorded), driver=make_driver)
     assert report.ok and report.mode == "async-stream", report.render()
+    assert "went to the --driver driver" in report.render()
     closed.clear()
     report = replay(str(recorded), driver=f"{__name__}:make_sync_driver")
     assert report.ok and report.mode == "sync-stream", report.render()
