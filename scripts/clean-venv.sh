@@ -71,7 +71,8 @@ case "$("$venv/python" -c 'import conformance; print(conformance.__file__)')" in
     *) echo "the venv does not import the kit from the installed wheel" >&2; exit 1 ;;
 esac
 
-# verdict DIR ALLOWED...: the certificate in DIR exists, something passed, and its verdict is one allowed.
+# verdict DIR ALLOWED...: the certificate in DIR exists, something passed, its verdict is one allowed, and its
+# clauses cite documents by title and section.
 verdict() {
   "$venv/python" - "$@" <<'PY'
 import json, sys
@@ -79,6 +80,8 @@ certificate = json.load(open(sys.argv[1] + "/certificate.json"))
 print("certificate:", certificate["verdict"], certificate["summary"])
 assert certificate["summary"]["passed"] > 0, "nothing passed: did any check run?"
 assert certificate["verdict"] in sys.argv[2:], f"verdict {certificate['verdict']!r} not in {sys.argv[2:]}"
+sources = {clause["source"] for clause in certificate["clauses"]}
+assert all(" > " in source and ".txt" not in source for source in sources), sorted(sources)[:3]
 PY
 }
 
