@@ -21,16 +21,15 @@ import inspect
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance import resources
 from conformance.driver import HarnessLoop, open_driver
 from conformance.loading import SpecError, load_callable
 from reference.desktop import Desktop, DesktopSettings, DockerDesktop, LocalDesktop
 
-PAGES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "desktop"
 RECORDER_PAGE = "input-recorder.html"
 # Time the page gets to report an action's events before a check concludes they are missing. Generous: on a
 # loaded two-core machine Chromium has been seen to fall seconds behind its input.
@@ -213,7 +212,7 @@ class _InputBarrier:
 
 
 def _start_desktop(kind: str) -> Desktop:
-    settings = DesktopSettings(site_dir=PAGES_DIR, start_path=RECORDER_PAGE)
+    settings = DesktopSettings(site_dir=resources.pages("desktop"), start_path=RECORDER_PAGE)
     if kind == "docker":
         return DockerDesktop(settings)
     if kind == "local":
