@@ -15,7 +15,8 @@ the same exchange can be served streamed or as a plain JSON body. Faults target 
 from __future__ import annotations
 
 import json
-from typing import Self
+from collections.abc import Mapping, Sequence
+from typing import Final, Self
 
 from conformance.cassettes import (
     Cassette,
@@ -205,6 +206,10 @@ def decision_body(choice: str | None, *, decision_id: str = "dec_1", model: str 
     }
 
 
+# The header ``meta`` key of the run an authored cassette answers (see :meth:`CassetteBuilder.replayable`).
+REPLAY_REQUEST: Final = "replay_request"
+
+
 class CassetteBuilder:
     """Accumulate exchanges for one scenario; every method returns the builder so a scenario reads as one chain."""
 
@@ -248,6 +253,24 @@ class CassetteBuilder:
         self._exchanges.append(Exchange(request, RecordedResponse(200, body=body)))
         return self
 
+    def replayable(
+        self,
+        *,
+        model: str,
+        input: str | list[JSONObject],
+        browser_members: Sequence[str] = (),
+        functions: Sequence[Mapping[str, object]] = (),
+        **params: object,
+    ) -> Self:
+        """Store the run this authored cassette answers (the model, input, browser members and function tools a
+        runner is given), so ``driverkit replay`` can rebuild it. An authored cassette holds no requests, so a
+        replay of it checks the run's course (requests made, calls executed, final text), not request bodies.
+        """
+        tools: list[JSONObject] = [{"type": "function", "name": f"browser_{member}"} for member in browser_members]
+        request: JSONObject = {"model": model, "input": input, **params, "tools": [*tools, *map(dict, functions)]}
+        self._meta[REPLAY_REQUEST] = request
+        return self
+
     def fault(self, kind: FaultKind, **fields: object) -> Self:
         """Inject a fault into the last exchange added."""
         if not self._exchanges:
@@ -270,6 +293,7 @@ class CassetteBuilder:
 
 __all__ = [
     "DEFAULT_USAGE",
+    "REPLAY_REQUEST",
     "CassetteBuilder",
     "computer_call",
     "decision_body",

@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from conformance.clauses import SPEC_FILES
+from conformance.clauses import DOCUMENTS
 from conformance.session import ClauseResult
 
 FORMAT = "driverkit.certificate"
@@ -118,7 +118,7 @@ def build(
             **software,
             **(extra or {}),
         },
-        "contract": {key: f"spec/{name}" for key, name in SPEC_FILES.items()},
+        "contract": [document.title for document in DOCUMENTS.values()],
         "subjects": [
             {"kind": subject.kind, "spec": subject.spec, "profile": dict(subject.profile or {})} for subject in subjects
         ],

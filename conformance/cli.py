@@ -1,4 +1,4 @@
-"""``driverkit``: certify a driver, list clauses and known deviations, replay a recorded run.
+"""``driverkit``: certify a driver, list clauses and known deviations, replay a recorded run, check this machine.
 
 ``driverkit certify`` is pytest with the kit's own checks selected: everything after ``--`` is passed to pytest
 unchanged, so ``-n 2``, ``-k`` and ``--junitxml`` work as they do there.
@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance import resources
 from conformance.clauses import registry
 
 DEFAULT_DRIVER = "reference.browser:sync_factory"
@@ -47,6 +49,15 @@ def _clauses(args: argparse.Namespace) -> int:
     return 0
 
 
+def _desktop_build(args: argparse.Namespace) -> int:
+    # The build scripts ship inside the kit (conformance/_data/containers), so this works from an installed wheel;
+    # the execution image's script asks this interpreter where the reference.execution package is.
+    script = resources.containers("execution", "build-image.sh") if args.execution else None
+    desktop = resources.containers("build-desktop-image.sh")
+    environment = {**os.environ, "KIT_PYTHON": sys.executable}
+    return subprocess.call(["bash", str(script or desktop)], env=environment)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="driverkit", description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +80,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     deviations = commands.add_parser("deviations", help="list the recorded known SDK deviations")
     deviations.set_defaults(handler=lambda args: importlib.import_module("conformance.deviations").list_command())
+
+    doctor = commands.add_parser("doctor", help="say what this machine can certify and how to add what is missing")
+    doctor.set_defaults(handler=lambda args: importlib.import_module("conformance.doctor").run())
+
+    desktop = commands.add_parser("desktop", help="the Docker desktop for --desktop=docker")
+    desktop_commands = desktop.add_subparsers(dest="desktop_command", required=True)
+    build = desktop_commands.add_parser(
+        "build", help="build the desktop image (kit/desktop:latest; KIT_DESKTOP_IMAGE overrides) on a running engine"
+    )
+    build.add_argument(
+        "--execution", action="store_true", help="build the code-execution image (kit/exec) on top of it instead"
+    )
+    build.set_defaults(handler=_desktop_build)
 
     replay = commands.add_parser("replay", help="replay a recorded cassette through the runner")
     replay_module = importlib.import_module("conformance.replay")

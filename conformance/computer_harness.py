@@ -24,12 +24,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance import software
+from conformance import resources, software
 from conformance.assertions import EnvironmentProblem
 from conformance.driver import (
     DEFAULT_DRIVER_TIMEOUT,
@@ -46,7 +45,6 @@ from conformance.loading import SpecError, load_callable
 from reference.desktop import Desktop, DesktopSettings, DockerDesktop, LocalDesktop
 from reference.desktop.settings import DEFAULT_SCREEN, parse_screen_size
 
-PAGES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "pages" / "desktop"
 RECORDER_PAGE = "input-recorder.html"
 # Time the page gets to report an action's events before a check concludes they are missing. Generous: on a
 # loaded two-core machine Chromium has been seen to fall seconds behind its input.
@@ -240,7 +238,9 @@ def screen_size(config: pytest.Config) -> tuple[int, int]:
 
 
 def _start_desktop(kind: str, size: tuple[int, int]) -> Desktop:
-    settings = DesktopSettings(width=size[0], height=size[1], site_dir=PAGES_DIR, start_path=RECORDER_PAGE)
+    settings = DesktopSettings(
+        width=size[0], height=size[1], site_dir=resources.pages("desktop"), start_path=RECORDER_PAGE
+    )
     if kind == "docker":
         return DockerDesktop(settings)
     if kind == "local":

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import mimetypes
-import os
 import secrets
 import threading
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from conformance import generated_pages
+from conformance import generated_pages, resources
 
 Origin = Literal["main", "other"]
 Effect = Mapping[str, Any]
@@ -34,17 +33,6 @@ Effect = Mapping[str, Any]
 HOST = "127.0.0.1"
 _MAX_EFFECT_BYTES = 64 * 1024
 _SESSION_PREFIX = "/s/"
-
-
-def fixtures_dir() -> Path:
-    """Where the fixture pages live: ``DRIVERKIT_FIXTURES`` or the checkout's ``fixtures/`` folder."""
-    configured = os.environ.get("DRIVERKIT_FIXTURES")
-    root = Path(configured) if configured else Path(__file__).resolve().parent.parent / "fixtures"
-    if not (root / "pages").is_dir():
-        raise FileNotFoundError(
-            f"fixture pages not found at {root / 'pages'}; set DRIVERKIT_FIXTURES to the kit's fixtures folder"
-        )
-    return root
 
 
 class EffectTimeout(AssertionError):
@@ -320,7 +308,7 @@ class FixtureServer:
     """Serves the fixture pages on two loopback origins until :meth:`stop` (or the ``with`` block ends)."""
 
     def __init__(self, pages: Path | None = None) -> None:
-        self.pages = (pages or fixtures_dir() / "pages").resolve()
+        self.pages = (pages or resources.pages()).resolve()
         self.store = EffectStore()
         self._servers = {name: _OriginServer(self, name) for name in ("main", "other")}
         self._threads: list[threading.Thread] = []

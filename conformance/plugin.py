@@ -154,7 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
         spec = config.getoption(option)
         if spec:
             try:
-                load_callable(spec, option)
+                load_callable(spec, option, search=[config.rootpath])
             except SpecError as error:
                 raise pytest.UsageError(str(error)) from None
             suites.append(str(directory))

@@ -4,7 +4,8 @@
     driverkit replay bug.jsonl --driver mypkg:make_driver --mode async-eager
 
 The runner is rebuilt from the first recorded request: its browser tools become a browser toolset (a recording
-probe driver, or the driver your factory returns), its other function tools become functions that answer with
+probe driver, or the driver your ``--driver`` factory makes: the same factory certification takes, called with an
+``Environment`` on the kit's fixture server), its other function tools become functions that answer with
 the outputs recorded for them, a computer declaration becomes a probe computer, and server tools and the
 remaining parameters are passed through. The fake transport then serves the recorded responses and compares
 every request the runner sends with the recorded one. The report says whether the run matched; otherwise it
@@ -20,12 +21,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
-import importlib
-import inspect
 import json
 import sys
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast
 
@@ -44,7 +44,9 @@ from openai.lib.responses_tool_runner import (
 )
 
 from conformance import cassettes
+from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
+from conformance.driver import DriverSetupError
 from conformance.fake_responses import (
     CassetteTransport,
     Divergence,
@@ -52,8 +54,11 @@ from conformance.fake_responses import (
     fake_async_client,
     fake_client,
 )
+from conformance.harness import BrowserHarness
+from conformance.loading import SpecError, load_callable
 from conformance.members import ALL_NAMES
 from conformance.probes import ProbeLog, browser_probe, computer_probe
+from conformance.subject import Subject
 
 Flavour = Literal["sync", "async"]
 MODES: Final[dict[str, tuple[Flavour, bool, bool]]] = {
@@ -66,6 +71,11 @@ RUNNER_OWNED: Final = frozenset({"tools", "include", "stream", "input"})
 ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
 COMPUTER_TYPES: Final = frozenset({"computer", "computer_use_preview"})
 NO_RECORDED_OUTPUT: Final = "driverkit replay: no output was recorded for this call"
+NOT_REPLAYABLE: Final = (
+    "this cassette was authored for a kit check, which supplies the run's tools and parameters itself; it stores"
+    " no request to rebuild the run from, so it cannot be replayed on its own (record a run with"
+    " conformance.recording.record_client, or author one with CassetteBuilder.replayable, to get a replayable one)"
+)
 
 
 class ReplayError(ValueError):
@@ -89,6 +99,8 @@ class ReplayReport:
     settings: str = ""
     checkpoints: int = 0
     policy_calls: int = 0
+    requests_compared: bool = True
+    own_driver: bool = False
 
     @property
     def ok(self) -> bool:
@@ -98,6 +110,8 @@ class ReplayReport:
     def render(self) -> str:
         lines = [f"replay {self.cassette} ({self.mode}): {'MATCH' if self.ok else 'DIVERGED'}"]
         lines.append(f"requests sent: {self.requests_sent} of {self.exchanges} recorded")
+        if not self.requests_compared:
+            lines.append("request bodies not compared: the cassette was authored and stores its run, not requests")
         if self.settings:
             lines.append(f"recorded run settings: {self.settings}")
             if "context_budget" in self.settings:
@@ -111,6 +125,8 @@ class ReplayReport:
         elif self.unused_exchanges:
             lines.append(f"the run ended with {self.unused_exchanges} recorded exchange(s) never requested")
         lines.append(f"local calls executed: {', '.join(self.calls) or '(none)'}")
+        if self.own_driver:
+            lines.append("browser calls went to the --driver driver and are not listed above")
         if self.error is not None:
             lines.append(f"runner stopped: {self.error}")
             lines.append(f"attempted_call_ids: {list(self.attempted_call_ids)}")
@@ -260,6 +276,8 @@ class _Plan:
     computer: bool
     recorded_stream: bool
     settings: RunSettings = field(default_factory=RunSettings)
+    # False for an authored cassette that stores its run (meta.replay_request) but no request bodies.
+    requests_compared: bool = True
 
 
 def plan_from(cassette: Cassette) -> _Plan:
@@ -268,14 +286,17 @@ def plan_from(cassette: Cassette) -> _Plan:
         raise ReplayError("the cassette has no exchanges to replay")
     first = cassette.exchanges[0].request
     if first.path.rstrip("/").rsplit("/", 1)[-1] != "responses":
-        raise ReplayError(f"replay supports Responses cassettes; the first request went to {first.path}")
-    if first.body is None:
-        # Builder-authored cassettes keep only what was served; the parameters come from the test that uses them.
         raise ReplayError(
-            "the first exchange has no recorded request body, so the run cannot be rebuilt"
-            " (record the run with conformance.recording.record_client to replay it)"
+            f"replay rebuilds Responses runs, and this cassette's first request went to {first.path}, so it cannot"
+            " be replayed"
         )
     body = first.body
+    if body is None:
+        stored = cassette.meta.get(REPLAY_REQUEST)
+        if not isinstance(stored, dict):
+            # Authored cassettes keep only what was served; the tools come from the check that loads them.
+            raise ReplayError(NOT_REPLAYABLE)
+        body = stored
     params = {key: value for key, value in body.items() if key not in RUNNER_OWNED}
     params["input"] = body.get("input", [])
     include = [value for value in cast(list[object], body.get("include") or []) if value != ENCRYPTED_REASONING]
@@ -300,39 +321,38 @@ def plan_from(cassette: Cassette) -> _Plan:
     if server_tools:
         params["tools"] = server_tools
     settings = run_settings_from(cassette.meta)
-    return _Plan(params, browser_members, functions, computer, body.get("stream") is True, settings)
+    compared = first.body is not None
+    return _Plan(params, browser_members, functions, computer, body.get("stream") is True, settings, compared)
 
 
 def load_factory(spec: str) -> Callable[..., Any]:
-    """Resolve ``module:attribute`` to a driver factory."""
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise ReplayError(f"driver must look like module:factory, got {spec!r}")
+    """Resolve ``module:attribute`` to a driver factory, with the loader certification uses."""
     try:
-        factory = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as error:
-        raise ReplayError(f"cannot load driver factory {spec!r}: {error}") from None
-    if not callable(factory):
-        raise ReplayError(f"driver factory {spec!r} is not callable")
-    return cast(Callable[..., Any], factory)
+        return load_callable(spec, "--driver")
+    except SpecError as error:
+        raise ReplayError(str(error)) from None
 
 
-def _make_driver(factory: Callable[..., Any] | None, flavour: Flavour, members: list[str], log: ProbeLog) -> Any:
-    if factory is None:
-        return browser_probe(flavour, members, log=log)
-    # A factory that declares a ``flavour`` parameter is told which driver kind to build, so one factory can
-    # serve sync and async replays; any other factory is called without arguments.
-    if "flavour" in inspect.signature(factory).parameters:
-        return factory(flavour=flavour)
-    return factory()
+@contextmanager
+def _factory_driver(factory: Callable[..., Any]) -> Iterator[Subject]:
+    """The driver ``factory`` makes, called as certification calls it: with an :class:`Environment` (on the kit's
+    fixture server), returning a driver, a context manager or a generator. Cleaned up when the block ends."""
+    harness = BrowserHarness(getattr(factory, "__qualname__", repr(factory)), factory)
+    try:
+        with harness.subject() as subject:
+            yield subject
+    except DriverSetupError as error:
+        raise ReplayError(str(error)) from None
+    finally:
+        harness.close()
 
 
 class _Replay:
-    def __init__(self, cassette: Cassette, plan: _Plan, flavour: Flavour, factory: Callable[..., Any] | None) -> None:
+    def __init__(self, cassette: Cassette, plan: _Plan, flavour: Flavour, driver: object | None) -> None:
         self.cassette = cassette
         self.plan = plan
         self.flavour = flavour
-        self.factory = factory
+        self.driver = driver
         self.recorded = _RecordedOutputs.from_cassette(cassette)
         self.log = ProbeLog()
         self.checkpoints: list[object] = []
@@ -388,12 +408,18 @@ class _Replay:
     def _approve(self, request: Any) -> bool:
         return self.recorded.approvals.get(str(getattr(request, "id", "")), False)
 
+    def _browser_driver(self) -> Any:
+        """The factory's driver, or a recording probe driver of the replay's flavour."""
+        if self.driver is not None:
+            return self.driver
+        return browser_probe(self.flavour, self.plan.browser_members, log=self.log)
+
     def build(self) -> tuple[Any, dict[str, Any]]:
         options: dict[str, Any] = {}
         if self.flavour == "sync":
             browser = None
             if self.plan.browser_members:
-                driver = _make_driver(self.factory, "sync", self.plan.browser_members, self.log)
+                driver = self._browser_driver()
                 browser = BrowserToolset(
                     driver,
                     members=self.plan.browser_members,
@@ -417,7 +443,7 @@ class _Replay:
 
         async_browser = None
         if self.plan.browser_members:
-            driver = _make_driver(self.factory, "async", self.plan.browser_members, self.log)
+            driver = self._browser_driver()
             async_browser = AsyncBrowserToolset(
                 driver, members=self.plan.browser_members, confirm=confirm, url_policy=url_policy
             )
@@ -460,31 +486,43 @@ def replay(
         plan = plan_from(loaded)
     except ReplayError as problem:  # these problems are the cassette's: say which one
         raise ReplayError(f"{source}: {problem}") from None
-    mode = mode or ("sync-stream" if plan.recorded_stream else "sync-plain")
-    if mode not in MODES:
+    delivery = "stream" if plan.recorded_stream else "plain"
+    if mode is not None and mode not in MODES:
         raise ReplayError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
-    flavour, stream, eager = MODES[mode]
     factory = load_factory(driver) if isinstance(driver, str) else driver
-    session = _Replay(loaded, plan, flavour, factory)
-    runner, options = session.build()
-    transport = CassetteTransport(loaded, match="body", mask_driver_outputs=not strict)
-    run_options: dict[str, Any] = {"stream": stream, "eager": eager, **options, **session.settings_options()}
-    if max_steps is not None:
-        run_options["max_steps"] = max_steps
-    response: Any = None
-    error: BaseException | None = None
-    try:
-        if flavour == "sync":
-            response = runner.run(fake_client(transport), dict(plan.params), **run_options)
-        else:
+    with ExitStack() as stack:
+        subject = None if factory is None else stack.enter_context(_factory_driver(factory))
+        if subject is None:
+            mode = mode or f"sync-{delivery}"
+        elif mode is None:
+            mode = f"{subject.flavour}-{delivery}"
+        elif MODES[mode][0] != subject.flavour:
+            raise ReplayError(
+                f"the driver factory made a {subject.flavour} driver, which cannot run a {mode} replay; "
+                f"choose a {subject.flavour}-* mode"
+            )
+        flavour, stream, eager = MODES[mode]
+        session = _Replay(loaded, plan, flavour, None if subject is None else subject.driver)
+        runner, options = session.build()
+        transport = CassetteTransport(loaded, match="body", mask_driver_outputs=not strict)
+        run_options: dict[str, Any] = {"stream": stream, "eager": eager, **options, **session.settings_options()}
+        if max_steps is not None:
+            run_options["max_steps"] = max_steps
+        response: Any = None
+        error: BaseException | None = None
+        try:
+            if flavour == "sync":
+                response = runner.run(fake_client(transport), dict(plan.params), **run_options)
+            else:
 
-            async def go() -> Any:
-                return await runner.run(fake_async_client(transport), dict(plan.params), **run_options)
+                async def go() -> Any:
+                    return await runner.run(fake_async_client(transport), dict(plan.params), **run_options)
 
-            response = asyncio.run(go())
-    except (ToolRunnerError, ToolRunnerCancelledError, ValueError) as caught:
-        error = caught
-    return _report(source, mode, loaded, transport, session, response, error, strict)
+                # An async driver from a factory lives on the harness loop it was made on.
+                response = asyncio.run(go()) if subject is None else subject.run(go())
+        except (ToolRunnerError, ToolRunnerCancelledError, ValueError) as caught:
+            error = caught
+        return _report(source, mode, loaded, transport, session, response, error, strict)
 
 
 def _report(
@@ -524,6 +562,8 @@ def _report(
         settings=session.plan.settings.describe(),
         checkpoints=len(session.checkpoints),
         policy_calls=session.policy_calls,
+        requests_compared=session.plan.requests_compared,
+        own_driver=session.driver is not None,
     )
 
 
@@ -536,13 +576,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--driver",
         metavar="MODULE:FACTORY",
-        help="browser driver factory (given flavour='sync'|'async' if it has that parameter); "
-        "default: a recording probe driver",
+        help="browser driver factory, as for certification: called with an Environment, returning a driver, "
+        "a context manager or a generator (its flavour picks sync or async); default: a recording probe driver",
     )
     parser.add_argument(
         "--mode",
         choices=sorted(MODES),
-        help="runner flavour and delivery; default: sync, streamed if the recording was",
+        help="runner flavour and delivery; default: the driver's flavour (sync for the probe), streamed if the "
+        "recording was",
     )
     parser.add_argument("--max-steps", type=int, help="max_steps for the replayed run (default: the SDK's)")
     parser.add_argument("--strict", action="store_true", help="also compare outputs produced by drivers")

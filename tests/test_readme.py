@@ -1,17 +1,29 @@
-"""The README's examples stay true: every Python block compiles and its kit imports resolve, every driverkit
-command it shows exists, and the two opening commands name scripts that are in the repository."""
+"""The README's examples stay true: every Python block runs as written (offline, with what it leaves to the
+reader supplied here) and does what the README says, every driverkit command it shows exists, and the two
+opening commands name scripts that are in the repository."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 import shlex
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
+import openai
 import pytest
+from openai.lib.responses_tool_runner import ToolRunnerError
 
+from conformance.cassette_builder import CassetteBuilder, function_call, message
 from conformance.cli import build_parser
+from conformance.fake_responses import CassetteTransport, fake_client
+from conformance.harness import BrowserHarness
+from conformance.replay import replay
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 TEXT = README.read_text(encoding="utf-8")
@@ -61,3 +73,130 @@ def test_opening_commands_exist() -> None:
     for script in re.findall(r"\./(scripts/[\w.-]+)", first_block):
         assert (README.parent / script).is_file(), script
     assert "driverkit certify" in first_block and "scripts/test.sh" in first_block
+
+
+# ------------------------------------------------------------------------------ every Python block, executed
+#
+# The blocks run in README order in one namespace, as a reader would paste them into one session, inside a
+# temporary folder. What a block leaves for the reader to supply (a site, a model, an API) is given here: each
+# block has one runner below, which executes it and then checks that it did what the README says.
+
+Namespace = dict[str, Any]
+
+
+class _Site(BaseHTTPRequestHandler):
+    """The reader's own app for the reference-driver block: one small page at every path."""
+
+    def do_GET(self) -> None:
+        body = b"<!doctype html><title>Orders</title><main><h1>Order 1207</h1><p>Status: packed</p></main>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _run_factory(code: str, namespace: Namespace) -> None:
+    exec(code, namespace)
+    harness = BrowserHarness("README:make_driver", namespace["make_driver"])
+    namespace["_harness"] = harness
+    assert harness.probe().flavour == "sync"
+
+
+def _run_check(code: str, namespace: Namespace) -> None:
+    exec(code, namespace)
+    harness: BrowserHarness = namespace.pop("_harness")
+    try:
+        with harness.subject(start_page="forms.html") as subject:
+            namespace["test_page_text_has_no_elements"](subject)
+    finally:
+        harness.close()  # its Chromium: one sync Playwright per thread, and a later block starts its own
+
+
+def _run_offline_recording(code: str, namespace: Namespace, capsys: pytest.CaptureFixture[str]) -> None:
+    exec(code, namespace)
+    assert "The page says hello." in capsys.readouterr().out
+    report = replay("bug.jsonl")
+    assert report.ok and report.calls == ("get_page_text",), report.render()
+
+
+def _run_live_recording(code: str, namespace: Namespace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Run as written, with a real client that reaches for the API: nothing listens at this address, so the run
+    # fails to connect, and the cassette is still written when the block exits.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-readme-not-a-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    Path("bug.jsonl").unlink()
+    with pytest.raises(ToolRunnerError, match="stopped before completion"):
+        exec(code, namespace)
+    assert Path("bug.jsonl").is_file()
+
+
+def _run_recorded_settings(code: str, namespace: Namespace) -> None:
+    exec(code, namespace)
+    report = replay("settings.jsonl")
+    assert report.ok and "ledger" in report.settings and "max_steps" in report.settings, report.render()
+
+
+def _run_reference_driver(code: str, namespace: Namespace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The reader's site and model, offline: a local page, and a client answering one read and a final message.
+    answers = (
+        CassetteBuilder("readme-reference")
+        .turn(function_call("browser_get_page_text", {"tab_id": None}, call_id="read-1"))
+        .turn(message("Order 1207 is packed."))
+        .build()
+    )
+    transport = CassetteTransport(answers, match="endpoint")
+    client = fake_client(transport)  # made before the patch below: it is a real openai.OpenAI
+    monkeypatch.setattr(openai, "OpenAI", lambda: client)
+    monkeypatch.setenv("OPENAI_MODEL", "gpt-test")
+    site = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    monkeypatch.setenv("SITE", f"http://127.0.0.1:{site.server_address[1]}")
+    try:
+        exec(code, namespace)
+    finally:
+        site.shutdown()
+        site.server_close()
+    assert transport.served == 2 and transport.divergence is None
+
+
+RUNNERS: dict[str, Callable[..., None]] = {
+    "def make_driver(env: Environment)": _run_factory,
+    "def test_page_text_has_no_elements": _run_check,
+    'with record_client("bug.jsonl", api_key="sk-offline"': _run_offline_recording,
+    'with record_client("bug.jsonl", redact_images=True)': _run_live_recording,
+    "recorded_run_options(": _run_recorded_settings,
+    "ResponsesToolRunner(browser=tools)": _run_reference_driver,
+}
+
+
+def _runner(code: str) -> Callable[..., None]:
+    matches = [runner for marker, runner in RUNNERS.items() if marker in code]
+    assert len(matches) == 1, f"a README Python block needs exactly one runner in {__name__}:\n{code}"
+    return matches[0]
+
+
+def test_every_python_block_has_a_runner() -> None:
+    assert len(PYTHON) == len(RUNNERS)
+    for code in PYTHON:
+        _runner(code)
+
+
+def test_python_blocks_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace: Namespace = {"__name__": "readme"}
+    available = {"namespace": namespace, "monkeypatch": monkeypatch, "capsys": capsys}
+    try:
+        for code in PYTHON:
+            runner = _runner(code)
+            wanted = inspect.signature(runner).parameters
+            runner(code, **{name: available[name] for name in wanted if name in available})
+    finally:
+        harness = namespace.get("_harness")
+        if isinstance(harness, BrowserHarness):
+            harness.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRu
 from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
 from conformance.contracts.runner._harness import function_tool
+from conformance.environment import Environment
 from conformance.fake_responses import CassetteTransport
 from conformance.probes import ProbeBrowser, browser_probe
 from conformance.recording import record_client
@@ -133,14 +135,40 @@ def test_receipts_of_a_failed_recorded_run(tmp_path: Path) -> None:
     assert report.completed_call_ids == ("c1",)
 
 
-def make_driver(flavour: str) -> Any:
-    return browser_probe(flavour, ["get_page_text"], replies={"get_page_text": "from factory"})
+def make_driver(env: Environment) -> Any:
+    """A certification factory: called with the Environment, it picks its own flavour (async here)."""
+    assert isinstance(env, Environment)
+    return browser_probe("async", ["get_page_text"], replies={"get_page_text": "from factory"})
 
 
-def test_driver_factory_by_callable_and_by_name(recorded: Path) -> None:
-    assert replay(str(recorded), driver=make_driver, mode="async-plain").ok
-    report = replay(str(recorded), driver="conformance.probes:ProbeBrowser", mode="sync-plain")
-    assert report.ok, report.render()
+def make_sync_driver(env: Environment) -> Iterator[Any]:
+    """A generator factory, as certification accepts; the replay cleans it up afterwards."""
+    driver = browser_probe("sync", ["get_page_text"])
+    yield driver
+    closed.append(driver)
+
+
+closed: list[Any] = []
+
+
+def test_driver_factory_takes_the_certification_protocol(recorded: Path) -> None:
+    report = replay(str(recorded), driver=make_driver)
+    assert report.ok and report.mode == "async-stream", report.render()
+    assert "went to the --driver driver" in report.render()
+    closed.clear()
+    report = replay(str(recorded), driver=f"{__name__}:make_sync_driver")
+    assert report.ok and report.mode == "sync-stream", report.render()
+    assert len(closed) == 1
+
+
+def test_driver_flavour_and_mode_must_agree(recorded: Path) -> None:
+    with pytest.raises(ReplayError, match="async driver, which cannot run a sync-plain replay"):
+        replay(str(recorded), driver=make_driver, mode="sync-plain")
+
+
+def test_unknown_driver_module_names_the_folders_searched(recorded: Path) -> None:
+    with pytest.raises(ReplayError, match="module 'no_such_pkg' not found; searched these folders"):
+        replay(str(recorded), driver="no_such_pkg.drivers:make")
 
 
 def _cli(*argv: str) -> argparse.Namespace:
@@ -154,12 +182,12 @@ def test_cli_exit_codes(recorded: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert "MATCH" in capsys.readouterr().out
     assert run(_cli(str(recorded), "--strict")) == 1
     assert run(_cli(str(recorded), "--driver", "no_colon")) == 2
-    assert "module:factory" in capsys.readouterr().err
+    assert "expected module:attribute" in capsys.readouterr().err
     builder_only = tmp_path / "builder.jsonl"
     cassettes.save(_source(), builder_only)
     assert run(_cli(str(builder_only))) == 2
     err = capsys.readouterr().err
-    assert "no recorded request body" in err and f"{builder_only}: " in err and "record_client" in err
+    assert "cannot be replayed on its own" in err and f"{builder_only}: " in err and "record_client" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"format": "driverkit.responses", "version": 9}\n')
     assert run(_cli(str(bad))) == 2

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.clauses import SPEC_FILES, registry
+from conformance.clauses import registry
 from conformance.clauses.toolset import CLAUSES
 
 SUITE = Path(__file__).resolve().parent.parent / "conformance" / "contracts" / "toolset"
 SPEC_DIR = Path("/work/shared/spec")
+# The kit cites documents by title; the tests find their files on this machine by key (``000_<hash>.txt``).
+SPEC_FILES = {path.name[:3]: path.name for path in SPEC_DIR.glob("*.txt")}
 
 
 # Run in a child process so the suite's conftest and plugins load as they do for a maintainer, without

@@ -1,6 +1,7 @@
 """The clause registry: every contract clause the kit checks, with a stable ID and where it comes from.
 
-A clause is one checkable requirement, paraphrased in the kit's words and cited by spec file and section heading.
+A clause is one checkable requirement, paraphrased in the kit's words and cited by the title of the document it
+comes from and that document's section heading (or, for the SDK's type declarations, the declaration's name).
 Clause lists live one module per part of the contract (``browser``, ``toolset``, ``runner``, ``computer``);
 this module only defines the type and gathers them, so a check can name a clause without knowing which list
 holds it.
@@ -13,11 +14,25 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-SPEC_FILES: Final[dict[str, str]] = {
-    "000": "000_0f3261ce09ee2a45.txt",
-    "002": "002_aecd7279c80fcdb6.txt",
-    "003": "003_5003ed47aa6d7790.txt",
-    "004": "004_cc4bc2d720cf2a68.txt",
+
+@dataclass(frozen=True)
+class Document:
+    """A document the contract comes from, as a reader finds it: by its own title.
+
+    ``declarations`` marks the SDK's type declarations, which have no headings: a clause from them names the
+    declared type (``BrowserState``), or ``members`` (the member table) with the member it is about.
+    """
+
+    title: str
+    declarations: bool = False
+
+
+# The one table from a clause's source key to the document it cites.
+DOCUMENTS: Final[dict[str, Document]] = {
+    "000": Document("Browser and mixed Responses tools"),
+    "002": Document("Browser and desktop drivers"),
+    "003": Document("Use your own UI tools"),
+    "004": Document("OpenAI Node SDK browser type declarations", declarations=True),
 }
 
 # The modules that hold clause lists, in the order they are reported.
@@ -32,9 +47,10 @@ class UnknownClauseError(KeyError):
 class Clause:
     """One requirement of the contract.
 
-    ``id`` is stable across kit releases (``BR-READ-004``); ``spec`` is a key of :data:`SPEC_FILES`;
-    ``section`` is the heading it comes from; ``summary`` paraphrases it in one line; ``member`` names the
-    browser member or computer method it applies to, or is ``None`` for clauses about the whole driver.
+    ``id`` is stable across kit releases (``BR-READ-004``); ``spec`` is a key of :data:`DOCUMENTS`;
+    ``section`` is the heading it comes from (a declaration name in the type declarations); ``summary``
+    paraphrases it in one line; ``member`` names the browser member or computer method it applies to, or is
+    ``None`` for clauses about the whole driver.
     """
 
     id: str
@@ -45,7 +61,12 @@ class Clause:
 
     @property
     def source(self) -> str:
-        return f'{SPEC_FILES[self.spec]} "{self.section}"'
+        """Where a reader finds the clause: ``Browser and desktop drivers > Browser driver contract``."""
+        document = DOCUMENTS[self.spec]
+        place = self.section
+        if document.declarations and self.section == "members" and self.member:
+            place = f"members.{self.member}"
+        return f"{document.title} > {place}"
 
     @property
     def part(self) -> str:
@@ -72,7 +93,7 @@ class ClauseRegistry:
         for clause in clauses:
             if clause.id in self._by_id:
                 raise ValueError(f"duplicate clause ID {clause.id}")
-            if clause.spec not in SPEC_FILES:
+            if clause.spec not in DOCUMENTS:
                 raise ValueError(f"clause {clause.id} cites unknown spec {clause.spec!r}")
             self._by_id[clause.id] = clause
 
@@ -106,4 +127,4 @@ def registry() -> ClauseRegistry:
     return _registry
 
 
-__all__ = ["SPEC_FILES", "Clause", "ClauseRegistry", "UnknownClauseError", "registry"]
+__all__ = ["DOCUMENTS", "Clause", "ClauseRegistry", "Document", "UnknownClauseError", "registry"]

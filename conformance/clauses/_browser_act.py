@@ -18,7 +18,7 @@ _POINTER = "Opt in to scoped reads and pointer input"
 _CONFIRM = "Confirmation, navigation, and recovery"
 _RESTRICT = "Restrict URLs"
 _CANCEL = "Close and cancel work"
-# spec/004 is a type declaration file without headings: a section is named by the declaration it comes from.
+# The SDK type declarations have no headings: a section is named by the declaration it comes from.
 _MEMBER_TABLE = "members"
 _DRIVER_TYPE = "BrowserDriver"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from conformance.clauses import Clause
 
-# spec/000 and spec/002 section headings.
+# Section headings of "Browser and mixed Responses tools" and "Browser and desktop drivers".
 _CONTRACT = "Driver contract"
 _STRUCTURED = "Return a structured page read"
 _RECOVERY = "Confirmation, navigation, and recovery"
@@ -28,7 +28,7 @@ _DRIVER_002 = "Browser driver contract"
 _REPORT_002 = "Report structured reads"
 _SECTION_002 = "Read within a section"
 _FAILURES_002 = "Handle failures"
-# spec/004 is a type declaration file without headings: a section is named by the declaration it comes from.
+# The SDK type declarations have no headings: a section is named by the declaration it comes from.
 _MEMBER_TABLE = "members"
 
 STATE: tuple[Clause, ...] = (

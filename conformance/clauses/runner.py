@@ -1,10 +1,10 @@
 """Runner clauses (RN-*): what the SDK's Responses and Decisions runners promise, checked by
 conformance/contracts/runner over recorded Responses traffic.
 
-Sections cited: spec/000 "Mix browser, computer, and ordinary functions", "Streaming and interrupted actions",
-"Choose which tools can run early", "Bound the native input sent on each request", "Selecting guarded actions
-with Decisions"; spec/002 "Mix browser actions with other tools" and the parts after it ("Handle failures",
-"Stream and resume"). Summaries are the kit's paraphrase.
+Sections cited: in "Browser and mixed Responses tools", "Mix browser, computer, and ordinary functions",
+"Streaming and interrupted actions", "Choose which tools can run early", "Bound the native input sent on each
+request" and "Selecting guarded actions with Decisions"; in "Browser and desktop drivers", "Mix browser actions
+with other tools" and the parts after it ("Handle failures", "Stream and resume"). Summaries are the kit's paraphrase.
 """
 
 from __future__ import annotations

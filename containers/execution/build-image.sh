@@ -4,27 +4,34 @@
 # Idempotent like build-desktop-image.sh: the image is labelled with a hash of its prepared context and a build is
 # skipped when that hash is current. The context is assembled in a temporary directory (removed on exit): the
 # Dockerfile, the entrypoint, the reference.execution package and PyAutoGUI's wheels, built with the kit's Python
-# (KIT_PYTHON, default .venv/bin/python) through pip's ordinary index.
+# (KIT_PYTHON; default the checkout's .venv/bin/python, else python3) through pip's ordinary index. The script
+# runs from the checkout or from the installed kit (conformance/_data/containers): it asks that Python where the
+# reference.execution package is.
 # Environment: KIT_EXEC_IMAGE overrides the tag.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
 image="${KIT_EXEC_IMAGE:-kit/exec:latest}"
-python="${KIT_PYTHON:-$root/.venv/bin/python}"
+checkout_python="$here/../../.venv/bin/python"
+[ -x "$checkout_python" ] || checkout_python=python3
+python="${KIT_PYTHON:-$checkout_python}"
+execution="$("$python" -c 'import pathlib, reference.execution as m; print(pathlib.Path(m.__file__).parent)')" || {
+    echo "build-image.sh: $python cannot import reference.execution; set KIT_PYTHON to the kit's Python" >&2
+    exit 1
+}
 
 docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || {
     echo "build-image.sh: no docker engine answers; run containers/start-dockerd.sh first" >&2
     exit 1
 }
-docker image inspect kit/desktop:latest >/dev/null 2>&1 || bash "$root/containers/build-desktop-image.sh"
+docker image inspect kit/desktop:latest >/dev/null 2>&1 || bash "$here/../build-desktop-image.sh"
 
 context="$(mktemp -d -t kit-exec-context.XXXXXX)"
 trap 'rm -rf "$context"' EXIT
 cp "$here/Dockerfile" "$here/entrypoint.sh" "$context/"
 mkdir -p "$context/app/reference/execution" "$context/wheels"
-cp "$root/reference/__init__.py" "$context/app/reference/"
-cp "$root/reference/execution/"*.py "$context/app/reference/execution/"
+cp "$execution/../__init__.py" "$context/app/reference/"
+cp "$execution/"*.py "$context/app/reference/execution/"
 # --no-deps: PyAutoGUI's declared python3-xlib fork would shadow python-xlib; the list below is complete.
 "$python" -m pip wheel --quiet --no-deps --wheel-dir "$context/wheels" \
     pyautogui pyscreeze pymsgbox pytweening pygetwindow pyrect mouseinfo pyperclip

@@ -23,7 +23,7 @@ until DISPLAY=":$KIT_DISPLAY" xdpyinfo >/dev/null 2>&1; do
     sleep 0.05
 done
 
-# --allow-network: the runtimes cannot create network namespaces here (Docker's seccomp profile forbids it), and
-# they need not: the container itself runs with --network none, so they have no network either way.
+# Each runtime gets the same bubblewrap sandbox as on a host (unprivileged here: the service runs as uid 1000), which
+# needs the container's seccomp profile to allow user namespaces (containers/execution/seccomp.json).
 exec python3 -m reference.execution --display ":$KIT_DISPLAY" --unix-socket "$KIT_EXEC_SOCKET" \
-    --deadline "${KIT_EXEC_DEADLINE:-10}" --allow-network
+    --deadline "${KIT_EXEC_DEADLINE:-10}"

@@ -8,6 +8,7 @@
 # this environment, never from the command line. Stop it with `docker stop <container ID>` (it is --rm).
 set -euo pipefail
 
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 socket_dir="${1:?usage: run-service.sh SOCKET_DIR}"
 image="${KIT_EXEC_IMAGE:-kit/exec:latest}"
 : "${OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN:?set OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN to the bearer token}"
@@ -19,6 +20,7 @@ socket_dir="$(cd "$socket_dir" && pwd)"
 
 container="$(docker run -d --rm \
     --network none --cap-drop ALL --security-opt no-new-privileges --read-only \
+    --security-opt "seccomp=$here/seccomp.json" --security-opt systempaths=unconfined \
     --tmpfs /tmp:rw,size=256m --tmpfs /home/kit:rw,size=512m,uid=1000,gid=1000 \
     --user 1000:1000 \
     -e KIT_DISPLAY=99 -e KIT_SCREEN="${KIT_SCREEN:-1280x800}" -e OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN \

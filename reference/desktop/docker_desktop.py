@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from conformance import resources
+
 from .base import Desktop
 from .displays import DisplayReservation, ensure_socket_dir, reserve_display
 from .settings import CONTAINER_SERVE_PORT, DesktopSettings
@@ -25,7 +27,7 @@ from .x11_wait import DesktopStartError, wait_for_display, wait_for_fullscreen_w
 
 DEFAULT_IMAGE: Final = "kit/desktop:latest"
 CONTAINER_UID: Final = 1000  # the image's `kit` user
-BUILD_SCRIPT: Final = Path(__file__).resolve().parents[2] / "containers" / "build-desktop-image.sh"
+BUILD_SCRIPT: Final = resources.containers("build-desktop-image.sh")
 PAGE_SERVER: Final = Path(__file__).resolve().with_name("page_server.py")
 CONTAINER_SITE_DIR: Final = "/srv/site"
 CONTAINER_EVENTS_DIR: Final = "/var/kit/events"

@@ -11,17 +11,16 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final, Literal
 
 import openai
 
-from conformance import cassettes
+from conformance import cassettes, resources
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.fixture_server import Effect, FixtureServer
 
 Mode = Literal["rehearse", "live"]
-STREAMS_DIR: Final = Path(__file__).resolve().parents[2] / "fixtures" / "streams" / "examples"
+STREAMS_DIR: Final = resources.streams("examples")
 REHEARSAL_MODEL: Final = "gpt-test"
 
 

@@ -16,7 +16,7 @@ from typing import Final
 from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
 
-from ._support import STREAMS_DIR
+from ._support import REHEARSAL_MODEL, STREAMS_DIR
 
 SOURCES: dict[str, Callable[[], CassetteBuilder]] = {}
 
@@ -58,10 +58,13 @@ MIXED_RESERVATION: Final = {
 
 @_source("reader")
 def _reader() -> CassetteBuilder:
+    from . import reader  # here, not at the top: the example imports this module
+
     return (
         CassetteBuilder("reader", description="Read the dispatch queue, then answer from it.")
         .turn(browser("get_page_text", "read-1"))
         .turn(message("The next pickup is BP-1207 at 14:30 from Dock 4."))
+        .replayable(model=REHEARSAL_MODEL, input=reader.TASK, browser_members=["get_page_text"], store=False)
     )
 
 
@@ -79,6 +82,8 @@ def _fill(reservation: dict[str, object], first_id: int) -> list[dict[str, objec
 
 @_source("fieldwork")
 def _fieldwork() -> CassetteBuilder:
+    from . import fieldwork  # here, not at the top: the example imports this module
+
     return (
         CassetteBuilder("fieldwork", description="Read the form, fill it, confirm, read the confirmation, answer.")
         .turn(browser("read_page", "read-1", filter="interactive"))
@@ -86,6 +91,7 @@ def _fieldwork() -> CassetteBuilder:
         .turn(browser("click", "confirm-1", target=ref("confirm")))
         .turn(browser("get_page_text", "read-2"))
         .turn(message("Booked: Grace Hopper, 4 guests, 24 December 2026 at 19:00, step-free access, window seat."))
+        .replayable(model=REHEARSAL_MODEL, input=fieldwork.TASK, browser_members=fieldwork.MEMBERS, store=False)
     )
 
 
@@ -100,6 +106,8 @@ def _review() -> CassetteBuilder:
 
 @_source("mixed")
 def _mixed() -> CassetteBuilder:
+    from . import fieldwork, mixed  # here, not at the top: the example imports this module
+
     return (
         CassetteBuilder("mixed", description="Look up the member and availability, then book through the form.")
         .turn(
@@ -112,6 +120,13 @@ def _mixed() -> CassetteBuilder:
         .turn(*_fill(MIXED_RESERVATION, 1))
         .turn(browser("click", "confirm-1", target=ref("confirm")))
         .turn(message("Katherine Johnson is booked for 2 on 31 December 2026 at 19:30 with step-free access."))
+        .replayable(
+            model=REHEARSAL_MODEL,
+            input=mixed.TASK,
+            browser_members=fieldwork.MEMBERS,
+            functions=[mixed.LOOKUP_TOOL.tool, mixed.AVAILABILITY_TOOL.tool],
+            store=False,
+        )
     )
 
 
@@ -123,11 +138,14 @@ EXEC_PY_CLICK: Final = "pyautogui.click(screen.width // 2, screen.height // 2)\n
 
 @_source("exec-py")
 def _exec_py() -> CassetteBuilder:
+    from . import exec_py  # here, not at the top: the example imports this module
+
     return (
         CassetteBuilder("exec-py", description="Look at the desktop, then click its centre reusing a variable.")
         .turn(function_call("exec_py", {"code": EXEC_PY_LOOK}, call_id="exec-1"))
         .turn(function_call("exec_py", {"code": EXEC_PY_CLICK}, call_id="exec-2"))
         .turn(message("I clicked the centre of the screen."))
+        .replayable(model=REHEARSAL_MODEL, input=exec_py.TASK, functions=[exec_py.EXEC_PY_TOOL], store=False)
     )
 
 

@@ -15,13 +15,13 @@ import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Final
 
 import openai
 from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
 from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
 
+from conformance import resources
 from reference.desktop import Desktop, DesktopSettings, LocalDesktop
 from reference.execution import ExecutionService, execute_in_sandbox
 
@@ -31,7 +31,7 @@ from ._support import (
     main_sync,
 )
 
-DESKTOP_PAGES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
+DESKTOP_PAGES: Final = resources.pages("desktop")
 TASK = (
     "You have exec_py, a persistent Python runtime on a desktop with pyautogui, PIL, time, log(value) and "
     "display(image). First look at the screen, then click exactly the centre of the screen."

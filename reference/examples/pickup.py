@@ -17,12 +17,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import openai
 from openai import ComputerToolset
 
+from conformance import resources
 from conformance.cassette_builder import CassetteBuilder, computer_call, message
 from conformance.cassettes import Cassette
 from reference.computer import XvfbComputerDriver
@@ -34,7 +34,7 @@ from ._support import (
     main_sync,
 )
 
-DESKTOP_PAGES: Final = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
+DESKTOP_PAGES: Final = resources.pages("desktop")
 PICKUP_CODE: Final = "PK-4172-Q"
 # The middle of the page's "Show pickup details" button (fixed geometry in pickup.html).
 REVEAL_BUTTON: Final = (260, 152)

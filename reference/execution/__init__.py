@@ -8,16 +8,20 @@ with ExecutionService(token, display=":99") as service:
 from .client import ExecutionServiceError, execute_in_sandbox
 from .limits import ExecutionLimits
 from .protocol import ExecutionRequest, RequestError, parse_request, validate_output
-from .service import EXECUTE_PATH, ExecutionService, IsolationUnavailable
+from .sandbox import BubblewrapSandbox, SandboxUnavailable
+from .service import EXECUTE_PATH, SESSIONS_PATH, ExecutionService, IsolationUnavailable
 
 __all__ = [
     "EXECUTE_PATH",
+    "SESSIONS_PATH",
+    "BubblewrapSandbox",
     "ExecutionLimits",
     "ExecutionRequest",
     "ExecutionService",
     "ExecutionServiceError",
     "IsolationUnavailable",
     "RequestError",
+    "SandboxUnavailable",
     "execute_in_sandbox",
     "parse_request",
     "validate_output",

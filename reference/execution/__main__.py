@@ -28,6 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unix-socket", help="serve on this unix socket instead of TCP (for network-less containers)")
     parser.add_argument("--deadline", type=float, default=ExecutionLimits.deadline_s, help="seconds per call")
     parser.add_argument("--memory-mb", type=int, default=ExecutionLimits.memory_bytes // (1024 * 1024))
+    parser.add_argument("--max-sessions", type=int, default=ExecutionLimits.max_sessions, help="live sessions at most")
+    parser.add_argument(
+        "--idle-timeout", type=float, default=ExecutionLimits.idle_timeout_s, help="end sessions idle this many seconds"
+    )
+    parser.add_argument("--scratch-root", help="folder for the sessions' scratch folders (default: a private temp one)")
     parser.add_argument("--allow-network", action="store_true", help="run runtimes with network access")
     options = parser.parse_args(argv)
 
@@ -38,8 +43,13 @@ def main(argv: list[str] | None = None) -> int:
     if not options.display:
         print("error: no X display; pass --display or set DISPLAY", file=sys.stderr)
         return 2
-    limits = ExecutionLimits(deadline_s=options.deadline, memory_bytes=options.memory_mb * 1024 * 1024)
     try:
+        limits = ExecutionLimits(
+            deadline_s=options.deadline,
+            memory_bytes=options.memory_mb * 1024 * 1024,
+            max_sessions=options.max_sessions,
+            idle_timeout_s=options.idle_timeout,
+        )
         service = ExecutionService(
             token,
             display=options.display,
@@ -48,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             port=options.port,
             isolate_network=not options.allow_network,
             unix_socket=options.unix_socket,
+            scratch_root=options.scratch_root,
         )
     except (IsolationUnavailable, ValueError, OSError) as problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -56,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with service:
         print(f"execution service listening at {service.endpoint} (display {options.display})", flush=True)
+        print(f"sandbox: {service.launcher.description}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             stop.wait()
     return 0

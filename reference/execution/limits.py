@@ -11,7 +11,14 @@ class ExecutionLimits:
 
     ``deadline_s`` is enforced by the service on the runtime process itself: a call that runs longer has its
     process killed and its session retired. ``memory_bytes`` is the runtime's address-space limit.
-    ``max_text_bytes`` bounds the text of one call's output, ``max_images`` and ``max_image_bytes`` its images.
+    ``max_text_bytes`` bounds the text of one call's output, ``max_images`` and ``max_image_bytes`` its images
+    (the runtime trims its output, and the service checks the reply again, since the code shares the runtime's
+    process). The sandbox (:mod:`.sandbox`) sets the rest before the interpreter starts: ``cpu_seconds`` of CPU
+    per runtime process, ``max_processes`` processes (per runtime: each has its own uid, or its own user
+    namespace, and its own cgroup when the service runs as root), ``max_open_files`` descriptors,
+    ``max_file_bytes`` per written file and ``tmp_bytes`` of private ``/tmp``. ``max_sessions`` bounds live
+    sessions (the oldest idle one is ended to make room before a new one is refused) and a session idle for
+    ``idle_timeout_s`` is ended.
     """
 
     deadline_s: float = 10.0
@@ -23,6 +30,12 @@ class ExecutionLimits:
     max_image_bytes: int = 4_000_000
     max_sessions: int = 8
     startup_timeout_s: float = 20.0
+    idle_timeout_s: float = 600.0
+    cpu_seconds: int = 120
+    max_processes: int = 64
+    max_open_files: int = 256
+    max_file_bytes: int = 64 * 1024 * 1024
+    tmp_bytes: int = 64 * 1024 * 1024
 
     def __post_init__(self) -> None:
         for name in (
@@ -35,6 +48,12 @@ class ExecutionLimits:
             "max_image_bytes",
             "max_sessions",
             "startup_timeout_s",
+            "idle_timeout_s",
+            "cpu_seconds",
+            "max_processes",
+            "max_open_files",
+            "max_file_bytes",
+            "tmp_bytes",
         ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ExecutionLimits.{name} must be positive")

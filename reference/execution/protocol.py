@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypedDict
 
 SUPPORTED_LANGUAGES: Final = ("python",)
-_SESSION_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+SESSION_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 _FIELDS: Final = frozenset({"session_id", "language", "code"})
 
 
@@ -66,7 +66,7 @@ def parse_request(body: bytes, *, max_code_bytes: int) -> ExecutionRequest:
     if extra:
         raise RequestError(400, f"Unexpected field(s): {', '.join(extra)}.")
     session_id, language, code = data["session_id"], data["language"], data["code"]
-    if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
+    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
         raise RequestError(400, "session_id must be 1-128 characters of letters, digits, '_', '.', ':' or '-'.")
     if not isinstance(language, str):
         raise RequestError(400, "language must be a string.")

@@ -195,7 +195,10 @@ def main() -> None:
     parser.add_argument("--max-image-bytes", type=int, required=True)
     options = parser.parse_args()
 
+    # The sandbox already set this limit before the interpreter started; set again for a runtime run without it.
     resource.setrlimit(resource.RLIMIT_AS, (options.memory, options.memory))
+    with contextlib.suppress(OSError):
+        os.chdir(os.environ.get("HOME", "."))  # the session's scratch folder, its only writable place
     requests = os.fdopen(os.dup(0), "rb")
     replies = os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDWR)

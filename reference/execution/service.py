@@ -1,5 +1,8 @@
 """The code-execution HTTP service: ``POST /execute`` with ``{session_id, language, code}``, bearer token required.
 
+``DELETE /sessions/<session_id>`` (same token) ends a session: its runtime and everything it started are killed
+and its scratch folder removed; the reply is ``{"ended": true}``, or 404 when there was no live session.
+
 Binds to loopback unless told otherwise. Replies are JSON: ``{"output": [...]}`` on success, or
 ``{"error": "<message>"}`` with 400 (malformed request, unsupported language), 401 (missing or wrong token),
 404/405 (wrong path or method), 409 (session busy), 413 (body too large) or 503 (no capacity / shutting down).
@@ -14,22 +17,23 @@ import os
 import socket
 import socketserver
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import quote
 
 from .limits import ExecutionLimits
-from .protocol import RequestError, parse_request
-from .sessions import RuntimeSettings, SessionPool, network_isolation_prefix
+from .protocol import SESSION_ID, RequestError, parse_request
+from .sandbox import BubblewrapSandbox, Launcher, SandboxUnavailable
+from .sessions import RuntimeSettings, SessionPool
 
 EXECUTE_PATH: Final = "/execute"
+SESSIONS_PATH: Final = "/sessions/"
 LOOPBACK: Final = "127.0.0.1"
 
-
-class IsolationUnavailable(RuntimeError):
-    """Network isolation was required but this host cannot provide it."""
+# The old name: raised when the sandbox (network isolation included) cannot be built on this host.
+IsolationUnavailable = SandboxUnavailable
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -53,24 +57,49 @@ class _Handler(BaseHTTPRequestHandler):
         self._reject_method()
 
     def do_DELETE(self) -> None:
-        self._reject_method()
+        path = self.path.split("?", 1)[0]
+        if not path.startswith(SESSIONS_PATH):
+            self._reject_method()
+            return
+        self._drain()
+        if not self.server.service.authorized(self.headers.get("Authorization")):
+            self._unauthorized()
+            return
+        session_id = path[len(SESSIONS_PATH) :]
+        if not SESSION_ID.fullmatch(session_id):
+            self._reply(HTTPStatus.BAD_REQUEST, {"error": "The session ID in the path is not a valid session_id."})
+        elif self.server.service.pool.end(session_id):
+            self._reply(HTTPStatus.OK, {"ended": True})
+        else:
+            self._reply(HTTPStatus.NOT_FOUND, {"error": "No live session has this ID."})
 
     def _reject_method(self) -> None:
-        self._reply(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"Use POST {EXECUTE_PATH}."}, extra={"Allow": "POST"})
+        self._drain()
+        if self.path.startswith(SESSIONS_PATH):
+            message, allow = f"Use DELETE {SESSIONS_PATH}<session_id> to end a session.", "DELETE"
+        else:
+            message, allow = f"Use POST {EXECUTE_PATH}.", "POST"
+        self._reply(HTTPStatus.METHOD_NOT_ALLOWED, {"error": message}, extra={"Allow": allow})
+
+    def _unauthorized(self) -> None:
+        self._reply(
+            HTTPStatus.UNAUTHORIZED,
+            {"error": "A valid bearer token is required."},
+            extra={"WWW-Authenticate": 'Bearer realm="execution"'},
+        )
 
     def _execute(self) -> None:
         service = self.server.service
+        if self.path.startswith(SESSIONS_PATH):
+            self._reject_method()
+            return
         if self.path.split("?", 1)[0] != EXECUTE_PATH:
             self._drain()
             raise RequestError(404, f"Unknown path; POST requests go to {EXECUTE_PATH}.")
         # Authentication comes first, so an unauthenticated caller learns nothing about request validation.
         if not service.authorized(self.headers.get("Authorization")):
             self._drain()
-            self._reply(
-                HTTPStatus.UNAUTHORIZED,
-                {"error": "A valid bearer token is required."},
-                extra={"WWW-Authenticate": 'Bearer realm="execution"'},
-            )
+            self._unauthorized()
             return
         body = self._body(service.limits.max_request_bytes)
         request = parse_request(body, max_code_bytes=service.limits.max_code_bytes)
@@ -150,9 +179,12 @@ class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 class ExecutionService:
     """Serve code execution until :meth:`stop` (or the end of a ``with`` block).
 
-    ``display`` is the X display the runtimes drive (the desktop's ``DISPLAY``). ``isolate_network`` runs every
-    runtime without network access (``unshare -n``); when the host cannot do that the service refuses to start
-    rather than silently running with network, unless ``isolate_network=False`` is chosen explicitly.
+    ``display`` is the X display the runtimes drive (the desktop's ``DISPLAY``; its X11 socket is the one host
+    socket a sandbox sees). Every runtime runs in a :class:`~reference.execution.sandbox.BubblewrapSandbox`;
+    when the host cannot build it the service refuses to start (:class:`SandboxUnavailable`) rather than run code
+    unconfined. ``isolate_network=False`` keeps the sandbox but shares the host's network with the runtimes.
+    ``scratch_root`` is where the sessions' scratch folders are made (default: a fresh private temporary folder).
+    ``launcher`` replaces the sandbox altogether: for measurements only, never for untrusted code.
     """
 
     def __init__(
@@ -165,25 +197,29 @@ class ExecutionService:
         port: int = 0,
         isolate_network: bool = True,
         unix_socket: str | None = None,
+        scratch_root: str | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         if len(token) < 16:
             raise ValueError("the bearer token must be at least 16 characters")
         self.limits = limits or ExecutionLimits()
         self._token = token.encode()
-        prefix: Sequence[str] = ()
-        if isolate_network:
-            found = network_isolation_prefix()
-            if found is None:
-                raise IsolationUnavailable(
-                    "cannot run runtimes without network here (unshare -n is not permitted); "
-                    "pass isolate_network=False to accept runtimes with network access"
-                )
-            prefix = found
-        self.network_isolated = isolate_network
-        self.pool = SessionPool(RuntimeSettings(self.limits, display, tuple(prefix)))
-        self._server: _Server | _UnixServer = (
-            _UnixServer(unix_socket, self) if unix_socket is not None else _Server((host, port), self)
-        )
+        self._sandbox: BubblewrapSandbox | None = None
+        if launcher is None:
+            self._sandbox = launcher = BubblewrapSandbox(
+                self.limits, isolate_network=isolate_network, scratch_root=scratch_root
+            )
+        self.launcher = launcher
+        self.network_isolated = launcher.network_isolated
+        try:
+            self._server: _Server | _UnixServer = (
+                _UnixServer(unix_socket, self) if unix_socket is not None else _Server((host, port), self)
+            )
+        except OSError:
+            if self._sandbox is not None:
+                self._sandbox.close()
+            raise
+        self.pool = SessionPool(RuntimeSettings(self.limits, display, launcher))
         self._unix_socket = unix_socket
         self._thread: threading.Thread | None = None
 
@@ -212,6 +248,8 @@ class ExecutionService:
         if self._thread is not None:
             self._thread.join(timeout=10)
         self.pool.close()
+        if self._sandbox is not None:
+            self._sandbox.close()
         if self._unix_socket is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._unix_socket)

@@ -1,8 +1,10 @@
-"""Sessions: one runtime process per ``session_id``, kept alive between calls and retired when it misbehaves.
+"""Sessions: one sandboxed runtime per ``session_id``, kept alive between calls and retired when it misbehaves.
 
-The deadline is enforced here, on the runtime process, not by the client's wait (spec/003: execution limits are
+The deadline is enforced here, on the runtime's sandbox, not by the client's wait (spec/003: execution limits are
 enforced inside the runtime and code that exceeds them is stopped): a call that outlives ``deadline_s`` has its
-whole process group killed, and its session is retired so no later call sees a half-finished namespace.
+sandbox's PID namespace killed (every descendant, ``setsid`` or not), and its session is retired so no later call
+sees a half-finished namespace. Sessions end explicitly (:meth:`SessionPool.end`), after ``idle_timeout_s`` without
+calls, or when a new session needs room and they are the oldest idle one.
 """
 
 from __future__ import annotations
@@ -11,23 +13,21 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import signal
 import struct
 import subprocess
-import sys
-import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from .limits import ExecutionLimits
 from .protocol import OutputItem, RequestError, text_item, validate_output
+from .sandbox import Launcher
 
-RUNTIME_SCRIPT: Final = Path(__file__).with_name("runtime.py")
 _HEADER: Final = struct.Struct(">I")
 _MAX_REPLY_BYTES: Final = 64 * 1024 * 1024
 
@@ -36,67 +36,128 @@ class RuntimeGone(Exception):
     """The runtime process is no longer usable (deadline, crash, protocol failure); the message says which."""
 
 
-def network_isolation_prefix() -> list[str] | None:
-    """A command prefix that gives the runtime no network (``unshare -n``, or ``-r -n`` when not root), or None."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return None
-    for prefix in ([unshare, "-n"], [unshare, "-r", "-n"]):
-        try:
-            probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=5, check=False)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if probe.returncode == 0:
-            return prefix
-    return None
-
-
 @dataclass(frozen=True)
 class RuntimeSettings:
     limits: ExecutionLimits
     display: str | None
-    command_prefix: Sequence[str] = ()
+    launcher: Launcher
+
+
+def reply_budget(limits: ExecutionLimits) -> int:
+    """The largest reply frame a runtime within its limits can send (JSON escaping and notes included)."""
+    images = limits.max_images * (limits.max_image_bytes * 4 // 3 + 1024)
+    return 6 * limits.max_text_bytes + images + 64 * 1024
+
+
+def clamp_output(items: list[OutputItem], limits: ExecutionLimits) -> list[OutputItem]:
+    """Enforce the output limits on the service side: the code shares the runtime's process and could bypass it."""
+    text_left = limits.max_text_bytes + _NOTE_ALLOWANCE
+    images_left = limits.max_images
+    kept: list[OutputItem] = []
+    for item in items:
+        if item["type"] == "input_text":
+            encoded = item["text"].encode("utf-8", "surrogatepass")
+            if text_left <= 0:
+                continue
+            if len(encoded) > text_left:
+                kept.append(text_item(encoded[:text_left].decode("utf-8", "ignore")))
+                text_left = 0
+            else:
+                text_left -= len(encoded)
+                kept.append(item)
+        elif images_left > 0 and len(item["image_url"]) <= limits.max_image_bytes * 4 // 3 + 64:
+            images_left -= 1
+            kept.append(item)
+    return kept or [text_item("Finished with no output.")]
+
+
+_NOTE_ALLOWANCE: Final = 4096
+_MAX_RETIRED_NOTES: Final = 10_000
+
+
+Spawn = Callable[..., "subprocess.Popen[bytes]"]
+
+
+def _popen(argv: list[str], kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, **kwargs)
 
 
 class Runtime:
-    """One runtime process and the pipes to it."""
+    """One sandboxed runtime process and the pipes to it."""
 
-    def __init__(self, settings: RuntimeSettings) -> None:
+    def __init__(self, settings: RuntimeSettings, spawn: Spawn = subprocess.Popen) -> None:
+        """Start the runtime through ``spawn`` (a ``subprocess.Popen`` run on the caller's chosen thread)."""
         limits = settings.limits
-        self._scratch = tempfile.mkdtemp(prefix="rdk-exec-")
-        xauthority = Path(self._scratch) / "Xauthority"
-        xauthority.touch(mode=0o600)
-        env = {"PATH": "/usr/bin:/bin", "HOME": self._scratch, "XAUTHORITY": str(xauthority)}
-        if settings.display:
-            env["DISPLAY"] = settings.display
-        argv = [
-            *settings.command_prefix,
-            sys.executable,
-            "-I",
-            str(RUNTIME_SCRIPT),
+        self._limits = limits
+        args = [
             f"--memory={limits.memory_bytes}",
             f"--max-text-bytes={limits.max_text_bytes}",
             f"--max-images={limits.max_images}",
             f"--max-image-bytes={limits.max_image_bytes}",
         ]
-        self.process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=self._scratch,
-            env=env,
-            start_new_session=True,  # its own process group, so a kill takes every child it started
-        )
+        self._confinement = settings.launcher.confine(args, settings.display)
+        self._init_pidfd: int | None = None
+        try:
+            self.process = spawn(
+                self._confinement.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=self._confinement.env,
+                pass_fds=self._confinement.pass_fds,
+                start_new_session=True,  # its own process group, so a kill reaches the launcher too
+            )
+        except OSError:
+            self._confinement.release()
+            raise
+        self._confinement.started()
         self.last_used = time.monotonic()
         try:
-            hello = self._receive(time.monotonic() + limits.startup_timeout_s)
+            deadline = time.monotonic() + limits.startup_timeout_s
+            self._watch_init(deadline)
+            hello = self._receive(deadline)
         except RuntimeGone:
             self.stop()
             raise
         note = hello.get("note")
         # Set when the runtime has no desktop helpers (no display); the runtime repeats it to calls that need them.
         self.startup_note = note if isinstance(note, str) else None
+
+    @property
+    def scratch(self) -> Path:
+        """The session's scratch directory on the host (the runtime sees it as its home)."""
+        return self._confinement.scratch
+
+    @property
+    def uid(self) -> int:
+        """The uid the runtime's code runs as, as the host sees it."""
+        return self._confinement.uid
+
+    def _watch_init(self, deadline: float) -> None:
+        """Learn the sandbox's init (bwrap's ``--info-fd``) and hold a pidfd on it: its exit ends the tree."""
+        fd = self._confinement.info_read_fd
+        if fd is None:
+            return
+        chunks: list[bytes] = []
+        while True:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise RuntimeGone("crashed")
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                continue
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if b"}" in chunk:
+                break
+        try:
+            pid = int(json.loads(b"".join(chunks))["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            raise RuntimeGone("crashed") from None
+        with contextlib.suppress(OSError):
+            self._init_pidfd = os.pidfd_open(pid)
 
     def execute(self, code: str, deadline_s: float) -> list[OutputItem]:
         """Run ``code``; raises :class:`RuntimeGone` (after killing the process) if it fails to answer in time."""
@@ -113,7 +174,7 @@ class Runtime:
         finally:
             self.last_used = time.monotonic()
         try:
-            return validate_output(reply.get("output"))
+            return clamp_output(validate_output(reply.get("output")), self._limits)
         except ValueError:
             self.stop()
             raise RuntimeGone("protocol") from None
@@ -121,10 +182,13 @@ class Runtime:
     def _receive(self, deadline: float) -> dict[str, object]:
         header = self._read_exact(_HEADER.size, deadline)
         (length,) = _HEADER.unpack(header)
-        if length > _MAX_REPLY_BYTES:
+        if length > reply_budget(self._limits):
             self.stop()
             raise RuntimeGone("protocol")
-        value = json.loads(self._read_exact(length, deadline))
+        try:
+            value = json.loads(self._read_exact(length, deadline))
+        except ValueError:
+            value = None
         if not isinstance(value, dict):
             self.stop()
             raise RuntimeGone("protocol")
@@ -152,16 +216,27 @@ class Runtime:
         return b"".join(chunks)
 
     def stop(self) -> None:
-        """Kill the process group and remove the scratch directory; safe to call twice."""
+        """Kill the sandbox's whole tree, wait until it is gone, release scratch and cgroup; safe to call twice."""
+        if self._init_pidfd is not None:
+            # SIGKILL to the PID namespace's init: the kernel kills every process in the namespace, setsid or not,
+            # and the init's exit completes only once they are all gone.
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._init_pidfd, signal.SIGKILL)
         if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
+        if self._init_pidfd is not None:
+            select.select([self._init_pidfd], [], [], 10)
+            os.close(self._init_pidfd)
+            self._init_pidfd = None
+        if self._confinement.cgroup is not None:
+            self._confinement.cgroup.kill_all()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        self._confinement.release()
 
 
 _RETIRED_NOTICE: Final = (
@@ -176,11 +251,21 @@ _GONE_MESSAGES: Final = {
     "protocol": "Execution stopped: the runtime sent an invalid reply and was shut down. This session's "
     "variables are gone; the next call starts a fresh runtime.",
 }
-_RETIRED_REASONS: Final = {"deadline": "it exceeded the deadline", "crashed": "it exited", "protocol": "invalid reply"}
+_RETIRED_REASONS: Final = {
+    "deadline": "it exceeded the deadline",
+    "crashed": "it exited",
+    "protocol": "invalid reply",
+    "idle": "it was idle too long",
+    "evicted": "the service needed room for another session",
+}
 
 
 class SessionPool:
-    """Runtimes by session ID. One call at a time per session; a bounded number of live sessions."""
+    """Runtimes by session ID: one call at a time per session, a bounded number of live sessions, idle eviction.
+
+    Runtimes are started from one long-lived thread: bwrap's ``--die-with-parent`` ties each sandbox to the
+    thread that started it, so when the service process dies, however it dies, every sandbox dies with it.
+    """
 
     def __init__(self, settings: RuntimeSettings) -> None:
         self.settings = settings
@@ -189,35 +274,65 @@ class SessionPool:
         self._retired: dict[str, str] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="runtime-spawner")
+        self._wake = threading.Event()
+        self._evictor = threading.Thread(target=self._evict_idle, name="session-evictor", daemon=True)
+        self._evictor.start()
+
+    def _spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        # Only the process creation runs on the spawner thread; waiting for the runtime to be ready does not.
+        return self._spawner.submit(_popen, argv, kwargs).result()
 
     def live_sessions(self) -> list[str]:
         with self._lock:
             return sorted(self._runtimes)
 
+    def busy_sessions(self) -> list[str]:
+        """Sessions with a call under way."""
+        with self._lock:
+            return sorted(self._busy)
+
     def retired_sessions(self) -> list[str]:
         with self._lock:
             return sorted(self._retired)
 
+    def runtime(self, session_id: str) -> Runtime | None:
+        """The live runtime of a session, if any (for tests and operators; never exposed over HTTP)."""
+        with self._lock:
+            return self._runtimes.get(session_id)
+
     def execute(self, session_id: str, code: str) -> list[OutputItem]:
+        evicted: Runtime | None = None
         with self._lock:
             if self._closed:
                 raise RequestError(503, "The execution service is shutting down.")
             if session_id in self._busy:
                 raise RequestError(409, "This session is already running code; wait for that call to finish.")
-            if session_id not in self._runtimes and len(self._runtimes) >= self.settings.limits.max_sessions:
-                raise RequestError(503, "Too many live sessions; end one before starting another.")
+            starting = len(self._busy - self._runtimes.keys())  # new sessions whose runtime is still starting
+            live = len(self._runtimes) + starting
+            if session_id not in self._runtimes and live >= self.settings.limits.max_sessions:
+                evicted = self._pop_oldest_idle()
+                if evicted is None:
+                    raise RequestError(503, "Too many live sessions, all busy; end one before starting another.")
             self._busy.add(session_id)
             runtime = self._runtimes.get(session_id)
             retired_reason = self._retired.pop(session_id, None)
+        if evicted is not None:
+            evicted.stop()
         notes: list[OutputItem] = []
         try:
             if runtime is None:
                 try:
-                    runtime = Runtime(self.settings)
-                except (RuntimeGone, OSError):
+                    runtime = Runtime(self.settings, self._spawn)
+                except (RuntimeGone, OSError, RuntimeError):
                     raise RequestError(503, "The runtime could not be started.") from None
                 with self._lock:
-                    self._runtimes[session_id] = runtime
+                    closed = self._closed
+                    if not closed:
+                        self._runtimes[session_id] = runtime
+                if closed:
+                    runtime.stop()
+                    raise RequestError(503, "The execution service is shutting down.")
                 if retired_reason is not None:
                     notes.append(text_item(_RETIRED_NOTICE.format(reason=_RETIRED_REASONS[retired_reason])))
             try:
@@ -226,16 +341,48 @@ class SessionPool:
                 reason = str(gone)
                 with self._lock:
                     self._runtimes.pop(session_id, None)
-                    self._retired[session_id] = reason
+                    self._remember(session_id, reason)
                 return [*notes, text_item(_GONE_MESSAGES[reason].format(deadline=self.settings.limits.deadline_s))]
         finally:
             with self._lock:
                 self._busy.discard(session_id)
 
+    def _pop_oldest_idle(self) -> Runtime | None:
+        idle = [(runtime.last_used, sid) for sid, runtime in self._runtimes.items() if sid not in self._busy]
+        if not idle:
+            return None
+        _, oldest = min(idle)
+        self._remember(oldest, "evicted")
+        return self._runtimes.pop(oldest)
+
+    def _remember(self, session_id: str, reason: str) -> None:
+        """Note why a session's runtime went (told to its next call); the oldest notes are forgotten first."""
+        self._retired.pop(session_id, None)
+        self._retired[session_id] = reason
+        while len(self._retired) > _MAX_RETIRED_NOTES:
+            del self._retired[next(iter(self._retired))]
+
+    def _evict_idle(self) -> None:
+        timeout = self.settings.limits.idle_timeout_s
+        while not self._wake.wait(min(timeout / 4, 30.0)):
+            now = time.monotonic()
+            with self._lock:
+                stale = [
+                    sid
+                    for sid, runtime in self._runtimes.items()
+                    if sid not in self._busy and now - runtime.last_used >= timeout
+                ]
+                gone = [self._runtimes.pop(sid) for sid in stale]
+                for sid in stale:
+                    self._remember(sid, "idle")
+            for runtime in gone:
+                runtime.stop()
+
     def end(self, session_id: str) -> bool:
-        """Stop a session's runtime; True if there was one."""
+        """Stop a session's runtime and forget the session; True if there was one. A busy session is ended too."""
         with self._lock:
             runtime = self._runtimes.pop(session_id, None)
+            self._retired.pop(session_id, None)
         if runtime is None:
             return False
         runtime.stop()
@@ -246,5 +393,7 @@ class SessionPool:
             self._closed = True
             runtimes = list(self._runtimes.values())
             self._runtimes.clear()
+        self._wake.set()
         for runtime in runtimes:
             runtime.stop()
+        self._spawner.shutdown(wait=True)

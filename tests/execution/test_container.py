@@ -83,3 +83,20 @@ def test_container_service_requires_the_token(container: tuple[str, str]) -> Non
     endpoint, _ = container
     with pytest.raises(ExecutionServiceError, match="HTTP 401"):
         execute_in_sandbox("log(1)", "auth", endpoint, approve=approve, token="not-the-token-at-all")
+
+
+def test_container_runtime_is_sandboxed(container: tuple[str, str]) -> None:
+    # The same bubblewrap sandbox as on a host: alone in its PID namespace, no capabilities, no_new_privs, and the
+    # service's socket (in the container's /run/kit-exec) out of sight.
+    endpoint, token = container
+    code = (
+        "import os, socket\n"
+        "status = dict(line.split(':', 1) for line in open('/proc/self/status').read().splitlines())\n"
+        "log(str(int(status['CapEff'], 16)) + ' ' + status['NoNewPrivs'].strip())\n"
+        "log(str(len([p for p in os.listdir('/proc') if p.isdigit()])))\n"
+        "client = socket.socket(socket.AF_UNIX)\n"
+        "try:\n    client.connect('/run/kit-exec/exec.sock')\n    log('connected')\n"
+        "except OSError as error:\n    log(type(error).__name__)"
+    )
+    texts = [item["text"] for item in execute_in_sandbox(code, "box", endpoint, approve=approve, token=token)]
+    assert texts == ["0 1", "2", "FileNotFoundError"]

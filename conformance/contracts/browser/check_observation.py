@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from conformance import resources
 from conformance.assertions import expect, not_implemented
 from conformance.contracts.browser._observe_support import (
     utf8_length,
 )
 from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.environment import Environment
-from conformance.fixture_server import fixtures_dir
 from conformance.subject import Subject
 
 # Each documented change type and the fields (beyond type and sequence) it carries, with their allowed values;
@@ -232,7 +232,7 @@ def test_opening_and_closing_a_tab_is_observed(subject: Subject, env: Environmen
 
 def fixture_title(page: str) -> str:
     """The title exactly as the fixture file spells it (the check's independent source of truth)."""
-    source = (fixtures_dir() / "pages" / page).read_text(encoding="utf-8")
+    source = resources.pages(page).read_text(encoding="utf-8")
     match = re.search(r"<title>(.*?)</title>", source, re.DOTALL)
     assert match, f"fixture {page} has no title"
     return html.unescape(match.group(1))

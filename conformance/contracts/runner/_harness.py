@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Literal
 
 import httpx2
@@ -36,11 +35,11 @@ from openai.lib.responses_tool_runner import (
     ToolRunnerError,
 )
 
-from conformance import cassettes
+from conformance import cassettes, resources
 from conformance.fake_responses import CassetteTransport, SentRequest, fake_async_client, fake_client
 from conformance.probes import Act, ProbeLog, browser_probe, computer_probe
 
-STREAMS_DIR = Path(__file__).resolve().parents[3] / "fixtures" / "streams"
+STREAMS_DIR = resources.streams()
 # How often a call held by ``Function.hold_until`` looks at the timeline again.
 _POLL = 0.002
 

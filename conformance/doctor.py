@@ -1,0 +1,174 @@
+"""``driverkit doctor``: what this machine can certify, and the one command that adds each missing piece.
+
+Each line is one piece the kit uses: the Python packages it runs on, a Chromium Playwright can drive (browser
+drivers), Xvfb, the X tools and a window manager (computer drivers on the local desktop), and a Docker engine with
+the desktop image (``--desktop=docker``). A missing piece is named with the Debian/Ubuntu command that adds it; the
+summary says which kinds of certification work here.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Final
+
+SUPPORTED_PYTHON: Final = (3, 11)
+DESKTOP_IMAGE: Final = os.environ.get("KIT_DESKTOP_IMAGE", "kit/desktop:latest")
+DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One piece: found (``detail`` says what and where) or missing (``fix`` is the command that adds it)."""
+
+    area: str
+    name: str
+    found: bool
+    detail: str
+    fix: str = ""
+
+    def render(self) -> str:
+        mark = "ok     " if self.found else "MISSING"
+        line = f"{mark} {self.name}: {self.detail}"
+        return f"{line}\n        fix: {self.fix}" if self.fix and not self.found else line
+
+
+def _package(name: str, fix: str) -> Finding:
+    try:
+        return Finding("python", name, True, metadata.version(name))
+    except metadata.PackageNotFoundError:
+        return Finding("python", name, False, "not installed", fix)
+
+
+def _python() -> Finding:
+    version = platform.python_version()
+    supported = sys.version_info[:2] >= SUPPORTED_PYTHON
+    wanted = ".".join(map(str, SUPPORTED_PYTHON))
+    return Finding("python", "Python", supported, f"{version} at {sys.executable}", f"use Python {wanted} or newer")
+
+
+def _playwright_chromium() -> Finding:
+    name = "Chromium for Playwright"
+    if os.environ.get("OPENAI_EXAMPLE_BROWSER_CHANNEL") == "chrome":
+        chrome = shutil.which("google-chrome") or shutil.which("google-chrome-stable")
+        if chrome:
+            return Finding("browser", name, True, f"Google Chrome at {chrome} (OPENAI_EXAMPLE_BROWSER_CHANNEL)")
+    if os.access(DEBIAN_CHROMIUM, os.X_OK):
+        return Finding("browser", name, True, f"Debian's Chromium at {DEBIAN_CHROMIUM}")
+    bundled = _bundled_chromium()
+    if bundled:
+        return Finding("browser", name, True, f"Playwright's own Chromium at {bundled}")
+    return Finding(
+        "browser", name, False, "neither Debian's Chromium nor Playwright's own", "apt-get install -y chromium"
+    )
+
+
+def _bundled_chromium() -> str | None:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    try:
+        with sync_playwright() as playwright:
+            path = playwright.chromium.executable_path
+    except Exception:  # no driver, no browser: nothing to report but "not found"
+        return None
+    return path if os.access(path, os.X_OK) else None
+
+
+def _executable(area: str, name: str, executables: Sequence[str], package: str) -> Finding:
+    found = [shutil.which(executable) for executable in executables]
+    missing = [executable for executable, path in zip(executables, found, strict=True) if path is None]
+    if missing:
+        return Finding(area, name, False, f"{', '.join(missing)} not found", f"apt-get install -y {package}")
+    return Finding(area, name, True, ", ".join(path for path in found if path))
+
+
+def _docker_engine() -> tuple[Finding, Finding]:
+    engine = "Docker engine"
+    image = f"desktop image {DESKTOP_IMAGE}"
+    if shutil.which("docker") is None:
+        fix = "apt-get install -y docker.io"
+        return (
+            Finding("docker", engine, False, "no docker command", fix),
+            Finding("docker", image, False, "needs the engine", "driverkit desktop build"),
+        )
+    version = _run(["docker", "version", "--format", "{{.Server.Version}}"])
+    if version is None:
+        start = "start one (in a checkout: bash containers/start-dockerd.sh; or: service docker start)"
+        return (
+            Finding("docker", engine, False, "no engine answers", start),
+            Finding("docker", image, False, "needs the engine", "driverkit desktop build"),
+        )
+    image_id = _run(["docker", "image", "inspect", DESKTOP_IMAGE, "--format", "{{.Id}}"])
+    return (
+        Finding("docker", engine, True, f"server {version}"),
+        Finding("docker", image, image_id is not None, image_id or "not built", "driverkit desktop build"),
+    )
+
+
+def _run(argv: list[str]) -> str | None:
+    try:
+        completed = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return completed.stdout.strip() or None if completed.returncode == 0 else None
+
+
+def findings() -> list[Finding]:
+    """Everything doctor looks at, in the order it reports it."""
+    pip = f"{sys.executable} -m pip install"
+    return [
+        _python(),
+        _package("openai", f"{pip} 'openai>=3.31'"),
+        _package("playwright", f"{pip} playwright"),
+        _package("pytest", f"{pip} pytest"),
+        _package("python-xlib", f"{pip} 'responses-driver-kit[desktop]'"),
+        _playwright_chromium(),
+        _executable("desktop", "Xvfb", ["Xvfb"], "xvfb"),
+        _executable("desktop", "X tools", ["xauth", "xdotool", "xdpyinfo"], "xauth xdotool x11-utils"),
+        _executable("desktop", "window manager", ["openbox"], "openbox"),
+        *_docker_engine(),
+    ]
+
+
+CAPABILITIES: Final[tuple[tuple[str, Callable[[set[str]], bool]], ...]] = (
+    ("browser drivers (--driver)", lambda ok: {"Python", "openai", "playwright", "pytest", "browser"} <= ok),
+    ("the installed SDK (--sdk)", lambda ok: {"Python", "openai", "pytest"} <= ok),
+    (
+        "computer drivers on this host (--computer-driver)",
+        lambda ok: {"Python", "openai", "pytest", "python-xlib", "browser", "desktop"} <= ok,
+    ),
+    (
+        "computer drivers in Docker (--desktop=docker)",
+        lambda ok: {"Python", "openai", "pytest", "python-xlib", "docker"} <= ok,
+    ),
+)
+
+
+def summary(results: Sequence[Finding]) -> list[str]:
+    """One line per kind of certification: whether this machine can run it."""
+    ok = {result.name for result in results if result.found}
+    areas = {result.area for result in results}
+    ok |= {area for area in areas if all(r.found for r in results if r.area == area)}
+    return [f"{'can' if check(ok) else 'cannot'} certify {what}" for what, check in CAPABILITIES]
+
+
+def run() -> int:
+    """Print every finding and the summary; 0 when everything is there, 1 when something is missing."""
+    results = findings()
+    for result in results:
+        print(result.render())
+    print()
+    for line in summary(results):
+        print(line)
+    return 0 if all(result.found for result in results) else 1
+
+
+__all__ = ["Finding", "findings", "run", "summary"]

@@ -1,0 +1,1 @@
+"""Container build contexts; installed as ``conformance._data.containers`` (see conformance/resources.py)."""

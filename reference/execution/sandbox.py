@@ -1,0 +1,300 @@
+"""The runtime's security boundary: every session's runtime starts inside its own bubblewrap (``bwrap``) sandbox.
+
+What a sandboxed runtime gets (and the tests in ``tests/execution/test_attacks.py`` try to break):
+
+* its own PID, mount, IPC, UTS and network namespaces (network only when the service allows it explicitly);
+* a read-only view of ``/usr`` and ``/etc`` (and of the Python installation it runs), a fresh ``/proc`` and
+  ``/dev``, a small private ``/tmp``, and one writable folder: the session's scratch directory (mode 0700);
+* nothing else of the host: not the service's source (only ``runtime.py`` itself is bound in), its process, its
+  environment (the runtime's environment is built from scratch and never holds the token), its sockets, nor
+  ``/run`` (so no Docker socket); the X11 socket of the display is bound in on purpose, for PyAutoGUI;
+* no capabilities, ``no_new_privs``, and a uid that is unprivileged *as the host sees it*. Started by root, the
+  service gives every runtime its own fresh uid (never used by anyone else) and bwrap runs as root only to build
+  the namespaces; ``setpriv`` inside switches to that uid and drops every capability before the code starts. A
+  user namespace alone would not do: its uid 0 maps back to host root. Started by another user, bwrap runs
+  unprivileged in a user namespace and the runtime keeps that user's uid, hidden from the service by the PID and
+  mount namespaces;
+* resource limits set before the interpreter starts (``prlimit``: address space, CPU seconds, processes, open
+  files, file size, no core dumps) and, when the service runs as root and cgroups are writable, a per-runtime
+  cgroup bounding the memory and the process count of the whole tree (see :mod:`.cgroups`).
+
+A runtime's whole tree lives in its PID namespace, so killing the namespace's init kills every descendant,
+including ones that called ``setsid``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Protocol
+
+from .cgroups import RuntimeCgroup, cgroup_root
+from .limits import ExecutionLimits
+
+RUNTIME_SCRIPT: Final = Path(__file__).with_name("runtime.py")
+SCRATCH: Final = "/home/session"
+_SCRIPT_DIR: Final = "/opt/rdk-runtime"
+# Fresh per-runtime uids come from a range no distribution or subordinate-id allocation uses.
+_UID_LOW: Final = 1 << 30
+_UID_SPAN: Final = 1 << 30
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot be built on this host; the message says what is missing."""
+
+
+@dataclass
+class Confinement:
+    """One runtime's launch: its command, environment, scratch directory and what to release afterwards."""
+
+    argv: list[str]
+    env: dict[str, str]
+    scratch: Path
+    uid: int
+    pass_fds: tuple[int, ...] = ()
+    cgroup: RuntimeCgroup | None = None
+    info_read_fd: int | None = None
+    _to_close: list[int] = field(default_factory=list)
+
+    def started(self) -> None:
+        """Call once the process is running: close the ends that belong to the child."""
+        for fd in self._to_close:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._to_close.clear()
+
+    def release(self) -> None:
+        """Remove the scratch directory and the cgroup (after the runtime's processes are gone)."""
+        self.started()
+        if self.info_read_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.info_read_fd)
+            self.info_read_fd = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class Launcher(Protocol):
+    """How a runtime process is started; :class:`BubblewrapSandbox` is the only one the service ships."""
+
+    description: str
+    network_isolated: bool
+
+    def confine(self, runtime_args: Sequence[str], display: str | None) -> Confinement: ...
+
+
+def x11_socket(display: str | None) -> Path | None:
+    """The local socket file of ``:N[.S]`` displays; None for remote or unknown displays."""
+    if not display or not display.startswith(":"):
+        return None
+    number = display[1:].split(".", 1)[0]
+    path = Path("/tmp/.X11-unix") / f"X{number}"
+    return path if number.isdigit() and path.exists() else None
+
+
+class BubblewrapSandbox:
+    """Builds each runtime's bwrap command; refuses to exist when the host cannot run the sandbox."""
+
+    def __init__(self, limits: ExecutionLimits, *, isolate_network: bool = True, scratch_root: str | None = None):
+        self.limits = limits
+        self.network_isolated = isolate_network
+        self.privileged = os.geteuid() == 0
+        missing = [tool for tool in ("bwrap", "setpriv", "prlimit") if shutil.which(tool) is None]
+        if missing:
+            raise SandboxUnavailable(
+                f"cannot sandbox runtimes: {', '.join(missing)} not found (Debian: apt-get install bubblewrap "
+                "util-linux)"
+            )
+        self._bwrap = shutil.which("bwrap") or "bwrap"
+        self._owns_root = scratch_root is None
+        if scratch_root is None:
+            _sweep_scratch_roots()
+        self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix=f"rdk-exec-{os.getpid()}-"))
+        self.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.scratch_root, 0o700)  # runtimes never see this path: bwrap binds their folder in
+        self._cgroups = cgroup_root(limits) if self.privileged else None
+        try:
+            self._probe()
+        except BaseException:
+            self.close()
+            raise
+        kinds = ["PID", "mount", "IPC", "UTS"] + (["network"] if isolate_network else [])
+        who = "a fresh unprivileged uid per runtime" if self.privileged else f"uid {os.geteuid()} in a user namespace"
+        bound = f"; cgroup {self._cgroups.describe()}" if self._cgroups else "; no cgroup (rlimits only)"
+        self.description = f"bubblewrap: own {', '.join(kinds)} namespaces, {who}{bound}"
+
+    def _probe(self) -> None:
+        confinement = self.confine([], None, script=None)
+        try:
+            probe = subprocess.run(
+                confinement.argv,
+                env=confinement.env,
+                pass_fds=confinement.pass_fds,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+        finally:
+            confinement.release()
+        if probe.returncode != 0:
+            detail = (probe.stderr or probe.stdout).strip().splitlines()
+            raise SandboxUnavailable(
+                "cannot sandbox runtimes here: bwrap failed"
+                + (f" ({detail[-1]})" if detail else "")
+                + "; unprivileged user namespaces (or root) and a seccomp policy that allows them are required"
+            )
+
+    def _scratch(self, uid: int) -> Path:
+        scratch = Path(tempfile.mkdtemp(prefix="session-", dir=self.scratch_root))
+        if self.privileged:
+            os.chown(scratch, uid, uid)
+        os.chmod(scratch, 0o700)
+        xauthority = scratch / "Xauthority"  # python-xlib insists on an authority file even when none is needed
+        xauthority.touch(mode=0o600)
+        if self.privileged:
+            os.chown(xauthority, uid, uid)
+        return scratch
+
+    def confine(
+        self, runtime_args: Sequence[str], display: str | None, *, script: Path | None = RUNTIME_SCRIPT
+    ) -> Confinement:
+        limits = self.limits
+        uid = _UID_LOW + secrets.randbelow(_UID_SPAN) if self.privileged else os.geteuid()
+        scratch = self._scratch(uid)
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": SCRATCH,
+            "TMPDIR": SCRATCH,
+            "XAUTHORITY": f"{SCRATCH}/Xauthority",
+            "LANG": "C.UTF-8",
+        }
+        bwrap = [
+            self._bwrap,
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "sandbox",
+        ]
+        if self.network_isolated:
+            bwrap.append("--unshare-net")
+        if not self.privileged:
+            bwrap += ["--unshare-user", "--disable-userns"]
+        else:
+            # Root builds the namespaces; inside, only what setpriv needs to become the runtime's uid survives.
+            bwrap += ["--cap-drop", "ALL"]
+            bwrap += [arg for cap in ("SETUID", "SETGID", "SETPCAP") for arg in ("--cap-add", f"CAP_{cap}")]
+        bwrap += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+        for name in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+            top = Path("/") / name
+            if top.is_symlink():
+                bwrap += ["--symlink", os.readlink(top), str(top)]
+            elif top.is_dir():
+                bwrap += ["--ro-bind", str(top), str(top)]
+        bwrap += ["--proc", "/proc", "--dev", "/dev"]
+        bwrap += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+        created: set[str] = {"/", "/usr", "/etc", "/proc", "/dev", "/tmp"}
+        for tree in _python_trees():
+            bwrap += [*_parents(tree, created), "--ro-bind", tree, tree]
+        bwrap += [*_parents(SCRATCH, created), "--bind", str(scratch), SCRATCH]
+        socket = x11_socket(display)
+        if socket is not None:
+            bwrap += [*_parents(str(socket), created), "--bind", str(socket), str(socket)]
+        if display:
+            env["DISPLAY"] = display
+        command: list[str] = [sys.executable, "-I"]
+        if script is not None:
+            bwrap += ["--perms", "0755", "--dir", _SCRIPT_DIR, "--ro-bind", str(script), f"{_SCRIPT_DIR}/{script.name}"]
+            command += [f"{_SCRIPT_DIR}/{script.name}", *runtime_args]
+        else:
+            command += ["-c", "import os; os.listdir('.')"]
+        # Last: the sandbox's own root (bwrap's tmpfs holding the mount points) becomes read-only too.
+        bwrap += ["--remount-ro", "/"]
+        info_read, info_write = os.pipe()
+        bwrap += ["--info-fd", str(info_write), "--chdir", "/"]
+        drop = [
+            "setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+        rlimits = [
+            "prlimit",
+            f"--as={limits.memory_bytes}",
+            f"--cpu={limits.cpu_seconds}",
+            f"--nproc={limits.max_processes}",
+            f"--nofile={limits.max_open_files}",
+            f"--fsize={limits.max_file_bytes}",
+            "--core=0",
+            "--",
+        ]
+        # setpriv also runs unprivileged: it cannot change the uid there, but it still sets no_new_privs and
+        # clears the inheritable and bounding capability sets of the runtime.
+        inner = (drop if self.privileged else drop[:1] + drop[4:]) + rlimits + command
+        cgroup = self._cgroups.create() if self._cgroups else None
+        argv = [*(cgroup.join_prefix() if cgroup else []), *bwrap, "--", *inner]
+        return Confinement(
+            argv=argv,
+            env=env,
+            scratch=scratch,
+            uid=uid,
+            pass_fds=(info_write,),
+            cgroup=cgroup,
+            info_read_fd=info_read,
+            _to_close=[info_write],
+        )
+
+    def close(self) -> None:
+        if self._owns_root:
+            shutil.rmtree(self.scratch_root, ignore_errors=True)
+        if self._cgroups is not None:
+            self._cgroups.remove()
+
+
+def _sweep_scratch_roots() -> None:
+    """Remove scratch roots that services killed before they could clean up left behind (their PID is gone)."""
+    for root in Path(tempfile.gettempdir()).glob("rdk-exec-*-*"):
+        owner = root.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists() and root.stat().st_uid == os.geteuid():
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _python_trees() -> list[str]:
+    """The interpreter's installation and virtual environment, when they live outside ``/usr``."""
+    trees: list[str] = []
+    for prefix in (sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parents[1])):
+        resolved = os.path.realpath(prefix)
+        for path in {prefix, resolved}:
+            if not path.startswith("/usr/") and path != "/usr" and path not in trees:
+                trees.append(path)
+    # Parents before children, so a nested bind is not hidden by its parent's.
+    return sorted(trees, key=lambda path: path.count("/"))
+
+
+def _parents(path: str, created: set[str]) -> list[str]:
+    """bwrap arguments creating ``path``'s missing ancestors traversable (bwrap's own default is 0700)."""
+    args: list[str] = []
+    parts = Path(path).parts
+    for depth in range(2, len(parts)):
+        ancestor = str(Path(*parts[:depth]))
+        if ancestor not in created:
+            created.add(ancestor)
+            args += ["--perms", "0755", "--dir", ancestor]
+    return args

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The newcomer path, end to end, outside the checkout: build the sdist and the wheel (the wheel from the sdist),
+# check both hold every run-time file, install the wheel (not editable) with its dependencies into a fresh venv in
+# a temporary folder, copy in the third-party sample driver package (tests/sample_project), and from that folder
+# certify it with plain pytest and with driverkit, certify the installed SDK, run doctor and replay a cassette.
+# Every certificate's verdict is checked, not only exit codes.
+#
+# Environment: KIT_PYTHON builds (default .venv/bin/python, which needs the `build` package: the dev extra);
+# KIT_BASE_PYTHON makes the venv (default python3); KIT_OPENAI pins openai in the venv (e.g. 3.31.0);
+# KIT_CLEAN_VENV_STEPS limits the steps (default "browser computer sdk replay"); KIT_KEEP=1 keeps the folder.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+python="${KIT_PYTHON:-$repo/.venv/bin/python}"
+base_python="${KIT_BASE_PYTHON:-python3}"
+steps=" ${KIT_CLEAN_VENV_STEPS:-browser computer sdk replay} "
+work="$(mktemp -d -t kit-clean-venv.XXXXXX)"
+trap '[ -n "${KIT_KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
+started=$(date +%s)
+step() { echo; echo "== clean venv: $* ($(( $(date +%s) - started )) s)"; }
+wants() { [[ "$steps" == *" $1 "* ]]; }
+
+step "build the sdist, then the wheel from it"
+"$python" -m build --outdir "$work/dist" "$repo" >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; exit 1; }
+wheel="$(ls "$work"/dist/*.whl)"
+sdist="$(ls "$work"/dist/*.tar.gz)"
+echo "$(basename "$wheel") $(basename "$sdist")"
+
+step "both hold every run-time file"
+"$python" - "$repo" "$wheel" "$sdist" <<'PY'
+import subprocess, sys, tarfile, zipfile
+from pathlib import Path
+
+repo, wheel, sdist = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+listed = subprocess.run(["git", "-C", str(repo), "ls-files", "fixtures", "containers"], capture_output=True, text=True)
+if listed.returncode == 0 and listed.stdout.strip():
+    data = listed.stdout.split()
+else:  # not a git checkout: every file in the two folders
+    data = [str(p.relative_to(repo)) for d in ("fixtures", "containers") for p in (repo / d).rglob("*") if p.is_file()]
+data = [name for name in data if "__pycache__" not in name]
+assert any(n.startswith("fixtures/pages/") for n in data) and any(n.startswith("fixtures/streams/") for n in data)
+in_wheel = set(zipfile.ZipFile(wheel).namelist())
+sdist_names = tarfile.open(sdist).getnames()
+root = sdist_names[0].split("/", 1)[0]
+in_sdist = {name.split("/", 1)[1] for name in sdist_names if "/" in name}
+package = [n for n in in_wheel if n.endswith((".ambr", ".toml")) and n.startswith("conformance/")]
+assert any("__snapshots__" in n for n in package), "no syrupy snapshot in the wheel"
+assert any(n.startswith("conformance/known_deviations/") for n in package), "no known-deviation file in the wheel"
+missing_wheel = [n for n in data if f"conformance/_data/{n}" not in in_wheel]
+missing_sdist = [n for n in data if n not in in_sdist]
+assert not missing_wheel, f"missing from the wheel: {missing_wheel}"
+assert not missing_sdist, f"missing from the sdist: {missing_sdist}"
+print(f"{len(data)} fixture and container files in both; {len(package)} snapshot and deviation files in the wheel")
+PY
+
+step "a fresh venv with the wheel installed (not editable)"
+"$base_python" -m venv "$work/venv"
+venv="$work/venv/bin"
+pins=()
+[ -z "${KIT_OPENAI:-}" ] || pins+=("openai==$KIT_OPENAI")
+# pytest-xdist as a driver author's project would have it: the browser and SDK runs use two workers.
+"$venv/python" -m pip install -q --disable-pip-version-check "$wheel[desktop]" pytest-xdist "${pins[@]}" 2>&1 \
+    | { grep -v "^WARNING: Location" || true; }
+
+project="$work/project"
+cp -r "$repo/tests/sample_project" "$project"
+cd "$project"
+export PATH="$venv:$PATH"
+"$venv/python" -c "import openai, conformance; print('openai', openai.__version__, 'kit at', conformance.__file__)"
+case "$("$venv/python" -c 'import conformance; print(conformance.__file__)')" in
+    "$work"/venv/*) ;;
+    *) echo "the venv does not import the kit from the installed wheel" >&2; exit 1 ;;
+esac
+
+# verdict DIR ALLOWED...: the certificate in DIR exists, something passed, its verdict is one allowed, and its
+# clauses cite documents by title and section.
+verdict() {
+  "$venv/python" - "$@" <<'PY'
+import json, sys
+certificate = json.load(open(sys.argv[1] + "/certificate.json"))
+print("certificate:", certificate["verdict"], certificate["summary"])
+assert certificate["summary"]["passed"] > 0, "nothing passed: did any check run?"
+assert certificate["verdict"] in sys.argv[2:], f"verdict {certificate['verdict']!r} not in {sys.argv[2:]}"
+sources = {clause["source"] for clause in certificate["clauses"]}
+assert all(" > " in source and ".txt" not in source for source in sources), sorted(sources)[:3]
+PY
+}
+
+step "driverkit doctor"
+driverkit doctor || echo "(doctor reports missing pieces above; the steps below say whether they matter)"
+
+if wants browser; then
+  step "plain pytest --driver=mypkg.drivers:make, from the folder that holds mypkg"
+  pytest -p no:cacheprovider -q -n 2 --driver=mypkg.drivers:make --certificate=cert-pytest
+  verdict cert-pytest conforms
+  step "driverkit certify --driver mypkg.drivers:make_driver"
+  driverkit certify --driver mypkg.drivers:make_driver --out cert-cli -- -q -n 2
+  verdict cert-cli conforms
+fi
+
+if wants computer; then
+  step "driverkit certify --computer-driver mypkg.drivers:make_computer (local desktop)"
+  driverkit certify --computer-driver mypkg.drivers:make_computer --out cert-computer -- -q
+  verdict cert-computer conforms
+fi
+
+if wants sdk; then
+  step "driverkit certify --sdk (the installed openai)"
+  driverkit certify --sdk --out cert-sdk -- -q -n 2
+  verdict cert-sdk "conforms" "conforms except for known deviations"
+fi
+
+if wants replay; then
+  step "driverkit replay of the bundled example cassettes"
+  for name in reader fieldwork mixed exec-py; do
+    driverkit replay "$("$venv/python" -c "from conformance import resources; print(resources.streams('examples', '$name.jsonl'))")"
+  done
+fi
+
+step "done"

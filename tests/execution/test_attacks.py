@@ -1,0 +1,457 @@
+"""The attack suite: from inside a session, try each escape the sandbox must stop; every one must fail while the
+service stays up and another session (the victim) keeps its variables and files.
+
+Each attack runs against services started as root (in this process, when pytest runs as root) and as ``nobody``
+(a service process started with setpriv, Debian's Python and a copy of the package). ``ATTACKS`` is the list the
+README's "attacks tried / held" figure counts (checked by ``test_readme_counts_the_attacks``). Each attack's code
+reports ``BREACH: ...`` when it got through; with ``KIT_EXEC_UNSANDBOXED_BASELINE=1`` the in-process services run
+the old unconfined runtime and these tests fail, which is how each attack was shown to be able to fail.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from reference.execution import SESSIONS_PATH, execute_in_sandbox
+
+from ._http import send
+from ._procs import gone_soon, pids_matching, present_soon
+from ._targets import BASELINE, Target, in_process_target, nobody_target, unprivileged_python
+
+ROOT = Path(__file__).resolve().parents[2]
+FORKS_TRIED = 300
+SECRET = "VICTIM-" + secrets.token_hex(12)
+VICTIM_SETUP = f"secret = {SECRET!r}\nopen('victim.txt', 'w').write(secret)"
+VICTIM_CHECK = "log(secret)\nlog(open('victim.txt').read())"
+
+
+Factory = Callable[[], AbstractContextManager[Target]]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an attack gets: the running target, and a way to start a fresh one of the same kind."""
+
+    target: Target
+    fresh: Factory
+
+
+Attack = Callable[[Context], str | None]  # returns how it broke through, or None when the sandbox held
+ATTACKS: dict[str, Attack] = {}
+
+
+def attack(name: str) -> Callable[[Attack], Attack]:
+    def register(function: Attack) -> Attack:
+        ATTACKS[name] = function
+        return function
+
+    return register
+
+
+def run(target: Target, session: str, code: str, *, unix: bool = False) -> list[str]:
+    items = execute_in_sandbox(
+        code, session, target.unix_endpoint if unix else target.endpoint, approve=lambda _: True, token=target.token
+    )
+    return [item["text"] for item in items if item["type"] == "input_text"]
+
+
+def breach(texts: list[str]) -> str | None:
+    return next((text for text in texts if text.startswith("BREACH")), None)
+
+
+def probe(context: Context, code: str, *, unix: bool = False) -> str | None:
+    texts = run(context.target, "attacker", code, unix=unix)
+    assert texts, "the attack reported nothing"
+    return breach(texts)
+
+
+# Code fragments shared by attacks: other runtimes of this target, found through /proc as an attacker would.
+_OTHER_RUNTIMES = """
+import os
+def other_runtimes(root):
+    me = os.getpid()
+    for pid in (p for p in os.listdir('/proc') if p.isdigit() and int(p) != me):
+        try:
+            cmdline = open(f'/proc/{pid}/cmdline', 'rb').read()
+            cwd = os.readlink(f'/proc/{pid}/cwd')
+        except OSError:
+            continue
+        # Only this test's runtimes (cwd in its scratch root): the machine is shared with other test runs.
+        if b'runtime.py' in cmdline and cwd.startswith(root):
+            yield int(pid)
+"""
+
+
+@attack("read /etc/shadow")
+def read_shadow(context: Context) -> str | None:
+    return probe(
+        context,
+        "try:\n    log('BREACH: read /etc/shadow, %d bytes' % len(open('/etc/shadow').read()))\n"
+        "except OSError as error:\n    log('held: ' + type(error).__name__)",
+    )
+
+
+@attack("hold privileges: capabilities, no_new_privs off, setuid(0), host uid 0")
+def gain_privileges(context: Context) -> str | None:
+    code = """
+import os
+status = open('/proc/self/status').read().splitlines()
+broke = [line for line in status if line.startswith(('CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'CapInh'))
+         and int(line.split()[1], 16) != 0]
+broke += [line for line in status if line.startswith('NoNewPrivs') and line.split()[1] != '1']
+try:
+    os.setuid(0)
+    broke.append('setuid(0) worked')
+except OSError:
+    pass
+open('owner-probe', 'w').close()
+log('BREACH: ' + '; '.join(broke) if broke else 'held')
+"""
+    found = probe(context, code)
+    if found:
+        return found
+    # The uid as the host sees it: the owner of a file the code just made in its scratch folder.
+    owners = {
+        os.stat(path).st_uid for path in glob.glob(f"{context.target.scratch_root}/**/owner-probe", recursive=True)
+    }
+    assert owners, "the probe file was not found in the scratch root"
+    if os.geteuid() == 0 and 0 in owners:
+        return "BREACH: the code's files are owned by host root"
+    return None
+
+
+@attack("read the service's token (environ, cmdline and memory of every visible process)")
+def read_token(context: Context) -> str | None:
+    code = f"""
+import os
+needle = b'OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN='
+found = [name for name, value in os.environ.items() if 'TOKEN' in name]
+visible = set(p for p in os.listdir('/proc') if p.isdigit())
+for pid in {{'self', str(os.getppid()), {str(context.target.service_pid)!r}}} | visible:
+    for name in ('environ', 'cmdline'):
+        try:
+            if needle in open(f'/proc/{{pid}}/{{name}}', 'rb').read():
+                found.append(f'{{pid}}/{{name}}')
+        except OSError:
+            pass
+try:
+    # os.environ changes made after start-up live in the C heap, not in /proc/<pid>/environ.
+    for line in open('/proc/{context.target.service_pid}/maps'):
+        if line.rstrip().endswith('[heap]'):
+            start, end = (int(x, 16) for x in line.split()[0].split('-'))
+            with open('/proc/{context.target.service_pid}/mem', 'rb', 0) as memory:
+                memory.seek(start)
+                if needle in memory.read(end - start):
+                    found.append('service heap')
+except OSError:
+    pass
+log('BREACH: token in ' + ', '.join(found) if found else 'held')
+"""
+    return probe(context, code)
+
+
+@attack("see the service's process")
+def see_service(context: Context) -> str | None:
+    pid = context.target.service_pid
+    code = f"""
+import os
+seen = []
+try:
+    seen.append(open('/proc/{pid}/cmdline', 'rb').read())
+except OSError:
+    pass
+for entry in (p for p in os.listdir('/proc') if p.isdigit()):
+    try:
+        cmdline = open(f'/proc/{{entry}}/cmdline', 'rb').read()
+    except OSError:
+        continue
+    if b'reference.execution' in cmdline or b'pytest' in cmdline:
+        seen.append(cmdline)
+log('BREACH: sees %r' % seen[0][:80] if seen else 'held')
+"""
+    return probe(context, code)
+
+
+@attack("read another session's variables (its process memory)")
+def read_other_variables(context: Context) -> str | None:
+    code = (
+        _OTHER_RUNTIMES
+        + f"""
+hits = []
+for pid in other_runtimes({context.target.scratch_root!r}):
+    try:
+        regions = open(f'/proc/{{pid}}/maps').read().splitlines()
+        with open(f'/proc/{{pid}}/mem', 'rb', 0) as memory:
+            for line in regions:
+                fields = line.split()
+                if 'rw' not in fields[1] or (len(fields) > 5 and fields[5].startswith('/')):
+                    continue
+                start, end = (int(x, 16) for x in fields[0].split('-'))
+                if end - start > (256 << 20):
+                    continue
+                try:
+                    memory.seek(start)
+                    if {SECRET.encode()!r} in memory.read(end - start):
+                        hits.append(pid)
+                        break
+                except (OSError, ValueError, OverflowError):
+                    continue
+    except OSError:
+        continue
+log('BREACH: the secret is in the memory of %s' % hits if hits else 'held')
+"""
+    )
+    return probe(context, code)
+
+
+@attack("read another session's files")
+def read_other_files(context: Context) -> str | None:
+    code = f"""
+import glob, os
+hits = []
+candidates = glob.glob({context.target.scratch_root!r} + '/**/victim.txt', recursive=True)
+for top in ('/home', '/tmp', '/var/tmp'):
+    for folder, _, files in os.walk(top):
+        candidates += [os.path.join(folder, name) for name in files if name == 'victim.txt']
+for path in candidates:
+    if os.path.realpath(path) == os.path.realpath('victim.txt'):
+        continue
+    try:
+        if {SECRET!r} in open(path).read():
+            hits.append(path)
+    except OSError:
+        pass
+log('BREACH: read %s' % hits if hits else 'held')
+"""
+    return probe(context, code)
+
+
+@attack("kill another session's runtime, or signal the service")
+def kill_other_session(context: Context) -> str | None:
+    code = (
+        _OTHER_RUNTIMES
+        + f"""
+import signal
+done = []
+try:
+    os.kill({context.target.service_pid}, 0)
+    if b'python' in open('/proc/{context.target.service_pid}/cmdline', 'rb').read():
+        done.append('signalled the service')
+except OSError:
+    pass
+for pid in other_runtimes({context.target.scratch_root!r}):
+    try:
+        os.kill(pid, signal.SIGKILL)
+        done.append(f'killed {{pid}}')
+    except OSError:
+        pass
+log('BREACH: ' + ', '.join(done) if done else 'held')
+"""
+    )
+    return probe(context, code)
+
+
+_CONNECT_TCP = """
+import socket
+try:
+    socket.create_connection(('127.0.0.1', {port}), timeout=1).close()
+    log('BREACH: connected to the service')
+except OSError as error:
+    log('held: ' + type(error).__name__)
+"""
+
+
+@attack("reach the service over TCP")
+def reach_tcp(context: Context) -> str | None:
+    return probe(context, _CONNECT_TCP.format(port=context.target.port))
+
+
+@attack("reach the service over its unix socket")
+def reach_unix(context: Context) -> str | None:
+    code = f"""
+import socket
+client = socket.socket(socket.AF_UNIX)
+try:
+    client.connect({context.target.unix_socket!r})
+    log('BREACH: connected to the service socket')
+except OSError as error:
+    log('held: ' + type(error).__name__)
+"""
+    return probe(context, code, unix=True)
+
+
+@attack("setns into the service's network namespace")
+def join_service_netns(context: Context) -> str | None:
+    pid = context.target.service_pid
+    code = f"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+try:
+    fd = os.open('/proc/{pid}/ns/net', os.O_RDONLY)
+except OSError as error:
+    log('held: ' + type(error).__name__)
+else:
+    if libc.setns(fd, 0x40000000) == 0:
+        log('BREACH: joined the service network namespace')
+    else:
+        log('held: setns errno %d' % ctypes.get_errno())
+"""
+    return probe(context, code)
+
+
+@attack(f"fork bomb ({FORKS_TRIED} sleeping children)")
+def fork_bomb(context: Context) -> str | None:
+    code = f"""
+import os, signal, time
+children, stopped = [], None
+try:
+    for _ in range({FORKS_TRIED}):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+except OSError as error:
+    stopped = type(error).__name__
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+for pid in children:
+    os.waitpid(pid, 0)
+log('held: fork failed after %d children (%s)' % (len(children), stopped) if stopped else
+    'BREACH: %d children' % len(children))
+"""
+    return probe(context, code)
+
+
+_ORPHAN = """
+import subprocess, sys
+subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+log('spawned')
+"""
+
+
+def _orphan(target: Target, session: str) -> str:
+    marker = f"orphan-{secrets.token_hex(8)}"
+    assert run(target, session, _ORPHAN.format(marker=marker)) == ["spawned"]
+    assert present_soon(pids_matching, marker), "the orphan did not start, so this attack proves nothing"
+    return marker
+
+
+@attack("orphaned setsid child outlives the deadline")
+def orphan_after_deadline(context: Context) -> str | None:
+    marker = _orphan(context.target, "attacker")
+    texts = run(context.target, "attacker", "while True:\n    pass")
+    assert any("deadline" in text for text in texts)
+    return None if gone_soon(pids_matching, marker) else f"BREACH: {marker} survived the deadline"
+
+
+@attack("orphaned setsid child outlives the service's shutdown")
+def orphan_after_shutdown(context: Context) -> str | None:
+    with context.fresh() as fresh:
+        marker = _orphan(fresh, "attacker")
+    return None if gone_soon(pids_matching, marker) else f"BREACH: {marker} survived the shutdown"
+
+
+@attack("write the service's source")
+def write_source(context: Context) -> str | None:
+    source = context.target.source_file
+    before = os.stat(source).st_mtime_ns
+    found = probe(
+        context,
+        f"try:\n    open({source!r}, 'a').close()\n    log('BREACH: opened the source for writing')\n"
+        "except OSError as error:\n    log('held: ' + type(error).__name__)",
+    )
+    assert os.stat(source).st_mtime_ns == before or found
+    return found
+
+
+@attack("write outside scratch (/etc, /usr, /var/tmp)")
+def write_system(context: Context) -> str | None:
+    name = f"kit-exec-probe-{secrets.token_hex(6)}"
+    code = f"""
+import os
+made = []
+for folder in ('/etc', '/usr', '/var/tmp', '/'):
+    path = os.path.join(folder, {name!r})
+    try:
+        open(path, 'x').close()
+        made.append(path)
+        os.unlink(path)
+    except OSError:
+        pass
+log('BREACH: created ' + ', '.join(made) if made else 'held')
+"""
+    found = probe(context, code)
+    assert not [folder for folder in ("/etc", "/usr", "/var/tmp", "/") if os.path.exists(os.path.join(folder, name))]
+    return found
+
+
+@attack("open the Docker socket")
+def docker_socket(context: Context) -> str | None:
+    code = """
+import socket
+opened = []
+for path in ('/var/run/docker.sock', '/run/docker.sock'):
+    client = socket.socket(socket.AF_UNIX)
+    try:
+        client.connect(path)
+        opened.append(path)
+    except OSError:
+        pass
+    finally:
+        client.close()
+log('BREACH: connected to ' + ', '.join(opened) if opened else 'held')
+"""
+    return probe(context, code)
+
+
+MODES = ["root-or-self", "nobody"]
+
+
+@pytest.fixture(scope="module", params=MODES)
+def target_factory(request: pytest.FixtureRequest, x_display: str) -> Factory:
+    if request.param == "nobody":
+        if os.geteuid() != 0:
+            pytest.skip("starting a service as nobody needs root (this run is already unprivileged)")
+        if BASELINE:
+            pytest.skip("the baseline run replaces the in-process sandbox only")
+        python = unprivileged_python()
+        if python is None:
+            pytest.skip("no Python for nobody with Pillow (apt-get install python3-pil)")
+        return lambda: nobody_target(x_display, python)
+    return lambda: in_process_target(x_display)
+
+
+@pytest.fixture(scope="module")
+def target(target_factory: Factory) -> Iterator[Target]:
+    with target_factory() as running:
+        for unix in (False, True):
+            assert run(running, "victim", VICTIM_SETUP, unix=unix)
+        yield running
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_attack_is_held(name: str, target: Target, target_factory: Factory) -> None:
+    outcome = ATTACKS[name](Context(target, target_factory))
+    assert outcome is None, f"{name} ({target.mode}): {outcome}"
+    # The service is still up and the other session kept its variables and files.
+    for unix in (False, True):
+        assert run(target, "victim", VICTIM_CHECK, unix=unix) == [SECRET, SECRET], f"victim lost data ({target.mode})"
+    send(target.endpoint, None, token=target.token, method="DELETE", path=f"{SESSIONS_PATH}attacker")
+
+
+def test_readme_counts_the_attacks() -> None:
+    readme = (ROOT / "README.md").read_text()
+    found = re.search(r"attacks tried / held: \*\*(\d+) / (\d+)\*\*", readme, flags=re.IGNORECASE)
+    assert found, "the README's security section must state 'attacks tried / held: **N / N**'"
+    assert (int(found.group(1)), int(found.group(2))) == (len(ATTACKS), len(ATTACKS))

@@ -1,0 +1,101 @@
+"""Session lifecycle: explicit end over HTTP, idle eviction, and a cap that frees the oldest idle session first."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from reference.execution import SESSIONS_PATH, ExecutionService
+from reference.execution.client import TOKEN_VARIABLE
+
+from ._http import execute, send, texts
+from ._procs import gone_soon, pids_matching, present_soon
+from .conftest import TEST_LIMITS
+
+
+def test_delete_ends_a_session_and_its_runtime(service: ExecutionService, token: str) -> None:
+    execute(service.endpoint, token, "ending", "kept = 1")
+    runtime = service.pool.runtime("ending")
+    assert runtime is not None
+    assert send(service.endpoint, None, token=None, method="DELETE", path=f"{SESSIONS_PATH}ending").status == 401
+    reply = send(service.endpoint, None, token=token, method="DELETE", path=f"{SESSIONS_PATH}ending")
+    assert (reply.status, reply.body) == (200, {"ended": True})
+    assert runtime.process.poll() is not None and not runtime.scratch.exists()
+    assert send(service.endpoint, None, token=token, method="DELETE", path=f"{SESSIONS_PATH}ending").status == 404
+    assert send(service.endpoint, None, token=token, method="DELETE", path=f"{SESSIONS_PATH}bad%20id").status == 400
+    assert any("NameError" in text for text in texts(execute(service.endpoint, token, "ending", "log(kept)")))
+
+
+def test_the_cap_evicts_the_oldest_idle_session(x_display: str, token: str) -> None:
+    with ExecutionService(token, display=x_display, limits=replace(TEST_LIMITS, max_sessions=2)) as small:
+        for name in ("first", "second"):
+            assert execute(small.endpoint, token, name, f"mine = {name!r}").status == 200
+        execute(small.endpoint, token, "first", "log(mine)")  # now "second" is the oldest idle one
+        assert execute(small.endpoint, token, "third", "log(3)").status == 200
+        assert small.pool.live_sessions() == ["first", "third"]
+        assert texts(execute(small.endpoint, token, "first", "log(mine)")) == ["first"]
+        notice = texts(execute(small.endpoint, token, "second", "log(1)"))
+        assert "needed room" in notice[0]
+
+
+def test_the_cap_refuses_when_every_session_is_busy(x_display: str, token: str) -> None:
+    with ExecutionService(token, display=x_display, limits=replace(TEST_LIMITS, max_sessions=1)) as small:
+        execute(small.endpoint, token, "only", "log(1)")
+        worker = threading.Thread(target=execute, args=(small.endpoint, token, "only", "time.sleep(1.5)"))
+        worker.start()
+        while "only" not in small.pool.busy_sessions():
+            time.sleep(0.01)
+        refused = execute(small.endpoint, token, "other", "log(2)")
+        worker.join()
+        assert refused.status == 503 and "all busy" in refused.body["error"]
+
+
+def test_idle_sessions_are_ended(x_display: str, token: str) -> None:
+    with ExecutionService(token, display=x_display, limits=replace(TEST_LIMITS, idle_timeout_s=0.4)) as quick:
+        execute(quick.endpoint, token, "idle", "kept = 1")
+        runtime = quick.pool.runtime("idle")
+        assert runtime is not None
+        deadline = time.monotonic() + 15
+        while quick.pool.live_sessions() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert quick.pool.live_sessions() == []
+        assert runtime.process.poll() is not None
+        assert "idle too long" in texts(execute(quick.endpoint, token, "idle", "log(1)"))[0]
+
+
+def test_a_killed_service_leaves_no_process(x_display: str, token: str) -> None:
+    # SIGKILL gives the service no chance to clean up: bwrap's die-with-parent (tied to the service's long-lived
+    # spawner thread) and the PID namespace take down the runtime and a setsid grandchild by themselves.
+    service = subprocess.Popen(
+        [sys.executable, "-m", "reference.execution", "--display", x_display, "--port", "0"],
+        env={**os.environ, TOKEN_VARIABLE: token},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert service.stdout is not None
+        endpoint = service.stdout.readline().split("listening at ", 1)[1].split()[0]
+        marker = f"orphan-{secrets.token_hex(8)}"
+        code = (
+            "import subprocess, sys\n"
+            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], "
+            "start_new_session=True)\nlog('spawned')"
+        )
+        assert texts(execute(endpoint, token, "doomed", code)) == ["spawned"]
+        assert present_soon(pids_matching, marker)
+    finally:
+        service.kill()
+        service.wait()
+    assert gone_soon(pids_matching, marker)
+    # What it could not clean up (its scratch root, its cgroups) goes when the next service starts.
+    leftovers = [*Path(tempfile.gettempdir()).glob(f"rdk-exec-{service.pid}-*")]
+    leftovers += [*Path("/sys/fs/cgroup").glob(f"*/rdk-exec-{service.pid}-*")]
+    with ExecutionService(token, display=x_display, limits=TEST_LIMITS):
+        assert not [path for path in leftovers if path.exists()]
