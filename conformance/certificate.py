@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import tempfile
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
@@ -34,6 +33,10 @@ STATUS_LABELS: Mapping[str, str] = {
 }
 
 
+REASON_LIMIT = 300
+NOT_RUN = "no check covering it ran in this run (deselected, or the run stopped before it)"
+
+
 def _version(distribution: str) -> str | None:
     try:
         return metadata.version(distribution)
@@ -41,14 +44,9 @@ def _version(distribution: str) -> str | None:
         return None
 
 
-def browser_version(executable: str = "/usr/bin/chromium") -> str | None:
-    """The version line of the system Chromium, when there is one (the reference drivers use it)."""
-    try:
-        completed = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = [line for line in completed.stdout.splitlines() if line.strip()]
-    return lines[-1].strip() if lines else None
+def _bounded(text: str, limit: int = REASON_LIMIT) -> str:
+    # Kept in step with conformance.driver.bounded; repeated here so the certificate needs nothing from the harness.
+    return text if len(text) <= limit else f"{text[:limit]}... [{len(text):,} characters in all]"
 
 
 def verdict_of(counts: Mapping[str, int], unverified_members: Collection[str] = ()) -> str:
@@ -74,10 +72,15 @@ def verdict_of(counts: Mapping[str, int], unverified_members: Collection[str] = 
     return "conforms"
 
 
-def verdict_of_results(results: Sequence[ClauseResult]) -> str:
+def verdict_of_results(results: Sequence[ClauseResult], incomplete: Sequence[str] = ()) -> str:
+    """The verdict of these clause results; a run that was cut short (``incomplete`` says how) is never more than
+    "not fully checked", even when every clause it reached looks fine."""
     counts: Counter[str] = Counter(result.status for result in results)
     members = [member for result in results if result.status == "unverified" for member in result.members]
-    return verdict_of(counts, members)
+    verdict = verdict_of(counts, members)
+    if incomplete and verdict != "does not conform":
+        return "not fully checked"
+    return verdict
 
 
 @dataclass(frozen=True)
@@ -90,10 +93,19 @@ class Subject:
 
 
 def build(
-    subjects: Sequence[Subject], results: Sequence[ClauseResult], extra: Mapping[str, Any] | None = None
+    subjects: Sequence[Subject],
+    results: Sequence[ClauseResult],
+    extra: Mapping[str, Any] | None = None,
+    incomplete: Sequence[str] = (),
+    notes: Sequence[str] = (),
 ) -> dict[str, Any]:
+    """The certificate as JSON data. ``extra`` adds versions; ``incomplete`` says what cut the run short (it
+    caps the verdict at "not fully checked"); ``notes`` are harness findings that concern no clause."""
     counts: Counter[str] = Counter(result.status for result in results)
-    verdict = verdict_of_results(results)
+    verdict = verdict_of_results(results, incomplete)
+    software: dict[str, Any] = {}
+    for subject in subjects:
+        software.update((subject.profile or {}).get("software") or {})
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -102,14 +114,15 @@ def build(
         "versions": {
             "kit": _version("responses-driver-kit"),
             "openai": _version("openai"),
-            "playwright": _version("playwright"),
             "python": platform.python_version(),
+            **software,
             **(extra or {}),
         },
         "contract": [document.title for document in DOCUMENTS.values()],
         "subjects": [
             {"kind": subject.kind, "spec": subject.spec, "profile": dict(subject.profile or {})} for subject in subjects
         ],
+        "run": {"complete": not incomplete, "incomplete": list(incomplete), "notes": list(notes)},
         "summary": {status: counts[status] for status in STATUS_LABELS},
         "clauses": [
             {
@@ -118,7 +131,8 @@ def build(
                 "summary": result.clause.summary,
                 "source": result.clause.source,
                 "member": result.clause.member,
-                "reasons": result.reasons[:3],
+                "reasons": [_bounded(reason) for reason in result.reasons[:3]]
+                or ([NOT_RUN] if result.status == "not_checked" else []),
                 "members": result.members,
                 "checks": result.checks,
             }
@@ -127,32 +141,83 @@ def build(
     }
 
 
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _reason(clause: Mapping[str, Any]) -> str:
+    return _cell("; ".join(clause["reasons"]))
+
+
 def render_markdown(certificate: Mapping[str, Any]) -> str:
+    """A page a driver author reads top-down: what to fix, what could not be exercised, what was not checked,
+    then the versions and the full clause table."""
+    clauses: list[Mapping[str, Any]] = certificate["clauses"]
     lines = [f"# Conformance certificate: {certificate['verdict']}", ""]
     for subject in certificate["subjects"]:
         profile = subject["profile"]
         lines.append(f"- **{subject['kind']}**: `{subject['spec'] or 'built-in'}`")
         if profile.get("flavour"):
             lines.append(f"  - flavour: {profile['flavour']}")
+        if profile.get("screen size"):
+            lines.append(f"  - screen size: {profile['screen size']}")
         if "implemented" in profile:
             implemented = ", ".join(profile["implemented"]) or "none"
             lines.append(f"  - implemented members: {implemented}")
-    lines.append("")
-    lines.append("| versions | |")
-    lines.append("| --- | --- |")
-    for name, value in certificate["versions"].items():
-        lines.append(f"| {name} | {value or 'unknown'} |")
-    lines.append("")
     summary = ", ".join(f"{count} {STATUS_LABELS[status]}" for status, count in certificate["summary"].items())
-    lines.append(f"Clauses: {summary}.")
-    lines.append("")
-    lines.append("| clause | status | requirement | source | reason |")
-    lines.append("| --- | --- | --- | --- | --- |")
-    for clause in certificate["clauses"]:
-        reason = "; ".join(clause["reasons"]).replace("|", "\\|").replace("\n", " ")
+    lines += ["", f"Clauses: {summary}.", ""]
+    run = certificate.get("run") or {}
+    if run.get("incomplete"):
+        lines += ["**This run did not check everything:**", ""]
+        lines += [f"- {_cell(item)}" for item in run["incomplete"]]
+        lines.append("")
+
+    failed = [clause for clause in clauses if clause["status"] == "failed"]
+    if failed:
+        lines += ["## What to fix", ""]
+        by_member: dict[str, list[Mapping[str, Any]]] = {}
+        for clause in failed:
+            by_member.setdefault(clause["member"] or "the driver as a whole", []).append(clause)
+        for member, group in sorted(by_member.items()):
+            lines += [f"### {member if ' ' in member else f'`{member}`'}", ""]
+            lines += [f"- **{clause['id']}** {clause['summary']}: {_reason(clause)}" for clause in group]
+            lines.append("")
+
+    unverified = [clause for clause in clauses if clause["status"] == "unverified"]
+    if unverified:
+        lines += ["## Implemented but unverified", ""]
+        lines += ["The driver has these members, but the kit could not exercise them:", ""]
+        why: dict[str, list[str]] = {}
+        for clause in unverified:
+            for member in clause["members"] or [clause["member"] or "?"]:
+                why.setdefault(member, []).append(clause["id"])
+        reasons = {member: _reason(clause) for clause in unverified for member in clause["members"]}
+        for member, ids in sorted(why.items()):
+            lines.append(f"- `{member}` ({', '.join(ids)}): {reasons.get(member, '')}")
+        lines.append("")
+
+    unchecked = [clause for clause in clauses if clause["status"] == "not_checked"]
+    if unchecked:
+        lines += ["## Not checked", ""]
+        by_reason: dict[str, list[str]] = {}
+        for clause in unchecked:
+            by_reason.setdefault(_reason(clause), []).append(clause["id"])
+        lines += [f"- {reason}: {', '.join(ids)}" for reason, ids in by_reason.items()]
+        lines.append("")
+
+    if run.get("notes"):
+        lines += ["## Notes from the harness", ""]
+        lines += [f"- {_cell(note)}" for note in run["notes"]]
+        lines.append("")
+
+    lines += ["## Versions", "", "| software | version |", "| --- | --- |"]
+    lines += [f"| {name} | {_cell(str(value or 'unknown'))} |" for name, value in certificate["versions"].items()]
+    lines += ["", "## All clauses", ""]
+    lines += ["| clause | status | requirement | source | reason |", "| --- | --- | --- | --- | --- |"]
+    for clause in clauses:
         lines.append(
             f"| {clause['id']} | {STATUS_LABELS[clause['status']]} | {clause['summary']} | "
-            f"{clause['source']} | {reason[:300]} |"
+            f"{clause['source']} | {_reason(clause)} |"
         )
     lines.append("")
     return "\n".join(lines)

@@ -17,7 +17,10 @@ picks where the desktop runs. Async drivers run on one harness event loop for th
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -25,10 +28,22 @@ from typing import Any
 
 import pytest
 
-from conformance import resources
-from conformance.driver import HarnessLoop, open_driver
+from conformance import resources, software
+from conformance.assertions import EnvironmentProblem
+from conformance.driver import (
+    DEFAULT_DRIVER_TIMEOUT,
+    DriverSetupError,
+    DriverTimeout,
+    HarnessLoop,
+    bounded,
+    close_driver,
+    describe_error,
+    open_driver,
+)
+from conformance.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.loading import SpecError, load_callable
 from reference.desktop import Desktop, DesktopSettings, DockerDesktop, LocalDesktop
+from reference.desktop.settings import DEFAULT_SCREEN, parse_screen_size
 
 RECORDER_PAGE = "input-recorder.html"
 # Time the page gets to report an action's events before a check concludes they are missing. Generous: on a
@@ -40,8 +55,8 @@ SETTLE_SECONDS = 0.15
 Event = dict[str, Any]
 
 
-class DesktopUnavailableError(RuntimeError):
-    """The desktop or the page did not come up; the check cannot say anything about the driver."""
+class DesktopUnavailableError(EnvironmentProblem):
+    """The desktop or the page did not come up; the check cannot say anything about the driver ("not checked")."""
 
 
 @dataclass(frozen=True)
@@ -211,8 +226,21 @@ class _InputBarrier:
         self._display.close()
 
 
-def _start_desktop(kind: str) -> Desktop:
-    settings = DesktopSettings(site_dir=resources.pages("desktop"), start_path=RECORDER_PAGE)
+def screen_size(config: pytest.Config) -> tuple[int, int]:
+    """``--screen-size`` (WIDTHxHEIGHT), 1280x800 when not given."""
+    text = config.getoption("--screen-size", None)
+    if not text:
+        return DEFAULT_SCREEN
+    try:
+        return parse_screen_size(str(text))
+    except ValueError as error:
+        raise pytest.UsageError(f"--screen-size={text}: {error}") from None
+
+
+def _start_desktop(kind: str, size: tuple[int, int]) -> Desktop:
+    settings = DesktopSettings(
+        width=size[0], height=size[1], site_dir=resources.pages("desktop"), start_path=RECORDER_PAGE
+    )
     if kind == "docker":
         return DockerDesktop(settings)
     if kind == "local":
@@ -222,8 +250,15 @@ def _start_desktop(kind: str) -> Desktop:
 
 @pytest.fixture(scope="session")
 def computer_environment(pytestconfig: pytest.Config) -> Iterator[ComputerEnvironment]:
-    desktop = _start_desktop(str(pytestconfig.getoption("--desktop")))
-    with desktop:
+    desktop = _start_desktop(str(pytestconfig.getoption("--desktop")), screen_size(pytestconfig))
+    try:
+        desktop.__enter__()
+    except Exception as error:  # whatever kept the desktop from starting, the driver is not to blame
+        raise DesktopUnavailableError(
+            f"the {desktop.settings.screen} desktop did not start: {describe_error(error)}"
+        ) from None
+    with contextlib.ExitStack() as stack:
+        stack.push(desktop)
         environment = ComputerEnvironment(desktop)
         deadline = time.monotonic() + desktop.settings.startup_timeout
         while not any(event.get("type") == "ready" for event in environment.events()):
@@ -247,42 +282,79 @@ def computer_factory(pytestconfig: pytest.Config) -> Callable[..., Any]:
         raise pytest.UsageError(str(error)) from None
 
 
-# One event loop for the whole session, so an async driver's loop-bound resources survive between calls.
+# One harness loop (an event loop thread and a worker thread for sync drivers) for the whole session, so an async
+# driver's loop-bound resources survive between calls; every call into the driver runs under its deadline.
 _loop: HarnessLoop | None = None
+_timeouts = {"driver": DEFAULT_DRIVER_TIMEOUT, "factory": 2 * DEFAULT_DRIVER_TIMEOUT}
+# Whether the factory has made a driver in this process: until it has, a factory failure is a usage error.
+_factory_worked = False
 
 
 def harness_loop() -> HarnessLoop:
     global _loop
     if _loop is None:
-        _loop = HarnessLoop()
+        _loop = HarnessLoop(_timeouts["driver"])
     return _loop
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _close_harness_loop() -> Iterator[None]:
+def _close_harness_loop(pytestconfig: pytest.Config) -> Iterator[None]:
+    from conformance.plugin import driver_timeout, factory_timeout
+
+    _timeouts.update(driver=driver_timeout(pytestconfig), factory=factory_timeout(pytestconfig))
     yield
     global _loop
     if _loop is not None:
-        _loop.close()
+        for task in _loop.close():
+            sys.stderr.write(f"driverkit: still running when the run ended: {task}\n")
         _loop = None
 
 
 @pytest.fixture
-def computer_driver(computer_factory: Callable[..., Any], computer_environment: ComputerEnvironment) -> Iterator[Any]:
-    driver, cleanup = open_driver(computer_factory, computer_environment, harness_loop())
+def computer_driver(
+    request: pytest.FixtureRequest, computer_factory: Callable[..., Any], computer_environment: ComputerEnvironment
+) -> Iterator[Any]:
+    global _factory_worked
+    loop, seconds = harness_loop(), _timeouts["factory"]
+    try:
+        driver, cleanup = loop.run(
+            lambda: open_driver(computer_factory, computer_environment, loop, seconds),
+            what="the driver factory",
+            timeout=seconds,
+        )
+    except (DriverSetupError, DriverTimeout) as error:
+        if not _factory_worked:
+            spec = request.config.getoption("--computer-driver")
+            pytest.exit(f"--computer-driver={spec}: {bounded(str(error))}", returncode=pytest.ExitCode.USAGE_ERROR)
+        raise EnvironmentProblem(f"{bounded(str(error))}; it worked earlier in the run") from None
+    if not _factory_worked:
+        found = loop.run(lambda: software.describe(driver), what="reading the driver's versions")
+        request.node.user_properties.append((SOFTWARE_PROPERTY, json.dumps(found)))
+    _factory_worked = True
+    generation = loop.generation
     try:
         yield driver
     finally:
-        cleanup()
+        problem = close_driver(loop, cleanup, generation)
+        if problem:
+            request.node.user_properties.append((NOTE_PROPERTY, f"{request.node.nodeid}: {problem}"))
 
 
 def is_async_driver(driver: Any) -> bool:
     return inspect.iscoroutinefunction(getattr(driver, "click", None))
 
 
+def on_driver(driver: Any, function: Callable[[], Any], what: str) -> Any:
+    """``function()`` where the driver's code runs (the loop for async drivers, the worker thread for sync ones),
+    under the driver deadline."""
+    if is_async_driver(driver):
+        return harness_loop().run_async(function, what=what)
+    return harness_loop().run(function, what=what)
+
+
 def call(driver: Any, method: str, *args: Any, **kwargs: Any) -> Any:
-    """Call one driver method, sync or async alike, and return its result."""
-    return harness_loop().resolve(getattr(driver, method)(*args, **kwargs))
+    """Call one driver method, sync or async alike, and return its result (DriverTimeout past the deadline)."""
+    return on_driver(driver, lambda: getattr(driver, method)(*args, **kwargs), method)
 
 
 def accepts_cancelled(driver: Any, method: str) -> bool:
@@ -300,5 +372,6 @@ __all__ = [
     "accepts_cancelled",
     "call",
     "is_async_driver",
+    "on_driver",
     "open_driver",
 ]

@@ -4,16 +4,23 @@ A factory is called with the check's :class:`~conformance.environment.Environmen
 itself, a context manager, an async context manager, a generator or async generator that yields it, or an
 awaitable of any of these. :func:`open_driver` accepts every form and returns a cleanup that undoes exactly what
 was entered. Flavour (sync or async) is read from the driver's methods, the way the SDK tells them apart.
+
+:class:`HarnessLoop` is where driver code runs: sync code on one worker thread, async code on one event loop in
+its own thread, every call under a deadline (``--driver-timeout``), so a driver that hangs fails its check with
+:class:`DriverTimeout` and is abandoned instead of stalling the run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
+import queue
+import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal, TypeVar
 
 from conformance.members import DRIVER_METHOD_NAMES
 
@@ -25,64 +32,299 @@ class DriverSetupError(RuntimeError):
     """The factory could not produce a usable driver; the message names what went wrong."""
 
 
+# The longest wait the documents let a caller ask of a driver is 30 seconds (wait_for's and run_script's
+# timeout_ms top out at 30,000 ms). A call into the driver gets twice that before the kit gives up on it, so a
+# slow but correct driver that uses the whole allowance (and reports state around it) still finishes.
+CONTRACT_LONGEST_WAIT_SECONDS: Final = 30.0
+DEFAULT_DRIVER_TIMEOUT: Final = 2 * CONTRACT_LONGEST_WAIT_SECONDS
+# How long the end of the run waits for tasks a driver left on the harness loop once they are cancelled.
+LOOP_SHUTDOWN_SECONDS: Final = 5.0
+
+
+class DriverTimeout(BaseException):
+    """A call into the driver did not return within the deadline; the driver was torn down or abandoned.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``), so a check's ``except Exception`` around a driver call
+    cannot turn a hang into a verdict about something else: the check fails with the hang itself.
+    """
+
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(f"`{what}` did not return within {seconds:g} s")
+        self.what = what
+        self.seconds = seconds
+
+
+_STOP: Final = object()
+
+
+class _Worker:
+    """One daemon thread that runs jobs in order; a job that hangs makes the whole worker abandoned.
+
+    Sync drivers are thread-affine (a sync Playwright object must be used from the thread that made it), so the
+    factory, every member and the cleanup of a sync driver, and the session resources its factory shares, all
+    run on one worker. A stuck call in a thread cannot be killed: the kit stops waiting, abandons the worker
+    with whatever it holds, and starts a new one for the next driver. Daemon threads never hold up the exit.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not _STOP:
+            function, future = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(function())
+            except BaseException as error:  # handed to the waiting caller, which re-raises it
+                future.set_exception(error)
+
+    def submit(self, function: Callable[[], T]) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((function, future))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(_STOP)
+
+
 class HarnessLoop:
-    """One event loop for the whole session, so async drivers can keep a browser across checks."""
+    """Where the kit runs the driver's code, each call under a deadline.
 
-    def __init__(self) -> None:
-        self._runner = asyncio.Runner()
+    One event loop in its own thread for the whole session (async drivers keep a browser on it across checks,
+    and it keeps turning while a check waits for page effects) and one worker thread for sync driver code.
+    ``timeout`` is the deadline of every call into the driver; a call past it raises :class:`DriverTimeout`.
+    """
 
-    def resolve(self, value: object) -> Any:
-        """``value`` itself, or its result when it is awaitable (run to completion on the harness loop)."""
-        if inspect.isawaitable(value):
-            return self._runner.run(_as_coroutine(value))
-        return value
+    def __init__(self, timeout: float = DEFAULT_DRIVER_TIMEOUT) -> None:
+        self.timeout = timeout
+        self._loop = asyncio.new_event_loop()
+        self._loop_thread = threading.Thread(target=self._loop.run_forever, name="driverkit-loop", daemon=True)
+        self._loop_thread.start()
+        self._worker: _Worker | None = None
+        self._workers_made = 0
+        # Threads the kit gave up on; resources made there are never touched again.
+        self.abandoned: set[int] = set()
+
+    # -- where code runs -------------------------------------------------------------------------------------
+
+    def on_worker(self) -> bool:
+        return self._worker is not None and threading.current_thread() is self._worker.thread
+
+    def on_loop(self) -> bool:
+        return threading.current_thread() is self._loop_thread
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the worker or the loop is abandoned; a driver made before cannot be used after."""
+        return len(self.abandoned)
+
+    def run(self, function: Callable[[], object], *, what: str, timeout: float | None = None) -> Any:
+        """``function()`` on the driver worker thread, then its result settled on the loop if awaitable."""
+        seconds = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + seconds
+        if self.on_worker():
+            value = function()
+        else:
+            if self._worker is None:
+                self._workers_made += 1
+                self._worker = _Worker(f"driverkit-driver-{self._workers_made}")
+            worker = self._worker
+            future = worker.submit(function)
+            try:
+                value = future.result(timeout=seconds)
+            except concurrent.futures.TimeoutError:
+                self._abandon_worker(worker)
+                raise DriverTimeout(what, seconds) from None
+            except KeyboardInterrupt:
+                # The call is still running there; nothing may queue behind it (the cleanup, say).
+                self._abandon_worker(worker)
+                raise
+        return self.resolve(value, what=what, timeout=max(0.0, deadline - time.monotonic()), whole=seconds)
+
+    def run_async(self, function: Callable[[], object], *, what: str, timeout: float | None = None) -> Any:
+        """``function()`` called on the loop and awaited there when it returns an awaitable (async drivers)."""
+
+        async def invoke() -> object:
+            value = function()
+            return await value if inspect.isawaitable(value) else value
+
+        return self.resolve(invoke(), what=what, timeout=timeout)
+
+    def resolve(
+        self, value: object, *, what: str = "the driver", timeout: float | None = None, whole: float | None = None
+    ) -> Any:
+        """``value`` itself, or its result when it is awaitable (run to completion on the loop, under a deadline)."""
+        if not inspect.isawaitable(value):
+            return value
+        seconds = self.timeout if timeout is None else timeout
+        if self.on_loop():
+            raise RuntimeError("the harness loop cannot wait for itself; await the value instead")
+        loop = self._loop
+        future = asyncio.run_coroutine_threadsafe(_within(value, seconds), loop)
+        try:
+            # The loop enforces the deadline itself; the extra second is for a loop too stuck to do so.
+            return future.result(timeout=seconds + 1.0)
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            future.cancel()
+            if not self._responsive(loop):
+                self._abandon_loop()
+            raise DriverTimeout(what, seconds if whole is None else whole) from None
 
     def sleep(self, seconds: float) -> None:
-        """Sleep while letting the loop run its callbacks (an async driver's dialog handlers, for instance).
+        """Let ``seconds`` pass; the loop keeps running on its own thread meanwhile."""
+        time.sleep(seconds)
 
-        A sync Playwright driver keeps its own event loop marked as running in this thread, and the harness
-        loop cannot run inside it; such a driver needs no turning from here, so a plain sleep serves it.
-        """
+    # -- giving up ------------------------------------------------------------------------------------------
+
+    def _responsive(self, loop: asyncio.AbstractEventLoop) -> bool:
+        ping: concurrent.futures.Future[None] = concurrent.futures.Future()
+        loop.call_soon_threadsafe(ping.set_result, None)
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            self._runner.run(asyncio.sleep(seconds))
-        else:
-            time.sleep(seconds)
+            ping.result(timeout=1.0)
+        except concurrent.futures.TimeoutError:
+            return False
+        return True
 
-    def close(self) -> None:
-        self._runner.close()
+    def _abandon_worker(self, worker: _Worker) -> None:
+        worker.stop()
+        if worker.thread.ident is not None:
+            self.abandoned.add(worker.thread.ident)
+        if self._worker is worker:
+            self._worker = None
+
+    def _abandon_loop(self) -> None:
+        """Leave a loop that some driver code blocks; the next awaitable runs on a fresh one."""
+        if self._loop_thread.ident is not None:
+            self.abandoned.add(self._loop_thread.ident)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._loop = asyncio.new_event_loop()
+        self._loop_thread = threading.Thread(target=self._loop.run_forever, name="driverkit-loop", daemon=True)
+        self._loop_thread.start()
+
+    def close(self, timeout: float = LOOP_SHUTDOWN_SECONDS) -> list[str]:
+        """Stop the worker and the loop, waiting at most ``timeout`` s for tasks a driver left running.
+
+        Returns a description of each task still running when the time was up (they are left behind, on a
+        daemon thread that does not hold up the exit).
+        """
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+        loop = self._loop
+        if not self._responsive(loop):
+            return ["the harness loop is blocked by driver code that never yields"]
+        future = asyncio.run_coroutine_threadsafe(_cancel_leftovers(timeout), loop)
+        try:
+            leftovers = future.result(timeout=timeout + 2.0)
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            leftovers = ["the harness loop did not finish cancelling its tasks"]
+        loop.call_soon_threadsafe(loop.stop)
+        self._loop_thread.join(timeout=1.0)
+        if not self._loop_thread.is_alive():
+            loop.close()
+        return leftovers
 
 
-async def _as_coroutine(awaitable: Awaitable[T]) -> T:
-    return await awaitable
+async def _within(awaitable: Awaitable[T], seconds: float) -> T:
+    async with asyncio.timeout(seconds) as scope:
+        value = await awaitable
+    if scope.expired():
+        # The awaited code swallowed the cancellation and returned anyway: it still ran past the deadline.
+        raise TimeoutError
+    return value
+
+
+async def _cancel_leftovers(timeout: float) -> list[str]:
+    current = asyncio.current_task()
+    tasks = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout)
+    leftovers = [_describe(task) for task in tasks if not task.done()]
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(min(timeout, 1.0)):
+            await loop.shutdown_asyncgens()
+    except TimeoutError:
+        leftovers.append("asynchronous generators that would not close")
+    return leftovers
+
+
+def _describe(task: asyncio.Task[Any]) -> str:
+    coroutine = task.get_coro()
+    code = getattr(coroutine, "cr_code", None) or getattr(coroutine, "gi_code", None)
+    where = f" ({code.co_qualname} in {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+    return f"task {task.get_name()}{where}"
 
 
 Cleanup = Callable[[], None]
 
 
-def open_driver(factory: Callable[[Any], object], env: object, loop: HarnessLoop) -> tuple[object, Cleanup]:
-    """Call ``factory(env)`` and unwrap what it returns into ``(driver, cleanup)``."""
+def open_driver(
+    factory: Callable[[Any], object], env: object, loop: HarnessLoop, timeout: float | None = None
+) -> tuple[object, Cleanup]:
+    """Call ``factory(env)`` here and unwrap what it returns into ``(driver, cleanup)``.
+
+    Whatever form the factory has, a factory that raises (when called, when its generator first runs, when its
+    context manager is entered) raises :class:`DriverSetupError` with the factory's own error in one line.
+    """
     try:
-        produced = loop.resolve(factory(env))
+        produced = loop.resolve(factory(env), what="the driver factory", timeout=timeout)
+        return _unwrap(produced, loop, timeout)
+    except (DriverSetupError, DriverTimeout):
+        raise
     except Exception as error:
-        raise DriverSetupError(f"the driver factory raised {type(error).__name__}: {error}") from error
-    return _unwrap(produced, loop)
+        raise DriverSetupError(f"the driver factory raised {describe_error(error)}") from error
 
 
-def _unwrap(produced: object, loop: HarnessLoop) -> tuple[object, Cleanup]:
+def close_driver(loop: HarnessLoop, cleanup: Cleanup, generation: int) -> str | None:
+    """Run a driver's ``cleanup`` under the deadline; what went wrong in one line, or None.
+
+    A driver made before the loop's ``generation`` changed (a call hung and its thread was abandoned) is not
+    cleaned up at all: its code belongs to the stuck thread.
+    """
+    if loop.generation != generation:
+        return "a call into the driver hung, so the driver was abandoned without its cleanup"
+    try:
+        loop.run(cleanup, what="the driver's cleanup")
+    except DriverTimeout as timeout:
+        return f"{timeout}; the driver was abandoned"
+    except Exception as error:
+        return f"the driver's cleanup raised {describe_error(error)}"
+    return None
+
+
+def describe_error(error: BaseException, limit: int = 300) -> str:
+    """``Class: message`` of a driver's exception, on one line and cut to ``limit`` characters with its size."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return bounded(" ".join(text.split()), limit)
+
+
+def bounded(text: str, limit: int = 300) -> str:
+    """``text`` itself, or its first ``limit`` characters and the size of the whole."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text):,} characters in all]"
+
+
+def _unwrap(produced: object, loop: HarnessLoop, timeout: float | None) -> tuple[object, Cleanup]:
+    what, cleaning = "the driver factory", "the driver's cleanup"
     if inspect.isgenerator(produced):
         generator = produced
         driver = _first_yield(lambda: next(generator))
         return driver, lambda: _finish_generator(lambda: next(generator), generator.close)
     if inspect.isasyncgen(produced):
         agen = produced
-        driver = _first_yield(lambda: loop.resolve(agen.__anext__()))
-        return driver, lambda: _finish_generator(lambda: loop.resolve(agen.__anext__()), lambda: None)
+        driver = _first_yield(lambda: loop.resolve(agen.__anext__(), what=what, timeout=timeout))
+        return driver, lambda: _finish_generator(lambda: loop.resolve(agen.__anext__(), what=cleaning), lambda: None)
     if hasattr(produced, "__aenter__") and hasattr(produced, "__aexit__"):
         manager: Any = produced
-        driver = loop.resolve(manager.__aenter__())
-        return driver, lambda: loop.resolve(manager.__aexit__(None, None, None))
+        driver = loop.resolve(manager.__aenter__(), what=what, timeout=timeout)
+        return driver, lambda: loop.resolve(manager.__aexit__(None, None, None), what=cleaning)
     if hasattr(produced, "__enter__") and hasattr(produced, "__exit__"):
         sync_manager: Any = produced
         driver = sync_manager.__enter__()
@@ -132,6 +374,8 @@ class DriverProfile:
 
     flavour: Flavour
     implemented: tuple[str, ...]
+    # What the driver runs on (its package, automation library, browser), see conformance.software.
+    software: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, driver: object) -> DriverProfile:
@@ -150,5 +394,8 @@ class DriverProfile:
             )
         return cls(flavour=flavours.pop() if flavours else "sync", implemented=implemented)
 
+    def with_software(self, software: dict[str, str]) -> DriverProfile:
+        return replace(self, software=tuple(software.items()))
+
     def to_json(self) -> dict[str, object]:
-        return {"flavour": self.flavour, "implemented": list(self.implemented)}
+        return {"flavour": self.flavour, "implemented": list(self.implemented), "software": dict(self.software)}

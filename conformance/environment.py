@@ -8,8 +8,9 @@ through it.
 from __future__ import annotations
 
 import builtins
+import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -51,39 +52,49 @@ class DriverHints:
 
 
 class SharedResources:
-    """Per-process resources shared by all checks (a browser, say), closed once at the end of the session."""
+    """Per-process resources shared by all checks (a browser, say), closed once at the end of the session.
 
-    def __init__(self) -> None:
-        self._values: dict[str, Any] = {}
-        self._closers: list[Callable[[], object]] = []
+    Each resource remembers the thread that made it. A resource made on a thread the harness abandoned (a
+    driver call hung there) is never handed out or closed again: it is made afresh on first use.
+    """
+
+    def __init__(self, abandoned: Collection[int] = ()) -> None:
+        self._abandoned = abandoned
+        self._values: dict[str, tuple[Any, int]] = {}
+        self._closers: list[tuple[Callable[[], object], int]] = []
+
+    def _live(self, key: str) -> bool:
+        return key in self._values and self._values[key][1] not in self._abandoned
+
+    def _keep(self, key: str, value: Any, close: Callable[[Any], object] | None) -> None:
+        maker = threading.get_ident()
+        self._values[key] = (value, maker)
+        if close is not None:
+            self._closers.append((lambda: close(value), maker))
 
     def get(self, key: str, create: Callable[[], T], close: Callable[[T], object] | None) -> T:
-        if key not in self._values:
-            value = create()
-            self._values[key] = value
-            if close is not None:
-                self._closers.append(lambda: close(value))
-        result: T = self._values[key]
+        if not self._live(key):
+            self._keep(key, create(), close)
+        result: T = self._values[key][0]
         return result
 
     async def get_async(
         self, key: str, create: Callable[[], Awaitable[T]], close: Callable[[T], Awaitable[object]] | None
     ) -> T:
-        if key not in self._values:
-            value = await create()
-            self._values[key] = value
-            if close is not None:
-                self._closers.append(lambda: close(value))
-        result: T = self._values[key]
+        if not self._live(key):
+            self._keep(key, await create(), close)
+        result: T = self._values[key][0]
         return result
 
-    def close_all(self, resolve: Callable[[object], object]) -> list[BaseException]:
-        """Close everything in reverse order; ``resolve`` settles awaitables on the harness loop."""
+    def close_all(self, run: Callable[[Callable[[], object]], object]) -> list[BaseException]:
+        """Close everything in reverse order; ``run`` calls a closer where the harness runs driver code."""
         errors: list[BaseException] = []
         while self._closers:
-            closer = self._closers.pop()
+            closer, maker = self._closers.pop()
+            if maker in self._abandoned:
+                continue
             try:
-                resolve(closer())
+                run(closer)
             except BaseException as error:  # one failing cleanup must not stop the others
                 errors.append(error)
         self._values.clear()
@@ -101,8 +112,11 @@ class Environment:
         hints: DriverHints | None = None,
         shared: SharedResources | None = None,
         poll: Callable[[float], None] | None = None,
+        note: Callable[[str], None] | None = None,
     ) -> None:
         self._server = server
+        self._note = note
+        self._noted: set[str] = set()
         self._session = session
         self.hints = hints or DriverHints()
         self._shared = shared or SharedResources()
@@ -149,10 +163,40 @@ class Environment:
         found = self.poll_effect(kind, predicate, timeout)
         if found is None:
             seen = sorted({str(effect.get("kind")) for effect in self.effects()})
+            silence = self.silence()
             raise EffectTimeout(
                 f"no {kind!r} effect within {timeout:g} s (recorded kinds: {', '.join(seen) or 'none'})"
+                + (f"; {silence}" if silence else "")
             )
         return found
+
+    def silence(self, page: str | None = None) -> str | None:
+        """Why the fixture page's own recorder reported nothing, from the server's request log; None if it did.
+
+        A page that was never requested was never loaded; a page whose recorder script or event posts never
+        arrived was loaded by a browser that cannot reach the kit's fixture origin (a driver's network guard
+        that blocks it, say). The second is a finding about the driver worth its own line, so it is also noted.
+        """
+        if self.effects():
+            return None
+        page = page or self.start_url.split(f"/s/{self._session}/", 1)[-1]
+        requested = {request.path for request in self.requests() if request.method in ("GET", "HEAD")}
+        if page.split("?", 1)[0] not in requested:
+            return f"the fixture server never received a request for {page}: the driver did not load it"
+        if "recorder.js" not in requested:
+            finding = (
+                f"{page} was served but its recorder.js never was: the browser could not fetch from the kit's "
+                f"fixture origin {self.main_origin} (does the driver's network guard block it?)"
+            )
+        else:
+            finding = (
+                f"{page} and its recorder were served but no event came back: the page could not post to the "
+                f"kit's fixture origin {self.main_origin} (does the driver's network guard block it?)"
+            )
+        if self._note is not None and finding not in self._noted:
+            self._noted.add(finding)
+            self._note(finding)
+        return finding
 
     def pause(self, seconds: float) -> None:
         """Let ``seconds`` pass while the driver's event loop (if it has one of ours) keeps running."""

@@ -15,6 +15,9 @@ from conformance.harness import BrowserHarness
 from conformance.subject import Subject
 
 HARNESS_KEY = pytest.StashKey[BrowserHarness]()
+NOTE_PROPERTY = "driverkit-note"
+# The versions a computer driver runs on (conformance.software), carried like a note.
+SOFTWARE_PROPERTY = "driverkit-computer-software"
 
 
 def _harness(request: pytest.FixtureRequest) -> BrowserHarness:
@@ -38,7 +41,12 @@ def _hints(request: pytest.FixtureRequest) -> DriverHints:
 def subject(request: pytest.FixtureRequest) -> Iterator[Subject]:
     """The driver under test, made by the factory for this check and showing the check's start page."""
     harness = _harness(request)
-    with harness.subject(_start_page(request), _hints(request)) as made:
+
+    def note(text: str) -> None:
+        # Carried (to the xdist controller too) in the teardown report, and listed on the certificate.
+        request.node.user_properties.append((NOTE_PROPERTY, f"{request.node.nodeid}: {text}"))
+
+    with harness.subject(_start_page(request), _hints(request), note) as made:
         yield made
 
 

@@ -1,8 +1,13 @@
 """Session-wide pieces of browser certification: the fixture server, the event loop, shared resources, the factory.
 
 The plugin starts one :class:`BrowserHarness` per pytest process (so one per xdist worker) when ``--driver`` is
-given, and probes the factory once before any check runs, so a factory that raises or returns something that is
-not a driver becomes one clear usage error instead of a failure in every check.
+given, and probes the factory once before any check runs, so a factory that raises, hangs or returns something
+that is not a driver becomes one clear usage error instead of a failure in every check.
+
+After the probe, a factory that fails in one check is an environment problem (the check is "not checked"); a
+cleanup that raises or hangs is a note on the certificate (the contract says nothing about the factory). Every
+call into the driver runs under the harness loop's deadline; a driver whose call hung is abandoned, not cleaned
+up, because its thread is still stuck in that call.
 """
 
 from __future__ import annotations
@@ -11,38 +16,92 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from conformance.driver import DriverProfile, DriverSetupError, HarnessLoop, open_driver
+from conformance import software
+from conformance.assertions import EnvironmentProblem
+from conformance.driver import (
+    DEFAULT_DRIVER_TIMEOUT,
+    Cleanup,
+    DriverProfile,
+    DriverSetupError,
+    DriverTimeout,
+    HarnessLoop,
+    close_driver,
+    describe_error,
+    open_driver,
+)
 from conformance.environment import DriverHints, Environment, SharedResources
 from conformance.fixture_server import FixtureServer
 from conformance.subject import Subject
 
+Note = Callable[[str], None]
+
 
 class BrowserHarness:
-    def __init__(self, spec: str, factory: Callable[..., Any]) -> None:
+    def __init__(
+        self,
+        spec: str,
+        factory: Callable[..., Any],
+        timeout: float = DEFAULT_DRIVER_TIMEOUT,
+        factory_timeout: float | None = None,
+    ) -> None:
         self.spec = spec
         self.factory = factory
+        self.factory_timeout = 2 * timeout if factory_timeout is None else factory_timeout
         self.server = FixtureServer().start()
-        self.loop = HarnessLoop()
-        self.shared = SharedResources()
+        self.loop = HarnessLoop(timeout)
+        self.shared = SharedResources(self.loop.abandoned)
         self.profile: DriverProfile | None = None
 
     def environment(self, session: str, start_page: str, hints: DriverHints) -> Environment:
-        # Async drivers need their loop turning while a check waits for page effects (their dialog and
-        # download handlers run on it); sync drivers are served by a plain sleep.
         return Environment(self.server, session, start_page, hints, self.shared, poll=self.loop.sleep)
 
+    def open(self, env: Environment) -> tuple[object, Cleanup]:
+        """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
+        try:
+            made: tuple[object, Cleanup] = self.loop.run(
+                lambda: open_driver(self.factory, env, self.loop, self.factory_timeout),
+                what="the driver factory",
+                timeout=self.factory_timeout,
+            )
+        except DriverTimeout as timeout:
+            raise DriverSetupError(f"{timeout} (the driver was abandoned)") from None
+        return made
+
     @contextmanager
-    def subject(self, start_page: str = "blank.html", hints: DriverHints | None = None) -> Iterator[Subject]:
-        """A fresh driver from the factory for one check, cleaned up afterwards."""
+    def subject(
+        self, start_page: str = "blank.html", hints: DriverHints | None = None, note: Note | None = None
+    ) -> Iterator[Subject]:
+        """A fresh driver from the factory for one check, cleaned up afterwards.
+
+        Without ``note`` (the probe) any factory or cleanup failure raises :class:`DriverSetupError`. With it (a
+        check), a factory failure raises :class:`EnvironmentProblem` and a cleanup failure becomes a note.
+        """
         with self.session_token() as token:
             env = self.environment(token, start_page, hints or DriverHints())
-            driver, cleanup = open_driver(self.factory, env, self.loop)
+            try:
+                driver, cleanup = self.open(env)
+            except DriverSetupError as error:
+                if note is None:
+                    raise
+                raise EnvironmentProblem(f"{error}; it worked when the run started") from None
+            generation = self.loop.generation
             try:
                 profile = DriverProfile.of(driver)
-                self.profile = self.profile or profile
+                if self.profile is None:
+                    # Read where the driver's code runs: sync Playwright objects belong to their thread.
+                    found = self.loop.run(lambda: software.describe(driver), what="reading the driver's versions")
+                    self.profile = profile.with_software(found)
                 yield Subject(driver, profile, self.loop, env)
             finally:
-                cleanup()
+                self._clean_up(cleanup, generation, note)
+
+    def _clean_up(self, cleanup: Cleanup, generation: int, note: Note | None) -> None:
+        problem = close_driver(self.loop, cleanup, generation)
+        if problem is None:
+            return
+        if note is None:
+            raise DriverSetupError(problem)
+        note(problem)
 
     @contextmanager
     def session_token(self) -> Iterator[str]:
@@ -57,11 +116,15 @@ class BrowserHarness:
         with self.subject() as subject:
             return subject.profile
 
-    def close(self) -> list[BaseException]:
-        errors = self.shared.close_all(self.loop.resolve)
-        self.loop.close()
+    def close(self) -> list[str]:
+        """Close shared resources and the loop (bounded); return what went wrong, one line each."""
+        problems = [
+            f"closing a shared resource raised {describe_error(error)}"
+            for error in self.shared.close_all(lambda closer: self.loop.run(closer, what="closing shared resources"))
+        ]
+        problems += [f"still running when the run ended: {task}" for task in self.loop.close()]
         self.server.stop()
-        return errors
+        return problems
 
 
 __all__ = ["BrowserHarness", "DriverSetupError"]

@@ -8,6 +8,8 @@ Given ``--driver`` and no explicit paths, pytest collects the kit's bundled brow
 from __future__ import annotations
 
 import fnmatch
+import json
+import sys
 from collections.abc import Generator
 from pathlib import Path
 
@@ -16,12 +18,15 @@ import pytest
 from conformance import reporting
 from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
-from conformance.driver import DriverSetupError
-from conformance.fixtures import HARNESS_KEY
+from conformance.driver import DEFAULT_DRIVER_TIMEOUT, DriverSetupError, DriverTimeout, bounded, describe_error
+from conformance.fixtures import HARNESS_KEY, NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness import BrowserHarness
 from conformance.hypothesis_profiles import register_profiles
 from conformance.loading import SpecError, load_callable
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
+
+# reference.desktop.settings.DEFAULT_SCREEN; the desktop package is imported only for computer certification.
+DEFAULT_SCREEN_SIZE = "1280x800"
 
 # Before pytest configures itself: the hypothesis plugin resolves --hypothesis-profile during configuration.
 register_profiles()
@@ -56,9 +61,87 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="write certificate.json and certificate.md for this run into DIR",
     )
+    group.addoption(
+        "--driver-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help=f"deadline of every call into the driver (factory, state, members, cleanup); default: the "
+        f"driverkit_driver_timeout ini value, else {DEFAULT_DRIVER_TIMEOUT:g} s (twice the contract's longest wait)",
+    )
+    group.addoption(
+        "--factory-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="deadline of the driver factory (it may start a browser); default: the driverkit_factory_timeout ini "
+        "value, else twice the driver deadline",
+    )
+    group.addoption(
+        "--screen-size",
+        metavar="WIDTHxHEIGHT",
+        default=None,
+        help=f"the computer desktop's screen size (default {DEFAULT_SCREEN_SIZE}); the computer checks scale to it",
+    )
+    parser.addini(
+        "driverkit_driver_timeout",
+        f"deadline in seconds of every call into a certified driver (default {DEFAULT_DRIVER_TIMEOUT:g})",
+        default=None,
+    )
+    parser.addini(
+        "driverkit_factory_timeout",
+        "deadline in seconds of the driver factory (default: twice the driver deadline)",
+        default=None,
+    )
+
+
+def _seconds(config: pytest.Config, option: str, ini: str) -> float | None:
+    given = config.getoption(option, None)
+    source = option
+    if given is None:
+        text = config.getini(ini)
+        if not text:
+            return None
+        source = ini
+        try:
+            given = float(str(text))
+        except ValueError:
+            raise pytest.UsageError(f"{source}={text!r}: expected a number of seconds") from None
+    if not given > 0:
+        raise pytest.UsageError(f"{source}={given:g}: a deadline must be more than 0 seconds")
+    return float(given)
+
+
+def driver_timeout(config: pytest.Config) -> float:
+    """The per-call driver deadline: ``--driver-timeout``, else the ini value, else the documented default."""
+    return _seconds(config, "--driver-timeout", "driverkit_driver_timeout") or DEFAULT_DRIVER_TIMEOUT
+
+
+def factory_timeout(config: pytest.Config) -> float:
+    """The factory's deadline: ``--factory-timeout``, else the ini value, else twice the driver deadline."""
+    return _seconds(config, "--factory-timeout", "driverkit_factory_timeout") or 2 * driver_timeout(config)
+
+
+def screen_size(config: pytest.Config) -> tuple[int, int]:
+    """The computer desktop's ``--screen-size`` (default 1280x800)."""
+    text = config.getoption("--screen-size", None) or DEFAULT_SCREEN_SIZE
+    from reference.desktop.settings import parse_screen_size
+
+    try:
+        return parse_screen_size(str(text))
+    except ValueError as error:
+        raise pytest.UsageError(f"--screen-size={text}: {error}") from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    factory_timeout(config)
+    if config.getoption("--screen-size", None):
+        screen_size(config)
+    directory = config.getoption("--certificate")
+    if directory and not _is_xdist_worker(config):
+        problem = reporting.unwritable(Path(directory))
+        if problem:
+            raise pytest.UsageError(f"--certificate={directory}: {problem}")
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
@@ -94,12 +177,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     spec = config.getoption("--driver")
     if not spec:
         return
-    harness = BrowserHarness(spec, load_callable(spec, "--driver"))
+    harness = BrowserHarness(spec, load_callable(spec, "--driver"), driver_timeout(config), factory_timeout(config))
     try:
         harness.probe()
     except DriverSetupError as error:
         harness.close()
-        raise pytest.UsageError(f"--driver={spec}: {error}") from None
+        raise pytest.UsageError(f"--driver={spec}: {bounded(str(error))}") from None
     if _is_xdist_controller(config):
         # The controller only probes, so a bad factory is one usage error; its workers run the checks.
         harness.close()
@@ -150,9 +233,25 @@ def pytest_runtest_makereport(
     # SDK accepts what the driver returns; it is blamed only by name (Outcome.expect_sdk_accepted).
     covered = (*marker_ids, SDK_ACCEPTS_CLAUSE) if "subject" in getattr(item, "fixturenames", ()) else marker_ids
     deviates = tuple(str(mark.args[0]) for mark in item.iter_markers("known_deviation") if mark.args)
-    result = CheckResult(item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, reason, profile, deviates, member)
+    result = CheckResult(
+        item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, bounded(reason), profile, deviates, member
+    )
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
+    _bound_log(report)
     return report
+
+
+# A driver's output (a 10 MB title, say) must not flood the log: a longer failure report keeps its beginning (where
+# the check failed) and its end (the error line), and says how much was cut between them.
+LOG_LIMIT = 20_000
+
+
+def _bound_log(report: pytest.TestReport) -> None:
+    text = str(report.longrepr) if report.longrepr is not None else ""
+    if len(text) > LOG_LIMIT:
+        half = LOG_LIMIT // 2
+        cut = len(text) - 2 * half
+        report.longrepr = f"{text[:half]}\n[... {cut:,} characters of driver output cut ...]\n{text[-half:]}"
 
 
 def _classify(
@@ -174,12 +273,14 @@ def _classify(
             return "not_implemented", (), parsed.detail, None
         return parsed.kind, (), parsed.detail, parsed.member
     error = call.excinfo.value if call.excinfo else None
+    if isinstance(error, DriverTimeout):
+        # A hang is a defect of the driver: it fails the clauses the check covers.
+        return "failed", clause_ids, f"{error}; the driver was torn down", None
     if isinstance(error, ClauseViolation):
         return "failed", (error.clause_id,), error.detail, None
     if isinstance(error, EnvironmentProblem):
         return "not_checked", (), f"environment: {error}", None
-    summary = f"{type(error).__name__}: {error}" if error else "failed"
-    return "failed", clause_ids, summary.splitlines()[0][:300] if summary else "failed", None
+    return "failed", clause_ids, describe_error(error) if error else "failed", None
 
 
 _RECORDER_NAME = "driverkit-recorder"
@@ -189,26 +290,71 @@ class _Recorder:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.run = CertificationSession()
+        # What kept the run from checking everything it set out to (Ctrl-C, a crashed worker, -x).
+        self.incomplete: list[str] = []
+        # Harness findings that are no clause's business (a cleanup that hung, tasks left on the loop).
+        self.notes: list[str] = []
+        # What the computer driver runs on, reported by the process that made it.
+        self.computer_software: dict[str, str] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        recorded = False
         for name, value in report.user_properties:
             if name == USER_PROPERTY:
                 self.run.add(CheckResult.from_property(str(value)))
+                recorded = True
+            elif name == NOTE_PROPERTY:
+                self.notes.append(bounded(str(value)))
+            elif name == SOFTWARE_PROPERTY and not self.computer_software:
+                self.computer_software = json.loads(str(value))
+        if report.failed and not recorded and str(report.when) == "???":
+            # pytest-xdist's report for a worker that died mid-check: nothing was learned from that check.
+            self.incomplete.append(f"{bounded(str(report.longrepr))} (its clauses were not checked)")
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # Ctrl-C, pytest.exit() (a computer factory that never worked) or xdist stopping its workers.
+        if isinstance(excinfo.value, pytest.exit.Exception):
+            self.incomplete.append(f"the run was stopped before every check ran: {bounded(excinfo.value.msg)}")
+            return
+        message = str(excinfo.value)
+        cause = f"{excinfo.typename}: {bounded(message)}" if message else excinfo.typename
+        self.incomplete.append(f"the run was interrupted ({cause}) before every check ran")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if session.shouldfail or session.shouldstop:
+            reason = session.shouldfail or session.shouldstop
+            self.incomplete.append(f"the run stopped early ({reason}) before every check ran")
+        # The certificate first: whatever the driver left behind must not cost the results.
+        self._write_certificate()
         harness = self.config.stash.get(HARNESS_KEY, None)
         if harness is not None:
-            harness.close()
             del self.config.stash[HARNESS_KEY]
+            problems = harness.close()
+            if problems:
+                self.notes.extend(bounded(problem) for problem in problems)
+                self._write_certificate()
+                if _is_xdist_worker(self.config):
+                    for problem in problems:
+                        sys.stderr.write(f"driverkit: {problem}\n")
+
+    def _write_certificate(self) -> None:
         directory = self.config.getoption("--certificate")
-        if directory and self.run.results and not _is_xdist_worker(self.config):
-            written = reporting.write_certificate(self.config, self.run, Path(directory))
-            self.config.stash[reporting.WRITTEN_KEY] = written
+        if not directory or _is_xdist_worker(self.config):
+            return
+        if not (self.run.results or self.config.getoption("--driver") or self.config.getoption("--computer-driver")):
+            return
+        written = reporting.write_certificate(
+            self.config, self.run, Path(directory), self.incomplete, self.notes, self.computer_software
+        )
+        self.config.stash[reporting.WRITTEN_KEY] = written
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.run.results and not _is_xdist_worker(self.config):
-            reporting.summarize(terminalreporter, self.config, self.run)
+        if _is_xdist_worker(self.config):
+            return
+        certifying = self.config.getoption("--driver") or self.config.getoption("--computer-driver")
+        if self.run.results or (self.incomplete and certifying):
+            reporting.summarize(terminalreporter, self.config, self.run, self.incomplete, self.notes)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

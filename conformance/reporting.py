@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,19 +17,30 @@ WRITTEN_KEY = pytest.StashKey[tuple[Path, Path]]()
 _PART_NAMES = {"BR": "browser driver", "CO": "computer driver", "TS": "SDK toolsets", "RN": "SDK runners"}
 
 
-def clause_results(run: CertificationSession) -> list[ClauseResult]:
-    """Every clause of the parts this run checked, with its status."""
-    return run.clause_results(registry().with_prefix(*sorted(run.prefixes())))
+def clause_results(run: CertificationSession, config: pytest.Config | None = None) -> list[ClauseResult]:
+    """Every clause of the parts this run checked (or set out to check), with its status."""
+    prefixes = run.prefixes()
+    if config is not None and config.getoption("--driver", None):
+        prefixes.add("BR")
+    if config is not None and _has_option(config, "--computer-driver") and config.getoption("--computer-driver"):
+        prefixes.add("CO")
+    return run.clause_results(registry().with_prefix(*sorted(prefixes)))
 
 
-def subjects(config: pytest.Config, run: CertificationSession) -> list[certificate.Subject]:
+def subjects(
+    config: pytest.Config, run: CertificationSession, computer_software: Mapping[str, str] | None = None
+) -> list[certificate.Subject]:
     found = []
     driver = config.getoption("--driver", None)
     if driver:
         found.append(certificate.Subject("browser driver", driver, run.profile))
     computer = config.getoption("--computer-driver", None) if _has_option(config, "--computer-driver") else None
     if computer:
-        found.append(certificate.Subject("computer driver", computer, None))
+        screen = config.getoption("--screen-size", None) or "1280x800"
+        profile: dict[str, object] = {"screen size": str(screen)}
+        if computer_software:
+            profile["software"] = dict(computer_software)
+        found.append(certificate.Subject("computer driver", computer, profile))
     if run.prefixes() & {"TS", "RN"}:
         found.append(certificate.Subject("SDK toolsets and runners", None, None))
     return found
@@ -41,14 +54,38 @@ def _has_option(config: pytest.Config, name: str) -> bool:
     return True
 
 
-def write_certificate(config: pytest.Config, run: CertificationSession, directory: Path) -> tuple[Path, Path]:
-    extra = {"browser": certificate.browser_version()} if config.getoption("--driver", None) else {}
-    built = certificate.build(subjects(config, run), clause_results(run), extra)
+def unwritable(directory: Path) -> str | None:
+    """Why no certificate could be written into ``directory``, or None when it can (checked before any check runs)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".driverkit-probe-"):
+            pass
+    except OSError as error:
+        return f"cannot write a certificate there ({error.strerror or error})"
+    return None
+
+
+def write_certificate(
+    config: pytest.Config,
+    run: CertificationSession,
+    directory: Path,
+    incomplete: Sequence[str] = (),
+    notes: Sequence[str] = (),
+    computer_software: Mapping[str, str] | None = None,
+) -> tuple[Path, Path]:
+    found = subjects(config, run, computer_software)
+    built = certificate.build(found, clause_results(run, config), None, incomplete, notes)
     return certificate.write(directory, built)
 
 
-def summarize(reporter: pytest.TerminalReporter, config: pytest.Config, run: CertificationSession) -> None:
-    results = clause_results(run)
+def summarize(
+    reporter: pytest.TerminalReporter,
+    config: pytest.Config,
+    run: CertificationSession,
+    incomplete: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> None:
+    results = clause_results(run, config)
     reporter.section("driverkit conformance")
     by_part: dict[str, Counter[str]] = {}
     for result in results:
@@ -61,7 +98,11 @@ def summarize(reporter: pytest.TerminalReporter, config: pytest.Config, run: Cer
             if result.status == status and (status != "not_checked" or result.reasons):
                 reason = result.reasons[0] if result.reasons else ""
                 reporter.write_line(f"  {label} {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
-    reporter.write_line(f"verdict: {certificate.verdict_of_results(results)}")
+    for line in incomplete:
+        reporter.write_line(f"  INCOMPLETE: {line}")
+    for line in notes:
+        reporter.write_line(f"  NOTE: {line[:300]}")
+    reporter.write_line(f"verdict: {certificate.verdict_of_results(results, incomplete)}")
     written = config.stash.get(WRITTEN_KEY, None)
     if written:
         reporter.write_line(f"certificate: {written[0]} and {written[1]}")

@@ -21,7 +21,7 @@ from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.types.responses import ResponseFunctionToolCall
 
 from conformance.assertions import expect, not_implemented
-from conformance.driver import DriverProfile, HarnessLoop
+from conformance.driver import DriverProfile, DriverTimeout, HarnessLoop, bounded, describe_error
 from conformance.environment import Environment
 from conformance.members import BY_NAME
 
@@ -37,6 +37,7 @@ class CallRecord:
     cancelled_passed: bool
     returned: Any = None
     raised: BaseException | None = None
+    finished: bool = False
 
 
 @dataclass
@@ -78,14 +79,33 @@ class Outcome:
         """Every state() report the SDK read during the call, in order."""
         return [call.returned for call in self.calls if call.member == "state" and call.raised is None]
 
+    def rejected_state(self) -> bool:
+        """Whether the SDK stopped on a state() report: the last driver call was a state() that returned."""
+        last = self.calls[-1] if self.calls else None
+        return self.sdk_error is not None and last is not None and last.member == "state" and last.raised is None
+
+    def describe(self) -> str:
+        """What really happened to this call, in one bounded line, for a check's failure reason.
+
+        Names the SDK rejecting state() before (or after) the member ran, the SDK refusing the call, the
+        driver's exception (class and message), or what the member returned.
+        """
+        call = self.member_call
+        if self.sdk_error is not None:
+            if self.rejected_state():
+                where = "after" if call is not None else f"before {self.member} ran"
+                return f"the SDK rejected state() {where}: {describe_error(self.sdk_error)}"
+            return f"the SDK rejected what the driver returned for {self.member}: {describe_error(self.sdk_error)}"
+        if call is None:
+            refused = f": {bounded(str(self.error))}" if self.error else ""
+            return f"the SDK did not call {self.member} (it answered ok={self.ok}{refused})"
+        if call.raised is not None:
+            return f"{self.member} raised {describe_error(call.raised)}"
+        return f"{self.member} returned {bounded(repr(call.returned), 240)}"
+
     def expect_sdk_accepted(self) -> None:
         """Fail BR-SDK-001 when the SDK rejected the driver's result or state (the run would stop)."""
-        expect(
-            self.sdk_error is None,
-            "BR-SDK-001",
-            f"the SDK toolset rejected what the driver returned for {self.member}: "
-            f"{type(self.sdk_error).__name__}: {self.sdk_error}",
-        )
+        expect(self.sdk_error is None, "BR-SDK-001", self.describe())
 
 
 def _approve(*_args: object) -> bool:
@@ -118,6 +138,8 @@ def _record(method: Callable[..., Any], name: str, flavour: str, log: list[CallR
             except BaseException as error:
                 record.raised = error
                 raise
+            finally:
+                record.finished = True
             return record.returned
 
         return async_wrapper
@@ -131,6 +153,8 @@ def _record(method: Callable[..., Any], name: str, flavour: str, log: list[CallR
         except BaseException as error:
             record.raised = error
             raise
+        finally:
+            record.finished = True
         return record.returned
 
     return wrapper
@@ -170,12 +194,18 @@ class Subject:
                 not_implemented(member)
 
     def run(self, value: object) -> Any:
-        """Settle ``value`` on the harness loop when it is awaitable."""
-        return self.loop.resolve(value)
+        """Settle ``value`` on the harness loop when it is awaitable (under the driver deadline)."""
+        return self.loop.resolve(value, what="the driver")
+
+    def _on_driver(self, function: Callable[[], object], what: str) -> Any:
+        """``function()`` where this driver's code runs (its worker thread or the loop), under the deadline."""
+        if self.flavour == "async":
+            return self.loop.run_async(function, what=what)
+        return self.loop.run(function, what=what)
 
     def state(self) -> Any:
         """The driver's own state() report, called directly."""
-        return self.run(self.driver.state())  # type: ignore[attr-defined]
+        return self._on_driver(lambda: self.driver.state(), "state")  # type: ignore[attr-defined]
 
     def call_direct(
         self, member: str, arguments: dict[str, Any], *, cancelled: Callable[[], bool] | None = None
@@ -183,8 +213,8 @@ class Subject:
         """Call the driver's method without the SDK in between (``cancelled`` only if the method declares it)."""
         method = getattr(self.driver, member)
         if cancelled is not None and declares_cancelled(method):
-            return self.run(method(arguments, cancelled=cancelled))
-        return self.run(method(arguments))
+            return self._on_driver(lambda: method(arguments, cancelled=cancelled), member)
+        return self._on_driver(lambda: method(arguments), member)
 
     def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> Outcome:
         """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring."""
@@ -205,10 +235,14 @@ class Subject:
                 async_toolset = AsyncBrowserToolset(
                     proxy, members=[member], confirm=_approve_async, url_policy=_approve_async
                 )
-                output = self.run(async_toolset.execute(call, cancelled=cancelled))
+                output = self._on_driver(lambda: async_toolset.execute(call, cancelled=cancelled), member)
             else:
                 toolset = BrowserToolset(proxy, members=[member], confirm=_approve, url_policy=_approve)
-                output = toolset.execute(call, cancelled=cancelled)
+                output = self._on_driver(lambda: toolset.execute(call, cancelled=cancelled), member)
+        except DriverTimeout as timeout:
+            # Name the driver call that hung (state() around the member, say), not just the member asked for.
+            pending = next((record for record in reversed(outcome.calls) if not record.finished), None)
+            raise DriverTimeout(pending.member if pending else member, timeout.seconds) from None
         except Exception as error:
             # The SDK raises (rather than reporting ok: false) when a report is invalid: the run would stop.
             outcome.sdk_error = error

@@ -162,7 +162,16 @@ def test_certificate_names_blamed_clause_and_unimplemented_members(project: pyte
     assert statuses["BR-SDK-001"]["status"] == "failed"
     assert statuses["BR-SDK-001"]["reasons"] == ["deliberately broken"]
     assert certificate["verdict"] == "does not conform"
-    assert certificate["subjects"][0]["profile"] == {"flavour": "sync", "implemented": ["get_page_text"]}
+    profile = certificate["subjects"][0]["profile"]
+    assert {key: profile[key] for key in ("flavour", "implemented")} == {
+        "flavour": "sync",
+        "implemented": ["get_page_text"],
+    }
+    # The versions are the driver's own: its class, where it comes from, and no browser the kit cannot see.
+    assert profile["software"]["driver class"] == "tinydrivers.Tiny"
+    assert certificate["versions"]["driver package"] == "tinydrivers (not an installed package)"
+    assert certificate["versions"]["browser"].startswith("unknown")
+    assert "playwright" not in certificate["versions"]
     assert "FAILED" in (out / "certificate.md").read_text()
     result.stdout.fnmatch_lines(["*FAILED BR-SDK-001*deliberately broken*", "verdict: does not conform"])
 

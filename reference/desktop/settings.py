@@ -8,6 +8,23 @@ from typing import Final
 
 # Inside the container the page server always listens here; on the host the port is picked at run time.
 CONTAINER_SERVE_PORT: Final = 8000
+# Screen sizes real computer drivers hard-code; any size from MIN_SCREEN up works.
+DEFAULT_SCREEN: Final = (1280, 800)
+COMMON_SCREENS: Final = ((1024, 768), (1280, 800))
+MIN_SCREEN: Final = (1024, 768)
+
+
+def parse_screen_size(text: str) -> tuple[int, int]:
+    """``"1024x768"`` as ``(1024, 768)``; ValueError naming the problem for anything else or anything too small."""
+    width_text, separator, height_text = text.strip().lower().partition("x")
+    if not separator or not width_text.isdigit() or not height_text.isdigit():
+        raise ValueError(f"expected WIDTHxHEIGHT in pixels, like 1024x768, got {text!r}")
+    width, height = int(width_text), int(height_text)
+    if width < MIN_SCREEN[0] or height < MIN_SCREEN[1] or width > 8192 or height > 8192:
+        raise ValueError(
+            f"{width}x{height} is outside the supported screen sizes ({MIN_SCREEN[0]}x{MIN_SCREEN[1]} up to 8192x8192)"
+        )
+    return width, height
 
 
 @dataclass(frozen=True)
@@ -19,8 +36,8 @@ class DesktopSettings:
     ``site_dir``, Chromium opens ``start_url`` as given.
     """
 
-    width: int = 1280
-    height: int = 800
+    width: int = DEFAULT_SCREEN[0]
+    height: int = DEFAULT_SCREEN[1]
     site_dir: Path | None = None
     start_path: str = "index.html"
     start_url: str = "about:blank"
@@ -71,4 +88,11 @@ def chromium_arguments(settings: DesktopSettings, profile_dir: Path, url: str) -
     ]
 
 
-__all__ = ["CONTAINER_SERVE_PORT", "DesktopSettings", "chromium_arguments"]
+__all__ = [
+    "COMMON_SCREENS",
+    "CONTAINER_SERVE_PORT",
+    "DEFAULT_SCREEN",
+    "DesktopSettings",
+    "chromium_arguments",
+    "parse_screen_size",
+]

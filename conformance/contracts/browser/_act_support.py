@@ -17,6 +17,7 @@ from urllib.parse import quote
 from PIL import Image
 
 from conformance.assertions import expect, not_implemented, violation
+from conformance.driver import describe_error
 from conformance.environment import Effect, Environment
 from conformance.subject import Outcome, Subject
 
@@ -91,7 +92,7 @@ def current_state(subject: Subject, clause: str) -> Any:
     try:
         return subject.state()
     except Exception as error:
-        violation(clause, f"state() raised {type(error).__name__}")
+        violation(clause, f"state() raised {describe_error(error)}")
 
 
 def expect_valid_state(subject: Subject, clause: str, after: str) -> Any:
@@ -105,9 +106,7 @@ def expect_valid_state(subject: Subject, clause: str, after: str) -> Any:
 
 
 def describe(outcome: Outcome) -> str:
-    if outcome.raised is not None:
-        return f"{outcome.member} raised {type(outcome.raised).__name__}: {str(outcome.raised)[:160]}"
-    return f"{outcome.member} returned {outcome.raw!r}"[:240]
+    return outcome.describe()
 
 
 def expect_done(outcome: Outcome, clause: str) -> None:
@@ -117,7 +116,7 @@ def expect_done(outcome: Outcome, clause: str) -> None:
 
 def expect_refused(outcome: Outcome, clause: str, why: str) -> None:
     """The driver refused the call by raising; a normal return would claim an action it must not perform."""
-    expect(outcome.member_call is not None, clause, f"{outcome.member} was never called ({why})")
+    expect(outcome.member_call is not None, clause, f"{outcome.describe()} ({why})")
     expect(outcome.raised is not None, clause, f"{why}, but {describe(outcome)}")
 
 
@@ -180,8 +179,11 @@ def await_effect(
     found = subject.env.poll_effect(kind, predicate, timeout)
     if found is None:
         seen = sorted({str(effect.get("kind")) for effect in subject.env.effects()})
+        silence = subject.env.silence()
         violation(
-            clause, f"the page never recorded {what} within {timeout:g} s (it recorded: {', '.join(seen) or 'nothing'})"
+            clause,
+            f"the page never recorded {what} within {timeout:g} s (it recorded: {', '.join(seen) or 'nothing'})"
+            + (f"; {silence}" if silence else ""),
         )
     return found
 
@@ -194,7 +196,8 @@ def page_viewport(subject: Subject, page: str) -> tuple[int, int]:
     """The CSS viewport the page itself measured when it loaded."""
     loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page)
     if loaded is None:
-        raise AssertionError(f"precondition: {page} never recorded loading")
+        silence = subject.env.silence(page)
+        raise AssertionError(f"precondition: {page} never recorded loading{f' ({silence})' if silence else ''}")
     return int(loaded["width"]), int(loaded["height"])
 
 

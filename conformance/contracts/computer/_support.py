@@ -13,8 +13,29 @@ from PIL import Image
 from conformance.assertions import not_implemented
 from conformance.computer_harness import ComputerEnvironment, Event, call
 
-# Screen points the pointer checks use: right of the typing area, clear of the page text.
-POINTS = ((700, 320), (900, 420), (1100, 600), (760, 700))
+# The input recorder page leaves the screen right of its typing area and below its help text free: from x=620
+# and y=260 to a margin from the right and bottom edges. Checks pick their points as fractions of that area, so
+# they land in the same places relative to the page on any supported screen (1024x768, 1280x800, larger).
+FREE_LEFT, FREE_TOP, FREE_MARGIN = 620, 260, 40
+# Four well-separated points, and a drag path that turns twice.
+POINT_FRACTIONS = ((0.125, 0.12), (0.4375, 0.32), (0.75, 0.68), (0.21875, 0.88))
+PATH_FRACTIONS = ((0.15625, 0.14), (0.375, 0.2), (0.5625, 0.52), (0.28125, 0.76))
+
+
+def _at(screen_size: tuple[int, int], fractions: tuple[tuple[float, float], ...]) -> list[tuple[int, int]]:
+    width, height = screen_size
+    free_width, free_height = width - FREE_MARGIN // 2 - FREE_LEFT, height - FREE_MARGIN - FREE_TOP
+    return [(FREE_LEFT + round(fx * free_width), FREE_TOP + round(fy * free_height)) for fx, fy in fractions]
+
+
+def points(environment: ComputerEnvironment) -> list[tuple[int, int]]:
+    """The pointer checks' four screen points on this desktop's screen."""
+    return _at(environment.screen_size, POINT_FRACTIONS)
+
+
+def drag_path(environment: ComputerEnvironment) -> list[tuple[int, int]]:
+    """The drag check's path on this desktop's screen."""
+    return _at(environment.screen_size, PATH_FRACTIONS)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from openai.types.responses import computer_action as actions
 from conformance.assertions import expect, not_implemented
 from conformance.computer_harness import ComputerEnvironment, accepts_cancelled, call
 
-from ._support import POINTS, click, describe, of_type, take_shot
+from ._support import click, describe, of_type, points, take_shot
 
 LONG_TEXT = "cancel me " * 30
 
@@ -83,7 +83,7 @@ def test_already_cancelled_sends_nothing(
     if not accepts_cancelled(computer_driver, method):
         not_implemented(f"the cancelled keyword on {method}")
     shot = take_shot(computer_driver, computer_environment)
-    x, y = shot.to_shot(*POINTS[0])
+    x, y = shot.to_shot(*points(computer_environment)[0])
     action = {
         "click": click(x, y),
         "type": actions.Type(type="type", text="never"),

@@ -10,7 +10,7 @@ from openai.types.responses import computer_action as actions
 from conformance.assertions import expect
 from conformance.computer_harness import ComputerEnvironment, call
 
-from ._support import POINTS, click, describe, near, of_type, take_shot
+from ._support import click, describe, drag_path, near, of_type, points, take_shot
 
 # The DOM's MouseEvent.button for each computer-tool button name.
 DOM_BUTTON = {"left": 0, "wheel": 1, "right": 2, "back": 3, "forward": 4}
@@ -19,7 +19,7 @@ DOM_BUTTON = {"left": 0, "wheel": 1, "right": 2, "back": 3, "forward": 4}
 @pytest.mark.clause("CO-CLICK-001")
 def test_click_lands_once_at_the_point(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    x, y = POINTS[0]
+    x, y = points(computer_environment)[0]
     mark = computer_environment.mark()
     call(computer_driver, "click", click(*shot.to_shot(x, y)))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
@@ -42,7 +42,7 @@ def test_click_uses_the_requested_button(
     computer_driver: Any, computer_environment: ComputerEnvironment, button: str
 ) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    x, y = POINTS[1]
+    x, y = points(computer_environment)[1]
     mark = computer_environment.mark()
     call(computer_driver, "click", click(*shot.to_shot(x, y), button=button))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
@@ -57,7 +57,7 @@ def test_click_uses_the_requested_button(
 @pytest.mark.clause("CO-CLICK-003")
 def test_keys_are_held_during_a_click(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    x, y = POINTS[2]
+    x, y = points(computer_environment)[2]
     mark = computer_environment.mark()
     call(computer_driver, "click", click(*shot.to_shot(x, y), keys=["shift"]))
     events = computer_environment.wait_for(
@@ -76,7 +76,7 @@ def test_keys_are_held_during_a_click(computer_driver: Any, computer_environment
 @pytest.mark.clause("CO-DCLICK-001")
 def test_double_click_is_a_double_click(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    x, y = POINTS[3]
+    x, y = points(computer_environment)[3]
     mark = computer_environment.mark()
     sx, sy = shot.to_shot(x, y)
     call(computer_driver, "double_click", actions.DoubleClick(type="double_click", x=sx, y=sy))
@@ -93,7 +93,7 @@ def test_double_click_is_a_double_click(computer_driver: Any, computer_environme
 @pytest.mark.clause("CO-MOVE-001")
 def test_move_moves_without_pressing(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    x, y = POINTS[1]
+    x, y = points(computer_environment)[1]
     mark = computer_environment.mark()
     sx, sy = shot.to_shot(x, y)
     call(computer_driver, "move", actions.Move(type="move", x=sx, y=sy))
@@ -116,7 +116,7 @@ def test_move_moves_without_pressing(computer_driver: Any, computer_environment:
 @pytest.mark.clause("CO-DRAG-001")
 def test_drag_follows_the_path(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    screen_path = [(720, 330), (860, 360), (980, 520), (800, 640)]
+    screen_path = drag_path(computer_environment)
     path = [dict(zip(("x", "y"), shot.to_shot(x, y), strict=True)) for x, y in screen_path]
     mark = computer_environment.mark()
     call(computer_driver, "drag", actions.Drag(type="drag", path=path))  # type: ignore[arg-type]
@@ -153,7 +153,7 @@ def test_scroll_goes_the_right_way_by_about_the_distance(
     computer_driver: Any, computer_environment: ComputerEnvironment, scroll_x: int, scroll_y: int
 ) -> None:
     shot = take_shot(computer_driver, computer_environment)
-    x, y = POINTS[2]
+    x, y = points(computer_environment)[2]
     sx, sy = shot.to_shot(x, y)
     mark = computer_environment.mark()
     call(computer_driver, "scroll", actions.Scroll(type="scroll", x=sx, y=sy, scroll_x=scroll_x, scroll_y=scroll_y))

@@ -15,16 +15,16 @@ from openai.lib.computer import ComputerUseError
 from openai.types.responses import ResponseComputerToolCall
 
 from conformance.assertions import expect
-from conformance.computer_harness import ComputerEnvironment, harness_loop, is_async_driver
+from conformance.computer_harness import ComputerEnvironment, harness_loop, is_async_driver, on_driver
 
-from ._support import POINTS, describe, near, of_type, take_shot
+from ._support import describe, near, of_type, points, take_shot
 
 SAFETY_CHECK = {"id": "sc_kit_1", "code": "malicious_instructions", "message": "kit safety check"}
 
 
 def _call(driver: Any, environment: ComputerEnvironment, *, checks: bool) -> ResponseComputerToolCall:
     shot = take_shot(driver, environment)
-    first, second = shot.to_shot(*POINTS[1]), shot.to_shot(*POINTS[3])
+    first, second = shot.to_shot(*points(environment)[1]), shot.to_shot(*points(environment)[3])
     return ResponseComputerToolCall.model_validate(
         {
             "id": "cu_kit_1",
@@ -58,7 +58,7 @@ def _execute(driver: Any, call: ResponseComputerToolCall, **options: Any) -> Any
         return harness_loop().resolve(run())
     toolset = ComputerToolset(driver)
     try:
-        return toolset.execute(call, **options)
+        return on_driver(driver, lambda: toolset.execute(call, **options), "the computer toolset")
     finally:
         toolset.close()
 
@@ -110,10 +110,11 @@ def test_approved_call_reaches_the_desktop_once_in_order(
     events = _input_events(computer_environment, mark)
     # Chromium may hand key events to the page before earlier mouse events (mouse input waits for hit
     # testing), so order is compared within each kind of input: the two clicks, then the typed characters.
+    first, second = points(computer_environment)[1], points(computer_environment)[3]
     expect(
-        _clicked(events, [POINTS[1], POINTS[3]]),
+        _clicked(events, [first, second]),
         "CO-FLOW-002",
-        f"expected a click at {POINTS[1]} then one at {POINTS[3]}, got {describe(events)}",
+        f"expected a click at {first} then one at {second}, got {describe(events)}",
     )
     expect(
         computer_environment.typed_since(mark) == "kit",
@@ -160,7 +161,7 @@ def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(
         _execute(computer_driver, call, before_action=refuse_typing)
     events = _input_events(computer_environment, mark)
     expect(
-        _clicked(events, [POINTS[1], POINTS[3]]),
+        _clicked(events, [points(computer_environment)[1], points(computer_environment)[3]]),
         "CO-FLOW-003",
         f"the two approved clicks before the refusal should each have happened once: {describe(events)}",
     )
@@ -192,7 +193,7 @@ def test_nothing_reaches_the_desktop_after_cancellation(
         _execute(computer_driver, call, before_action=stop_after_the_first_click, cancelled=lambda: stopped[0])
     events = _input_events(computer_environment, mark)
     expect(
-        _clicked(events, [POINTS[1]]),
+        _clicked(events, [points(computer_environment)[1]]),
         "CO-FLOW-004",
         f"only the click before cancelling should have happened: {describe(events)}",
     )
