@@ -163,6 +163,16 @@ def _run_reference_driver(code: str, namespace: Namespace, monkeypatch: pytest.M
     assert transport.served == 2 and transport.divergence is None
 
 
+def _run_execution_limits(code: str, namespace: Namespace) -> None:
+    # The block configures the service without starting it (that needs a display and bubblewrap): its limits
+    # must be what the text says, and the session path the one the text's DELETE example uses.
+    exec(code, namespace)
+    limits = namespace["limits"]
+    assert (limits.deadline_s, limits.max_sessions, limits.idle_timeout_s, limits.max_processes) == (10, 8, 600, 64)
+    assert namespace["SESSIONS_PATH"] == "/sessions/"
+    assert "DELETE /sessions/<session_id>" in TEXT
+
+
 RUNNERS: dict[str, Callable[..., None]] = {
     "def make_driver(env: Environment)": _run_factory,
     "def test_page_text_has_no_elements": _run_check,
@@ -170,6 +180,7 @@ RUNNERS: dict[str, Callable[..., None]] = {
     'with record_client("bug.jsonl", redact_images=True)': _run_live_recording,
     "recorded_run_options(": _run_recorded_settings,
     "ResponsesToolRunner(browser=tools)": _run_reference_driver,
+    "ExecutionLimits(deadline_s=10": _run_execution_limits,
 }
 
 
