@@ -53,7 +53,7 @@ def test_bound_consent_refuses_focus_dependent_input(subject, env):
 
     # A ref read from one document must not act on its replacement, even one that looks the same.
     if subject.implements("navigate") and subject.implements("click"):
-        ref = require_ref(subject, "Save draft")
+        ref = require_ref(subject, "click", "Save draft")
         subject.call("navigate", url=env.url("actions.html?second=1"), tab_id=None)
         await_effect(
             subject, "BR-BIND-003", "load", lambda _e: len(env.effects("load")) >= 2, what="the page loading again"
