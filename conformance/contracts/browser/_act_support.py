@@ -16,7 +16,7 @@ from urllib.parse import quote, urlsplit
 
 from PIL import Image
 
-from conformance.assertions import expect, not_implemented, unverified, violation
+from conformance.assertions import expect, unverified, violation
 from conformance.environment import Effect, Environment
 from conformance.subject import Outcome, Subject
 
@@ -374,16 +374,19 @@ def other_origin_contacts(env: Environment) -> list[str]:
 PERMITTED_IMAGE_KEYS = frozenset({"type", "image_url", "file_id", "detail", "prompt_cache_breakpoint"})
 
 
-def decode_image(image: Any, clause: str) -> Image.Image:
-    """The pixels of an input_image's data URL; a file_id alone is valid but cannot be inspected here."""
+def decode_image(image: Any, clause: str, member: str = "screenshot") -> Image.Image:
+    """The pixels of an input_image's data URL; a file_id alone is valid but cannot be inspected here.
+
+    Such an image leaves ``member`` unverified: it is valid, but the kit cannot see what it shows.
+    """
     expect(isinstance(image, Mapping), clause, f"the image result is {type(image).__name__}, not a dict")
     url = image.get("image_url")
     if not isinstance(url, str) or not url:
         if image.get("file_id"):
-            not_implemented("screenshots as data-URL image_url (file_id images cannot be inspected)")
+            unverified(member, "the kit can only inspect images returned as a data-URL image_url, not a file_id")
         violation(clause, "the image has neither image_url nor file_id")
     if not url.startswith("data:"):
-        not_implemented("screenshots as data-URL image_url (remote image URLs are not fetched)")
+        unverified(member, "the kit can only inspect images returned as a data-URL image_url (it fetches no URLs)")
     header, _, payload = url.partition(",")
     expect(";base64" in header, clause, f"the data URL is not base64 ({header[:40]!r})")
     try:

@@ -82,7 +82,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
     )
     extra = set(outcome.raw) - PERMITTED_IMAGE_KEYS
     expect(not extra, "BR-IMG-004", f"the image carries keys the documents do not permit: {sorted(extra)}")
-    picture = decode_image(outcome.raw, "BR-IMG-004")
+    picture = decode_image(outcome.raw, "BR-IMG-004", "zoom")
     ratio = (picture.width / picture.height) / ((right - left) / (bottom - top))
     expect(
         0.95 <= ratio <= 1.05,
