@@ -167,6 +167,9 @@ def test_scroll_moves_the_page_in_each_direction(subject, env):
         position = mark(subject)
         outcome = subject.call("scroll", direction=direction, amount=3, tab_id=None)
         expect_done(outcome, "BR-ACT-007")
+        # The page's scroll record can trail the call on a loaded machine: wait for one (a scroll that did not
+        # move the page records none, and fails below after the wait).
+        subject.env.poll_effect("scroll", lambda e, p=position: e in since(env, p), timeout=3.0)
         subject.env.settle(quiet=0.3)
         latest = _latest_scroll(env, position)
         expect(latest is not None, "BR-ACT-007", f"scroll {direction} did not move the page")
