@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conformance.assertions import expect, violation
+from conformance.contracts.browser._act_support import start_page_shown
 from conformance.contracts.browser._observe_support import (
     contains_any,
 )
@@ -63,8 +64,11 @@ def new_tab_id(before: Any, after: Any) -> str | None:
 
 
 @pytest.mark.page("forms.html")
-@pytest.mark.clause("BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
+@pytest.mark.clause("BR-STATE-005", "BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
 def test_state_reports_the_page_shown(subject: Subject, env: Environment) -> None:
+    # Every check that judges what happens on its start page first asks for this (and blames BR-STATE-005 alone
+    # when it is missing); here it is checked on its own.
+    start_page_shown(subject)
     state = subject.state()
     check_state_rules(state, "initial state")
     tab = active_tab(state)
