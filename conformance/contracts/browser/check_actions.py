@@ -29,6 +29,9 @@ from conformance.contracts.browser._act_support import (
     since,
 )
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-002", "BR-ACT-001")

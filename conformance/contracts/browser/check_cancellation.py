@@ -25,6 +25,9 @@ from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.members import BY_NAME
 from conformance.subject import declares_cancelled
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 def _declares(subject, member):
     return subject.implements(member) and declares_cancelled(getattr(subject.driver, member))

@@ -21,6 +21,9 @@ from conformance.environment import Environment, FileGrant
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
 from conformance.subject import Outcome, Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 UPLOAD = FileGrant("kit-upload-notes", "upload", "notes.txt", content=b"kit upload payload\n" * 3, max_bytes=10_000)
 OVERSIZE = FileGrant("kit-upload-oversize", "upload", "big.txt", content=b"x" * 4096, max_bytes=100)
 # Expires a twentieth of a second after the driver is made; the check waits past that before using it.

@@ -24,6 +24,9 @@ from conformance.contracts.browser._act_support import (
 )
 from conformance.contracts.browser._tabs import active_tab
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 RED = (255, 0, 0)
 BLUE = (0, 0, 255)
 RED_BOX = (700, 40, 820, 120)

@@ -23,6 +23,9 @@ from conformance.contracts.browser._act_support import (
 )
 from conformance.contracts.browser._tabs import active_tab
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # How long a page gets to try what it was built to try (popups, redirects, downloads start ~0.1 s after load).
 GRACE_SECONDS = 1.5
 

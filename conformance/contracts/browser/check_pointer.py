@@ -25,6 +25,9 @@ from conformance.contracts.browser._act_support import (
     since,
 )
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 TARGET_A = (180, 130)
 TARGET_B = (180, 230)
 

@@ -18,6 +18,9 @@ from conformance.contracts.browser._tabs import tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-REF-001")

@@ -27,6 +27,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Outcome, Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 def scoped(subject: Subject, root: str | None, depth: int = 32, filter: str = "all") -> Outcome:
     return subject.call("read_page_scoped", tab_id=None, root=root, depth=depth, filter=filter)

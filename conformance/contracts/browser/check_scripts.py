@@ -19,6 +19,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # How long past timeout_ms a driver may take to give up: generous, since a loaded machine is slow, but far
 # below forever.
 GRACE_SECONDS = 8.0

@@ -23,6 +23,9 @@ from conformance.contracts.browser._act_support import (
     since,
 )
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 def _changes(env, position, probe):
     return [e for e in since(env, position) if e.get("kind") in ("change", "input") and e.get("target") == probe]

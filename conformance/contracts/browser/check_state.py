@@ -8,13 +8,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._act_support import start_page_shown
 from conformance.contracts.browser._observe_support import (
     contains_any,
 )
 from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
+
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 # Userinfo the credentials check puts into the page URL; neither part may come back in any report.
 CREDENTIAL_USER = "kituser"
@@ -66,9 +68,8 @@ def new_tab_id(before: Any, after: Any) -> str | None:
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-STATE-005", "BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
 def test_state_reports_the_page_shown(subject: Subject, env: Environment) -> None:
-    # Every check that judges what happens on its start page first asks for this (and blames BR-STATE-005 alone
-    # when it is missing); here it is checked on its own.
-    start_page_shown(subject)
+    # BR-STATE-005 is judged by the shows_start_page precondition every browser check module requests; this
+    # check declares it so that a run passing it says so.
     state = subject.state()
     check_state_rules(state, "initial state")
     tab = active_tab(state)

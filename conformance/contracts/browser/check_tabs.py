@@ -23,6 +23,9 @@ from conformance.contracts.browser._act_support import (
 )
 from conformance.contracts.browser._tabs import active_tab, tab_by_id, tab_ids
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 def _open_second_tab(subject, env, clause):
     """Open tabs-a.html in a new tab; returns (first tab ID, new tab ID)."""
