@@ -960,8 +960,7 @@ class FindRefsClickNeverClicks(BrokenDriver):
     HIDDEN = ("read_page_scoped",)
 
     def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
-        report = forward(arguments)
-        return str(report.get("text", "")) if isinstance(report, dict) else report
+        return as_plain_text(forward(arguments))
 
     def broken_click(self, arguments: Arguments, forward: Forward) -> Any:
         return validate_target_then_do_nothing(self, arguments)
@@ -977,13 +976,21 @@ class TextReadsClickNeverClicks(BrokenDriver):
     HIDDEN = ("read_page_scoped",)
 
     def as_text(self, arguments: Arguments, forward: Forward) -> Any:
-        report = forward(arguments)
-        return str(report.get("text", "")) if isinstance(report, dict) else report
+        return as_plain_text(forward(arguments))
 
     broken_read_page = broken_find = broken_get_page_text = as_text
 
     def broken_click(self, arguments: Arguments, forward: Forward) -> Any:
         return validate_target_then_do_nothing(self, arguments)
+
+
+def as_plain_text(report: Any) -> Any:
+    """A structured read rendered as the plain text a text-only driver returns: the page text, then one line per
+    control (role and label, no ref), so a reader learns every control but cannot target one."""
+    if not isinstance(report, dict):
+        return report
+    controls = [f"{element.get('role')}: {element.get('label')}" for element in elements_of(report)]
+    return "\n".join([str(report.get("text", "")), *controls])
 
 
 def validate_target_then_do_nothing(driver: BrokenDriver, arguments: Arguments) -> None:
