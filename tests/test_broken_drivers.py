@@ -177,6 +177,7 @@ ALLOWED_VARIANTS: tuple[Case, ...] = (
     Case("new_tab_stays_in_background", "check_tabs or check_navigation or check_refs", ()),
     Case("navigate_returns_before_load", "check_tabs or check_navigation", ()),
     Case("ends_itself_after_a_refused_redirect", "test_a_navigation_redirected_away_is_stopped", ()),
+    Case("slow_but_correct", "check_actions or check_pointer or check_tabs or check_images", ()),
 )
 
 

@@ -38,6 +38,7 @@ import copy
 import functools
 import io
 import json
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Final
@@ -1101,6 +1102,30 @@ class EndsItselfAfterARefusedRedirect(BrokenDriver):
                 self.retired = True
 
 
+class SlowButCorrect(BrokenDriver):
+    """Not a defect: every member takes its time, half a second before acting and half a second after.
+
+    The documents set no speed for a member (only wait_for's and run_script's own timeouts), so the checks must
+    not fail a correct driver for being slow.
+    """
+
+    DELAY_SECONDS: Final = 0.5
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        if name == "state":
+            return method
+
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self.DELAY_SECONDS)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                time.sleep(self.DELAY_SECONDS)
+
+        return member
+
+
 # ----- factories ---------------------------------------------------------------------------------------------
 
 # open_driver needs a loop for awaitable factories; the reference sync factory never gives it anything to run.
@@ -1214,3 +1239,4 @@ hover_clicks = factory_for(HoverClicks)
 new_tab_ignores_url = factory_for(NewTabIgnoresUrl)
 diagnostics_ignore_the_limit = factory_for(DiagnosticsIgnoreTheLimit)
 bound_consent_still_types_at_the_focus = factory_for(BoundConsentStillTypesAtTheFocus)
+slow_but_correct = factory_for(SlowButCorrect)
