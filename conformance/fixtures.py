@@ -54,3 +54,15 @@ def subject(request: pytest.FixtureRequest) -> Iterator[Subject]:
 def env(subject: Subject) -> Environment:
     """This check's environment: fixture page URLs, origins, the page's effect record, hints."""
     return subject.env
+
+
+@pytest.fixture
+def shows_start_page(subject: Subject) -> None:
+    """Precondition of every browser check: the driver shows the check's start page.
+
+    A driver that never showed it fails the start-page clause here, in setup, and no clause the check was about
+    (browser check modules request this fixture with ``pytestmark``).
+    """
+    from conformance.contracts.browser._act_support import start_page_shown
+
+    start_page_shown(subject)

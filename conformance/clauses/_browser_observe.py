@@ -46,6 +46,13 @@ STATE: tuple[Clause, ...] = (
         "BrowserState",
         "The active tab reports the title of the page it really shows.",
     ),
+    Clause(
+        "BR-STATE-005",
+        "002",
+        _DRIVER_002,
+        "The driver shows the page its session was opened on: that page loads in the real active tab before the "
+        "first call, so every later check starts from it.",
+    ),
 )
 
 URLS: tuple[Clause, ...] = (

@@ -21,21 +21,28 @@ that closes the reference driver when the check is done::
 
     pytest --driver=tests.broken.drivers:duplicate_refs --certificate=out -k test_read_page_reports_the_form
 
-Two variants at the end are not defects at all: they behave in ways the documents leave to the SDK (reporting a
-full page URL, leaving a long title for the SDK to cut), and the suite must accept them. They guard the checks
-against false positives.
+The variants at the end are not defects at all: they behave in ways the documents leave to the SDK or to the
+driver (reporting a full page URL, leaving a long title for the SDK to cut, opening a tab in the background,
+returning from navigate before the page has loaded, retiring the session after a refused redirect), and the suite
+must accept them. They guard the checks against false positives and against judging the reference's habits.
+
+``TextReadsClickNeverClicks`` is neither: it implements click, but offers no structured read, so no check can
+reach click. Its certificate must say click is unverified (``tests/test_broken_drivers.py``).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import functools
 import io
 import json
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
-from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, ClassVar, Final
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from openai.lib.browser import BrowserError
 from PIL import Image
@@ -58,15 +65,30 @@ PRIVATE_FIELD_VALUES: Final = (
 
 
 class BrokenDriver:
-    """Passes every member through to the wrapped reference driver; a subclass breaks one thing with a hook."""
+    """Passes every member through to the wrapped reference driver; a subclass breaks one thing with a hook.
+
+    Two class-level hooks change how the reference is made rather than what a member does: ``inner_environment``
+    (the environment the reference factory sees, e.g. with other permitted origins) and ``prepare`` (run once
+    in the certification process before the reference is created). ``HIDDEN`` members are not offered at all.
+    """
+
+    HIDDEN: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, inner: Any, env: Environment) -> None:
         self.inner = inner
         self.env = env
         for name in ("state", *DRIVER_METHOD_NAMES):
             method = getattr(inner, name, None)
-            if callable(method):
+            if callable(method) and name not in self.HIDDEN:
                 setattr(self, name, self.wrap(name, method))
+
+    @classmethod
+    def inner_environment(cls, env: Environment) -> Any:
+        return env
+
+    @classmethod
+    def prepare(cls) -> None:
+        return None
 
     def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         hook = getattr(self, f"broken_{name}", None)
@@ -377,9 +399,12 @@ class ErrorWithPageContent(BrokenDriver):
             try:
                 return method(*args, **kwargs)
             except BrowserError as error:
-                raise BrowserError(f"{error} The page says: {self.page_excerpt()}") from None
+                raise BrowserError(self.extended(error)) from None
 
         return member
+
+    def extended(self, error: BrowserError) -> str:
+        return f"{error} The page says: {self.page_excerpt()}"
 
     def page_excerpt(self) -> str:
         text = self.reference("get_page_text", {"tab_id": None})
@@ -424,8 +449,11 @@ class WaitForReturnsAtOnce(BrokenDriver):
 class IgnoresCancellation(BrokenDriver):
     """Every member keeps declaring ``cancelled`` but never passes it on, so a stop request changes nothing."""
 
+    def ignores(self, name: str) -> bool:
+        return True
+
     def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
-        if not declares_cancelled(method):
+        if not self.ignores(name) or not declares_cancelled(method):
             return method
 
         @functools.wraps(method)
@@ -517,6 +545,462 @@ class UploadGrantReused(BrokenDriver):
         return outcome
 
 
+# ----- more single defects: one per member or clause family the list above leaves out -------------------------
+
+
+class RefsChangeBetweenReads(BrokenDriver):
+    """Each read_page issues fresh refs (a read counter appended), although the page did not change.
+
+    Actions accept any of them (the counter is stripped), so the refs work: their instability is the only defect.
+    """
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.reads = 0
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        self.reads += 1
+        report = forward(arguments)
+        if not isinstance(report, dict):
+            return report
+        elements = [{**element, "ref": f"{element['ref']}~{self.reads}"} for element in elements_of(report)]
+        return {**report, "elements": elements}
+
+    def strip(self, arguments: Arguments, forward: Forward) -> Any:
+        target = arguments.get("target")
+        if isinstance(target, str) and "~" in target:
+            return forward({**arguments, "target": target.rsplit("~", 1)[0]})
+        return forward(arguments)
+
+    broken_click = broken_type = broken_select_option = strip
+    broken_hover = broken_scroll_to = broken_set_checked = strip
+
+
+class ClickLandsOnTheNeighbour(BrokenDriver):
+    """click checks its ref, then clicks the control listed after it (an off-by-one in the driver's ref table)."""
+
+    def broken_click(self, arguments: Arguments, forward: Forward) -> Any:
+        forward_target = arguments.get("target")
+        listed = elements_of(self.reference("read_page", {"filter": "all", "tab_id": arguments.get("tab_id")}))
+        refs = [str(element.get("ref")) for element in listed]
+        if forward_target in refs:
+            index = refs.index(str(forward_target))
+            neighbour = refs[index + 1] if index + 1 < len(refs) else refs[index - 1]
+            return forward({**arguments, "target": neighbour})
+        return forward(arguments)
+
+
+class TypeAppends(BrokenDriver):
+    """type with a target clicks the control and types at the caret, adding to what it held instead of replacing."""
+
+    def broken_type(self, arguments: Arguments, forward: Forward) -> Any:
+        if arguments.get("target") is None:
+            return forward(arguments)
+        self.reference("click", {"target": arguments["target"], "tab_id": arguments.get("tab_id")})
+        self.reference("key", {"keys": ["End"], "tab_id": arguments.get("tab_id")})
+        return forward({**arguments, "target": None})
+
+
+class SelectOptionByLabel(BrokenDriver):
+    """select_option matches the requested values against option labels, not values.
+
+    A value that is no option's label falls back to the control's first option, the way a driver that silently
+    ignores a failed match leaves the default selected.
+    """
+
+    def broken_select_option(self, arguments: Arguments, forward: Forward) -> Any:
+        listed = elements_of(self.reference("read_page", {"filter": "all", "tab_id": arguments.get("tab_id")}))
+        control = next((element for element in listed if element.get("ref") == arguments.get("target")), None)
+        options = [option for option in (control or {}).get("options") or [] if isinstance(option, dict)]
+        if not options:
+            return forward(arguments)
+        chosen = [str(option["value"]) for option in options if option.get("label") in arguments["values"]]
+        return forward({**arguments, "values": chosen or [str(options[0]["value"])]})
+
+
+class ScrollIgnoresDirection(BrokenDriver):
+    """scroll always scrolls down, whatever direction it is asked for."""
+
+    def broken_scroll(self, arguments: Arguments, forward: Forward) -> Any:
+        return forward({**arguments, "direction": "down"})
+
+
+class ClosedTabStaysActive(BrokenDriver):
+    """After close_tab closes the active tab, state keeps listing that tab as the active one."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.ghost: dict[str, Any] | None = None
+
+    def broken_close_tab(self, arguments: Arguments, forward: Forward) -> Any:
+        closing = next((tab for tab in self.reference_state()["tabs"] if tab["id"] == arguments["tab_id"]), None)
+        result = forward(arguments)
+        if closing is not None and closing.get("active") is True:
+            self.ghost = copy.deepcopy(closing)
+        return result
+
+    def broken_switch_tab(self, arguments: Arguments, forward: Forward) -> Any:
+        self.ghost = None
+        return forward(arguments)
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        if self.ghost is not None:
+            for tab in state["tabs"]:
+                tab["active"] = False
+            state["tabs"].append(copy.deepcopy(self.ghost))
+        return state
+
+
+class RedirectFollowed(BrokenDriver):
+    """navigate lets the server's redirect through: the driver fetches wherever ``__redirect`` points, any origin."""
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        parts = urlsplit(str(arguments["url"]))
+        if parts.path.endswith("/__redirect"):
+            target = parse_qs(parts.query).get("to", [""])[0]
+            if target:
+                with contextlib.suppress(OSError), urllib.request.urlopen(target, timeout=5) as response:
+                    response.read()
+        return forward(arguments)
+
+
+class PolicyOnlyInNavigate(BrokenDriver):
+    """The URL policy lives only in navigate and new_tab: the browser itself lets pages reach any origin.
+
+    The driver refuses a requested URL outside the permitted origin, but its browser is opened with no network
+    policy of its own, so a popup, redirect or subresource the page starts goes wherever it points.
+    """
+
+    @classmethod
+    def inner_environment(cls, env: Environment) -> Any:
+        return with_origins(env, (env.main_origin, env.other_origin))
+
+    def refuse_other_origins(self, arguments: Arguments, forward: Forward) -> Any:
+        url = arguments.get("url")
+        if isinstance(url, str) and not url.startswith(self.env.main_origin + "/"):
+            raise BrowserError("That address is outside the permitted sites.")
+        return forward(arguments)
+
+    broken_navigate = broken_new_tab = refuse_other_origins
+
+
+class DialogsAcceptedSilently(BrokenDriver):
+    """Page dialogs are accepted instead of dismissed: confirm() sees true and prompt() its default answer."""
+
+    @classmethod
+    def prepare(cls) -> None:
+        from reference.browser._session import BrowserSession
+        from reference.flows import call
+
+        def accept(session: Any, dialog: Any) -> Iterator[Any]:
+            yield call(dialog, "accept")
+
+        # The reference registers its dialog handler per page as each tab opens; this process certifies only
+        # this driver, so replacing the handler on the class changes exactly this one behaviour.
+        setattr(BrowserSession, "_dialog", accept)  # noqa: B010 - the method is private to the reference
+
+
+class DownloadBeyondItsGrant(BrokenDriver):
+    """download_file ignores the grant's size limit: a first use of a download grant always completes."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.used: set[str] = set()
+        self.completed: dict[str, Any] | None = None
+
+    def broken_download_file(self, arguments: Arguments, forward: Forward) -> Any:
+        grant_id = str(arguments["grant_id"])
+        grant = next((g for g in self.env.hints.grants if g.grant_id == grant_id), None)
+        first_use = grant_id not in self.used
+        self.used.add(grant_id)
+        outcome = forward(arguments)
+        if isinstance(outcome, dict) and outcome.get("status") == "completed":
+            self.completed = copy.deepcopy(outcome)
+        elif grant is not None and grant.kind == "download" and first_use and self.completed is not None:
+            return copy.deepcopy(self.completed)
+        return outcome
+
+
+class ScriptReturnsANumber(BrokenDriver):
+    """run_script returns the length of the script's text result (an int) instead of the text."""
+
+    def broken_run_script(self, arguments: Arguments, forward: Forward) -> Any:
+        result = forward(arguments)
+        return len(result) if isinstance(result, str) else result
+
+
+class ErrorsCarryLibraryText(ErrorWithPageContent):
+    """Every BrowserError message is extended with the automation library's call log (and no page content)."""
+
+    def extended(self, error: BrowserError) -> str:
+        return f"{error}\nCall log:\n  - waiting for locator('[data-ref]')"
+
+
+class ScreenshotIsFixed(BrokenDriver):
+    """screenshot returns the image it took the first time, whatever the page shows now."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.first: Any = None
+
+    def broken_screenshot(self, arguments: Arguments, forward: Forward) -> Any:
+        if self.first is None:
+            self.first = forward(arguments)
+        return copy.deepcopy(self.first)
+
+
+class ObservationRestartsEachCall(BrokenDriver):
+    """Observation metadata restarts its count at every member call, as if each call began a new history."""
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.offset = 0
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        if name == "state":
+            return super().wrap(name, method)
+
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            observation = self.reference_state().get("observation")
+            if isinstance(observation, dict):
+                self.offset = int(observation["sequence"])
+            return method(*args, **kwargs)
+
+        return member
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        observation = state.get("observation")
+        if isinstance(observation, dict) and self.offset:
+            kept = [
+                {**change, "sequence": change["sequence"] - self.offset}
+                for change in observation["changes"]
+                if change.get("sequence", 0) > self.offset
+            ]
+            observation["sequence"] -= self.offset
+            observation["dropped_changes"] = observation["sequence"] - len(kept)
+            observation["changes"] = kept
+        return state
+
+
+class CancelledHonouredBySomeMembers(IgnoresCancellation):
+    """Only the ref-based and navigation members heed ``cancelled``; coordinate input, keys and scroll ignore it."""
+
+    IGNORING: Final = ("click_at", "hover_at", "drag_path", "hold_keys", "key", "scroll")
+
+    def ignores(self, name: str) -> bool:
+        return name in self.IGNORING
+
+
+class HoverAtClicks(BrokenDriver):
+    """hover_at moves the pointer there by clicking the point (a press and release, not just a move)."""
+
+    def broken_hover_at(self, arguments: Arguments, forward: Forward) -> Any:
+        point = {"tab_id": arguments["tab_id"], "x": arguments["x"], "y": arguments["y"]}
+        return self.reference("click_at", {**point, "button": "left", "click_count": 1, "keys": []})
+
+
+class DragPathSkipsTheMiddle(BrokenDriver):
+    """drag_path drags straight from the first point to the last, skipping every point between."""
+
+    def broken_drag_path(self, arguments: Arguments, forward: Forward) -> Any:
+        path = arguments["path"]
+        return forward({**arguments, "path": [path[0], path[-1]]})
+
+
+class KeyPressesOneAtATime(BrokenDriver):
+    """key presses the listed keys one after another, releasing each, so a chord's modifier is never held."""
+
+    def broken_key(self, arguments: Arguments, forward: Forward) -> Any:
+        result = None
+        for key in arguments["keys"]:
+            result = forward({**arguments, "keys": [key]})
+        return result
+
+
+class NavigateIgnoresTabId(BrokenDriver):
+    """navigate always loads the page in the active tab, whichever tab it names (unknown IDs are still refused)."""
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        known = [tab["id"] for tab in self.reference_state()["tabs"]]
+        if arguments.get("tab_id") in known:
+            return forward({**arguments, "tab_id": None})
+        return forward(arguments)
+
+
+class SwitchTabDoesNothing(BrokenDriver):
+    """switch_tab accepts a known tab ID and returns, but never activates that tab."""
+
+    def broken_switch_tab(self, arguments: Arguments, forward: Forward) -> Any:
+        known = [tab["id"] for tab in self.reference_state()["tabs"]]
+        if arguments.get("tab_id") not in known:
+            return forward(arguments)
+        return None
+
+
+class HoldKeysLetsGoAtOnce(BrokenDriver):
+    """hold_keys presses and releases the keys at once instead of holding them for duration_ms."""
+
+    def broken_hold_keys(self, arguments: Arguments, forward: Forward) -> Any:
+        return forward({**arguments, "duration_ms": 1})
+
+
+class ClickAtAlwaysLeft(BrokenDriver):
+    """click_at presses the left button whatever button it is asked for."""
+
+    def broken_click_at(self, arguments: Arguments, forward: Forward) -> Any:
+        return forward({**arguments, "button": "left"})
+
+
+class PageTextDropsEmoji(BrokenDriver):
+    """get_page_text drops every character outside the Basic Multilingual Plane (emoji among them)."""
+
+    def broken_get_page_text(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+
+        def narrow(text: str) -> str:
+            return "".join(character for character in text if ord(character) <= 0xFFFF)
+
+        if isinstance(report, dict):
+            return {**report, "text": narrow(str(report.get("text", "")))}
+        return narrow(report) if isinstance(report, str) else report
+
+
+class FindReportsTheFirstControl(BrokenDriver):
+    """find ignores its query and reports the page's first control."""
+
+    def broken_find(self, arguments: Arguments, forward: Forward) -> Any:
+        report = self.reference("read_page", {"filter": "interactive", "tab_id": arguments.get("tab_id")})
+        if not isinstance(report, dict):
+            return forward(arguments)
+        return {**report, "text": "", "elements": elements_of(report)[:1]}
+
+
+class ScopedReadIgnoresDepth(BrokenDriver):
+    """read_page_scoped reads the whole section whatever depth it is given."""
+
+    def broken_read_page_scoped(self, arguments: Arguments, forward: Forward) -> Any:
+        return forward({**arguments, "depth": 32})
+
+
+class UnknownTabScrollsTheActiveTab(BrokenDriver):
+    """scroll given a tab ID it never issued scrolls the active tab instead of refusing."""
+
+    def broken_scroll(self, arguments: Arguments, forward: Forward) -> Any:
+        known = [tab["id"] for tab in self.reference_state()["tabs"]]
+        if arguments.get("tab_id") is not None and arguments["tab_id"] not in known:
+            return forward({**arguments, "tab_id": None})
+        return forward(arguments)
+
+
+class ScrollToDoesNothing(BrokenDriver):
+    """scroll_to checks its ref and returns, without bringing the control into view."""
+
+    def broken_scroll_to(self, arguments: Arguments, forward: Forward) -> Any:
+        return validate_target_then_do_nothing(self, arguments)
+
+
+class HoverClicks(BrokenDriver):
+    """hover clicks the referenced element instead of only moving the pointer over it."""
+
+    def broken_hover(self, arguments: Arguments, forward: Forward) -> Any:
+        return self.reference("click", {"target": arguments["target"], "tab_id": arguments.get("tab_id")})
+
+
+class NewTabIgnoresUrl(BrokenDriver):
+    """new_tab opens a blank tab whatever URL it is given (the URL is still checked against the policy)."""
+
+    def broken_new_tab(self, arguments: Arguments, forward: Forward) -> Any:
+        url = arguments.get("url")
+        if isinstance(url, str) and not url.startswith(self.env.main_origin + "/"):
+            return forward(arguments)
+        return forward({**arguments, "url": None})
+
+
+class DiagnosticsIgnoreTheLimit(BrokenDriver):
+    """read_diagnostics always reports its whole history, up to 100 entries, whatever limit it is given."""
+
+    def broken_read_diagnostics(self, arguments: Arguments, forward: Forward) -> Any:
+        return forward({**arguments, "limit": 100})
+
+
+class BoundConsentStillTypesAtTheFocus(BrokenDriver):
+    """With consent bound to targets, type with a null target still types into whatever has focus.
+
+    The reference refuses it; this driver writes the text into the focused field through the page instead.
+    """
+
+    def broken_type(self, arguments: Arguments, forward: Forward) -> Any:
+        if arguments.get("target") is not None:
+            return forward(arguments)
+        text = json.dumps(str(arguments["text"]))
+        source = (
+            "(() => { const field = document.activeElement; field.value += " + text + ";"
+            " field.dispatchEvent(new Event('input', {bubbles: true})); return 'typed'; })()"
+        )
+        self.script(source, arguments.get("tab_id"))
+        return None
+
+
+class StartPageNeverShown(BrokenDriver):
+    """The driver opens on an empty page of the permitted site instead of the session's start page."""
+
+    @classmethod
+    def inner_environment(cls, env: Environment) -> Any:
+        return with_start_url(env, env.url("empty.html"))
+
+
+class FindRefsClickNeverClicks(BrokenDriver):
+    """read_page returns plain text; find returns structured reads; click checks its target, then never clicks.
+
+    The kit must get its refs from find (no scoped read is offered) and catch the click that does nothing.
+    """
+
+    HIDDEN = ("read_page_scoped",)
+
+    def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
+        return as_plain_text(forward(arguments))
+
+    def broken_click(self, arguments: Arguments, forward: Forward) -> Any:
+        return validate_target_then_do_nothing(self, arguments)
+
+
+class TextReadsClickNeverClicks(BrokenDriver):
+    """Every read returns plain text and no scoped read is offered; click checks its target, then never clicks.
+
+    No check can find a ref, so no check can exercise click: the certificate must say click is unverified,
+    never "conforms". (The case issue 22 reported.)
+    """
+
+    HIDDEN = ("read_page_scoped",)
+
+    def as_text(self, arguments: Arguments, forward: Forward) -> Any:
+        return as_plain_text(forward(arguments))
+
+    broken_read_page = broken_find = broken_get_page_text = as_text
+
+    def broken_click(self, arguments: Arguments, forward: Forward) -> Any:
+        return validate_target_then_do_nothing(self, arguments)
+
+
+def as_plain_text(report: Any) -> Any:
+    """A structured read rendered as the plain text a text-only driver returns: the page text, then one line per
+    control (role and label, no ref), so a reader learns every control but cannot target one."""
+    if not isinstance(report, dict):
+        return report
+    controls = [f"{element.get('role')}: {element.get('label')}" for element in elements_of(report)]
+    return "\n".join([str(report.get("text", "")), *controls])
+
+
+def validate_target_then_do_nothing(driver: BrokenDriver, arguments: Arguments) -> None:
+    """Refuse an unknown tab or a ref the page does not have, like a real click would; otherwise do nothing."""
+    listed = elements_of(driver.reference("read_page", {"filter": "all", "tab_id": arguments.get("tab_id")}))
+    if arguments.get("target") not in [element.get("ref") for element in listed]:
+        raise BrowserError("That control is not on the page any more; read the page again.")
+
+
 # ----- variants the documents allow (the suite must accept them) ---------------------------------------------
 
 
@@ -553,10 +1037,120 @@ class TitleLeftForTheSdk(BrokenDriver):
         return state
 
 
+class NewTabStaysInBackground(BrokenDriver):
+    """Not a defect: new_tab opens its tab behind the current one, which stays active.
+
+    spec/004 ``members`` says only that new_tab opens a tab, optionally at a URL; which tab is active afterwards is
+    the driver's to report truthfully, not fixed by the documents.
+    """
+
+    def broken_new_tab(self, arguments: Arguments, forward: Forward) -> Any:
+        previous = self.active_tab_id()
+        result = forward(arguments)
+        if previous is not None:
+            self.reference("switch_tab", {"tab_id": previous})
+        return result
+
+
+class NavigateReturnsBeforeLoad(BrokenDriver):
+    """Not a defect: navigate starts the navigation and returns before the new page has loaded.
+
+    spec/002 "Browser driver contract" leaves when an operation returns to the driver; only its effect and a
+    truthful later state are required. Refusals (unknown tab, other origin) still come from the reference.
+    """
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        url = str(arguments["url"])
+        known = [tab["id"] for tab in self.reference_state()["tabs"]]
+        tab_id = arguments.get("tab_id")
+        if not url.startswith(self.env.main_origin + "/") or (tab_id is not None and tab_id not in known):
+            return forward(arguments)
+        source = f"setTimeout(() => {{ location.href = {json.dumps(url)}; }}, 300); 'started'"
+        self.reference("run_script", {"tab_id": tab_id, "source": source, "timeout_ms": 5000})
+        return None
+
+
+class EndsItselfAfterARefusedRedirect(BrokenDriver):
+    """Not a defect: after refusing a redirect to a non-permitted origin, the driver retires its session.
+
+    spec/002 "Opt in to diagnostics, scripts, and file transfers" advises retiring a session whose state became
+    uncertain; every later call fails. The redirect check must judge only the refusal.
+    """
+
+    def __init__(self, inner: Any, env: Environment) -> None:
+        super().__init__(inner, env)
+        self.retired = False
+        for name in ("state", *DRIVER_METHOD_NAMES):
+            method = getattr(self, name, None)
+            if callable(method):
+                setattr(self, name, self.unless_retired(method))
+
+    def unless_retired(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            if self.retired:
+                raise RuntimeError("the browser session was retired after a policy breach")
+            return method(*args, **kwargs)
+
+        return member
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        try:
+            return forward(arguments)
+        finally:
+            if "/__redirect" in str(arguments["url"]):
+                self.retired = True
+
+
+class SlowButCorrect(BrokenDriver):
+    """Not a defect: every member takes its time, half a second before acting and half a second after.
+
+    The documents set no speed for a member (only wait_for's and run_script's own timeouts), so the checks must
+    not fail a correct driver for being slow.
+    """
+
+    DELAY_SECONDS: Final = 0.5
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        if name == "state":
+            return method
+
+        @functools.wraps(method)
+        def member(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self.DELAY_SECONDS)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                time.sleep(self.DELAY_SECONDS)
+
+        return member
+
+
 # ----- factories ---------------------------------------------------------------------------------------------
 
 # open_driver needs a loop for awaitable factories; the reference sync factory never gives it anything to run.
 _LOOP: Final = HarnessLoop()
+
+
+class _EnvironmentView:
+    """The check's environment as the reference factory sees it, with some attributes replaced."""
+
+    def __init__(self, env: Environment, **replaced: Any) -> None:
+        self._env = env
+        self._replaced = replaced
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._replaced:
+            return self._replaced[name]
+        return getattr(self._env, name)
+
+
+def with_origins(env: Environment, origins: tuple[str, ...]) -> Any:
+    return _EnvironmentView(env, allowed_origins=origins)
+
+
+def with_start_url(env: Environment, url: str) -> Any:
+    return _EnvironmentView(env, start_url=url)
 
 
 def factory_for(broken: type[BrokenDriver]) -> Callable[[Environment], Iterator[BrokenDriver]]:
@@ -565,7 +1159,8 @@ def factory_for(broken: type[BrokenDriver]) -> Callable[[Environment], Iterator[
     def factory(env: Environment) -> Iterator[BrokenDriver]:
         from reference.browser import sync_factory
 
-        inner, cleanup = open_driver(sync_factory, env, _LOOP)
+        broken.prepare()
+        inner, cleanup = open_driver(sync_factory, broken.inner_environment(env), _LOOP)
         try:
             yield broken(inner, env)
         finally:
@@ -607,3 +1202,41 @@ script_runs_twice = factory_for(ScriptRunsTwice)
 upload_grant_reused = factory_for(UploadGrantReused)
 full_url_in_state = factory_for(FullUrlInState)
 title_left_for_the_sdk = factory_for(TitleLeftForTheSdk)
+refs_change_between_reads = factory_for(RefsChangeBetweenReads)
+click_lands_on_the_neighbour = factory_for(ClickLandsOnTheNeighbour)
+type_appends = factory_for(TypeAppends)
+select_option_by_label = factory_for(SelectOptionByLabel)
+scroll_ignores_direction = factory_for(ScrollIgnoresDirection)
+closed_tab_stays_active = factory_for(ClosedTabStaysActive)
+redirect_followed = factory_for(RedirectFollowed)
+policy_only_in_navigate = factory_for(PolicyOnlyInNavigate)
+dialogs_accepted_silently = factory_for(DialogsAcceptedSilently)
+download_beyond_its_grant = factory_for(DownloadBeyondItsGrant)
+script_returns_a_number = factory_for(ScriptReturnsANumber)
+errors_carry_library_text = factory_for(ErrorsCarryLibraryText)
+screenshot_is_fixed = factory_for(ScreenshotIsFixed)
+observation_restarts_each_call = factory_for(ObservationRestartsEachCall)
+cancelled_honoured_by_some_members = factory_for(CancelledHonouredBySomeMembers)
+hover_at_clicks = factory_for(HoverAtClicks)
+drag_path_skips_the_middle = factory_for(DragPathSkipsTheMiddle)
+key_presses_one_at_a_time = factory_for(KeyPressesOneAtATime)
+navigate_ignores_tab_id = factory_for(NavigateIgnoresTabId)
+switch_tab_does_nothing = factory_for(SwitchTabDoesNothing)
+hold_keys_lets_go_at_once = factory_for(HoldKeysLetsGoAtOnce)
+click_at_always_left = factory_for(ClickAtAlwaysLeft)
+page_text_drops_emoji = factory_for(PageTextDropsEmoji)
+find_reports_the_first_control = factory_for(FindReportsTheFirstControl)
+scoped_read_ignores_depth = factory_for(ScopedReadIgnoresDepth)
+unknown_tab_scrolls_the_active_tab = factory_for(UnknownTabScrollsTheActiveTab)
+start_page_never_shown = factory_for(StartPageNeverShown)
+find_refs_click_never_clicks = factory_for(FindRefsClickNeverClicks)
+text_reads_click_never_clicks = factory_for(TextReadsClickNeverClicks)
+new_tab_stays_in_background = factory_for(NewTabStaysInBackground)
+navigate_returns_before_load = factory_for(NavigateReturnsBeforeLoad)
+ends_itself_after_a_refused_redirect = factory_for(EndsItselfAfterARefusedRedirect)
+scroll_to_does_nothing = factory_for(ScrollToDoesNothing)
+hover_clicks = factory_for(HoverClicks)
+new_tab_ignores_url = factory_for(NewTabIgnoresUrl)
+diagnostics_ignore_the_limit = factory_for(DiagnosticsIgnoreTheLimit)
+bound_consent_still_types_at_the_focus = factory_for(BoundConsentStillTypesAtTheFocus)
+slow_but_correct = factory_for(SlowButCorrect)

@@ -18,6 +18,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Outcome, Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # Text that exists only on forms.html: page text, labels and field values.
 PAGE_CONTENT: tuple[str, ...] = (
     "Tell us how parcels should reach you",

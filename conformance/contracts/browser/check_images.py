@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.assertions import expect
+from conformance.assertions import expect, unverified
 from conformance.contracts.browser._act_support import (
     PERMITTED_IMAGE_KEYS,
+    await_new_effect,
     brief,
     decode_image,
     expect_done,
@@ -22,6 +23,9 @@ from conformance.contracts.browser._act_support import (
     share_of_colour,
 )
 from conformance.contracts.browser._tabs import active_tab
+
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 RED = (255, 0, 0)
 BLUE = (0, 0, 255)
@@ -81,7 +85,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
     )
     extra = set(outcome.raw) - PERMITTED_IMAGE_KEYS
     expect(not extra, "BR-IMG-004", f"the image carries keys the documents do not permit: {sorted(extra)}")
-    picture = decode_image(outcome.raw, "BR-IMG-004")
+    picture = decode_image(outcome.raw, "BR-IMG-004", "zoom")
     ratio = (picture.width / picture.height) / ((right - left) / (bottom - top))
     expect(
         0.95 <= ratio <= 1.05,
@@ -122,3 +126,40 @@ def test_zoom_refuses_regions_outside_the_viewport(subject, env):
         outcome = subject.call("zoom", tab_id=None, region=region)
         expect_refused(outcome, "BR-IMG-005", f"the region {region} leaves the {width}x{height} viewport")
         outcome.expect_sdk_accepted()
+
+
+def _red_share(subject, tab_id, clause):
+    outcome = subject.call("screenshot", tab_id=tab_id)
+    expect_done(outcome, clause)
+    return share_of_colour(decode_image(outcome.raw, clause), RED, RED_BOX)
+
+
+@pytest.mark.page("actions.html")
+@pytest.mark.clause("BR-IMG-003")
+def test_a_screenshot_follows_the_page_it_shows(subject, env):
+    subject.require("screenshot")
+    page_viewport(subject, "actions.html")
+    first = _red_share(subject, None, "BR-IMG-003")
+    expect(first > 0.9, "BR-IMG-003", f"the first screenshot does not show the red swatch ({first:.0%} match)")
+    # Show another page (blank.html draws nothing red); an image of the earlier page is not "the current tab".
+    position = mark(subject)
+    if subject.implements("navigate"):
+        expect_done(subject.call("navigate", url=env.url("blank.html"), tab_id=None), "BR-IMG-003")
+        tab_id = None
+    elif subject.implements("new_tab"):
+        before = {tab["id"] for tab in subject.state()["tabs"]}
+        expect_done(subject.call("new_tab", url=env.url("blank.html")), "BR-IMG-003")
+        added = [tab["id"] for tab in subject.state()["tabs"] if tab["id"] not in before]
+        tab_id = added[0] if added else None
+    else:
+        unverified("screenshot", "the kit needs navigate or new_tab to show a second page and screenshot it again")
+    await_new_effect(
+        subject, "BR-IMG-003", position, "load", lambda e: e.get("page") == "blank.html", what="blank.html loading"
+    )
+    subject.env.settle()
+    second = _red_share(subject, tab_id, "BR-IMG-003")
+    expect(
+        second < 0.5,
+        "BR-IMG-003",
+        f"after blank.html replaced actions.html the screenshot still shows its red swatch ({second:.0%} match)",
+    )

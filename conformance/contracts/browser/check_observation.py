@@ -17,6 +17,9 @@ from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # Each documented change type and the fields (beyond type and sequence) it carries, with their allowed values;
 # None means "a tab ID" (a string, or null where the type allows it).
 CHANGE_FIELDS: dict[str, dict[str, tuple[str | None, ...]]] = {

@@ -14,6 +14,7 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.browser._act_support import (
     await_effect,
+    await_new_effect,
     brief,
     expect_done,
     expect_refused,
@@ -23,6 +24,9 @@ from conformance.contracts.browser._act_support import (
     page_viewport,
     since,
 )
+
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 TARGET_A = (180, 130)
 TARGET_B = (180, 230)
@@ -67,6 +71,16 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
         position = mark(subject)
         outcome = _click_at(subject, *TARGET_A, count=count)
         expect_done(outcome, "BR-PTR-003")
+        # Wait for the page's own word that the multi-click arrived; a short quiet spell alone is not enough on
+        # a loaded machine, where the page's records can trail the call's return.
+        await_new_effect(
+            subject,
+            "BR-PTR-003",
+            position,
+            "click",
+            lambda e, count=count: e.get("detail") == count,
+            what=f"a click counted as {count}",
+        )
         subject.env.settle(quiet=0.3)
         clicks = since(env, position, "click")
         details = [e.get("detail") for e in clicks]

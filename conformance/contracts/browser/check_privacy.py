@@ -21,6 +21,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Outcome, Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 def disclosed(outcome: Outcome) -> list[str]:
     """Private values found in what the driver returned, what the SDK passed on, or the driver's error."""

@@ -19,6 +19,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Outcome, Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # The labelled controls of forms.html, one per documented role.
 FORM_CONTROLS: tuple[tuple[str, str], ...] = (
     ("Recipient name", "textbox"),
@@ -45,7 +48,7 @@ def completed(outcome: Outcome, clause: str) -> Any:
     expect(
         outcome.raised is None,
         clause,
-        f"{outcome.member} failed on a plain fixture page: {type(outcome.raised).__name__}",
+        f"failed on a plain fixture page: {outcome.describe()}",
     )
     return outcome.raw
 

@@ -18,6 +18,9 @@ from conformance.contracts.browser._tabs import tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-REF-001")
@@ -44,7 +47,7 @@ def test_refs_are_stable_while_the_page_is_unchanged(subject: Subject, env: Envi
 def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("click")  # the check re-renders the page by clicking its Rebuild button
-    before = structured_read(subject)
+    before = structured_read(subject, for_member=action)
     stale = ref_for(before, "Confirm order")
     rebuild = ref_for(before, "Rebuild controls")
     assert stale and rebuild, "read_page must report the 'Confirm order' and 'Rebuild controls' buttons"
@@ -71,7 +74,7 @@ def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environ
 def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("navigate")
-    old = structured_read(subject)
+    old = structured_read(subject, for_member=action)
     stale = ref_for(old, "Save preferences")
     assert stale, "read_page must report the 'Save preferences' button"
     moved = subject.call("navigate", url=env.url("rerender.html"), tab_id=None)
@@ -99,7 +102,7 @@ def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
     assert len(added) == 1, f"new_tab added {len(added)} tabs"
     first_tab, second_tab = tab_ids(start)[0], added[0]
     env.wait_for_effect("load", lambda effect: effect.get("page") == "forms.html")
-    read = structured_read(subject, tab_id=second_tab)
+    read = structured_read(subject, tab_id=second_tab, for_member=action)
     foreign = ref_for(read, "Save preferences")
     assert foreign, "read_page of the new tab must report the 'Save preferences' button"
     # The first tab shows blank.html and was never read: no ref was issued for it.

@@ -27,6 +27,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Outcome, Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 
 def scoped(subject: Subject, root: str | None, depth: int = 32, filter: str = "all") -> Outcome:
     return subject.call("read_page_scoped", tab_id=None, root=root, depth=depth, filter=filter)
@@ -35,7 +38,7 @@ def scoped(subject: Subject, root: str | None, depth: int = 32, filter: str = "a
 def scoped_report(outcome: Outcome) -> dict[str, Any]:
     """BR-SCOPE-001: the result is a structured scoped read; the BrowserReadV1 rules then apply (BR-SCOPE-010)."""
     if outcome.raised is not None:
-        violation("BR-SCOPE-001", f"read_page_scoped failed on sections.html: {type(outcome.raised).__name__}")
+        violation("BR-SCOPE-001", f"failed on sections.html: {outcome.describe()}")
     raw = outcome.raw
     expect(
         isinstance(raw, dict),

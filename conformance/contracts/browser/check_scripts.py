@@ -19,6 +19,9 @@ from conformance.contracts.browser._observe_support import (
 from conformance.environment import Environment
 from conformance.subject import Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # How long past timeout_ms a driver may take to give up: generous, since a loaded machine is slow, but far
 # below forever.
 GRACE_SECONDS = 8.0
@@ -31,7 +34,7 @@ THROWN_MARKER = "kit-thrown-secret-3391"
 def test_a_script_runs_once_in_the_page_and_returns_text(subject: Subject, env: Environment) -> None:
     outcome = subject.call("run_script", tab_id=None, source="window.bump('kit-script-1')", timeout_ms=5000)
     if outcome.raised is not None:
-        violation("BR-SCRIPT-002", f"a one-line script failed: {type(outcome.raised).__name__}")
+        violation("BR-SCRIPT-002", f"a one-line script failed: {outcome.describe()}")
     expect(
         isinstance(outcome.raw, str) and valid_unicode(outcome.raw),
         "BR-SCRIPT-001",

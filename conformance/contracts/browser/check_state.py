@@ -15,6 +15,9 @@ from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.environment import Environment
 from conformance.subject import Subject
 
+# Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
+pytestmark = pytest.mark.usefixtures("shows_start_page")
+
 # Userinfo the credentials check puts into the page URL; neither part may come back in any report.
 CREDENTIAL_USER = "kituser"
 CREDENTIAL_SECRET = "kitsecret-5150"
@@ -63,8 +66,10 @@ def new_tab_id(before: Any, after: Any) -> str | None:
 
 
 @pytest.mark.page("forms.html")
-@pytest.mark.clause("BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
+@pytest.mark.clause("BR-STATE-005", "BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
 def test_state_reports_the_page_shown(subject: Subject, env: Environment) -> None:
+    # BR-STATE-005 is judged by the shows_start_page precondition every browser check module requests; this
+    # check declares it so that a run passing it says so.
     state = subject.state()
     check_state_rules(state, "initial state")
     tab = active_tab(state)
