@@ -41,7 +41,7 @@ def node_binary() -> str:
     """The resolved ``node`` executable; raises :class:`NodeUnavailable` when it or the packages are missing."""
     found = shutil.which("node")
     if found is None:
-        raise NodeUnavailable("the JavaScript runtime needs Node.js 18 or later on PATH (Debian: apt-get install nodejs)")
+        raise NodeUnavailable("the JavaScript runtime needs Node.js 18 or later on PATH (Debian: apt install nodejs)")
     if not (JS_DIR / "node_modules" / "playwright-core" / "package.json").exists():
         raise NodeUnavailable(f"the JavaScript runtime's npm packages are missing: run `npm ci` in {JS_DIR}")
     return os.path.realpath(found)

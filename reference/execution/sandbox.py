@@ -90,9 +90,7 @@ class Launcher(Protocol):
     description: str
     network_isolated: bool
 
-    def confine(
-        self, runtime_args: Sequence[str], display: str | None, *, language: str = "python"
-    ) -> Confinement: ...
+    def confine(self, runtime_args: Sequence[str], display: str | None, *, language: str = "python") -> Confinement: ...
 
 
 def x11_socket(display: str | None) -> Path | None:

@@ -86,9 +86,7 @@ def _popen(argv: list[str], kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
 class Runtime:
     """One sandboxed runtime process and the pipes to it."""
 
-    def __init__(
-        self, settings: RuntimeSettings, spawn: Spawn = subprocess.Popen, language: str = "python"
-    ) -> None:
+    def __init__(self, settings: RuntimeSettings, spawn: Spawn = subprocess.Popen, language: str = "python") -> None:
         """Start the runtime through ``spawn`` (a ``subprocess.Popen`` run on the caller's chosen thread)."""
         limits = settings.limits
         self._limits = limits
