@@ -193,6 +193,11 @@ async function launch() {
 
 async function main() {
   const limits = options(process.argv.slice(2));
+  try {
+    process.chdir(process.env.HOME || "."); // the session's scratch folder, its only writable place
+  } catch {
+    // stay where the sandbox started us
+  }
   const requests = frameReader(3);
   const current = { outputs: new Outputs(limits), lines: Infinity };
   const late = [];
