@@ -18,8 +18,10 @@ Two limits differ from the Python runtime's, because Chromium cannot run under t
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +30,7 @@ JS_SCRIPT: Final = JS_DIR / "runtime.cjs"
 JS_MOUNT: Final = "/opt/rdk-runtime-js"
 ADDRESS_SPACE_BYTES: Final = 4 << 40
 PROCESS_FACTOR: Final = 8
+MIN_NODE_MAJOR: Final = 20  # what the pinned playwright-core requires
 # The protocol moves to fds 3 (requests) and 4 (replies); 0-2 go to /dev/null, so Chromium or the code printing
 # cannot corrupt it.
 _REDIRECT: Final = 'exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null 2>&1'
@@ -41,10 +44,23 @@ def node_binary() -> str:
     """The resolved ``node`` executable; raises :class:`NodeUnavailable` when it or the packages are missing."""
     found = shutil.which("node")
     if found is None:
-        raise NodeUnavailable("the JavaScript runtime needs Node.js 18 or later on PATH (Debian: apt install nodejs)")
+        raise NodeUnavailable(f"the JavaScript runtime needs Node.js {MIN_NODE_MAJOR} or later on PATH")
+    resolved = os.path.realpath(found)
+    major = _node_major(resolved)
+    if major < MIN_NODE_MAJOR:
+        raise NodeUnavailable(f"the JavaScript runtime needs Node.js {MIN_NODE_MAJOR} or later; {resolved} is {major}")
     if not (JS_DIR / "node_modules" / "playwright-core" / "package.json").exists():
         raise NodeUnavailable(f"the JavaScript runtime's npm packages are missing: run `npm ci` in {JS_DIR}")
-    return os.path.realpath(found)
+    return resolved
+
+
+@functools.cache
+def _node_major(node: str) -> int:
+    try:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
+        return int(version.strip().lstrip("v").split(".")[0])
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return 0
 
 
 def node_trees(node: str) -> list[str]:
