@@ -24,6 +24,7 @@ from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutput
 from reference.execution import ExecutionService, execute_in_sandbox
 from reference.fieldwork import FORM_PAGE
 
+from ._exec_tool import execution_function
 from ._support import Outcome, final_text, fixture_pages, main_sync
 from .cassettes import EXEC_JS_RESERVATION
 from .fieldwork import saved_matches
@@ -60,21 +61,7 @@ def exec_js_function(
     outputs: list[ResponseFunctionCallOutputItemListParam],
 ) -> RegisteredFunction:
     """``exec_js`` as an ordinary function tool; every script is shown to ``approve`` before it is sent."""
-
-    def execute(args: dict[str, object]) -> ResponseFunctionCallOutputItemListParam:
-        code = str(args.get("code", ""))
-        items = execute_in_sandbox(
-            code,
-            session_id,
-            endpoint,
-            approve=lambda source: approve("run in the browser runtime:\n" + source),
-            token=token,
-            language="javascript",
-        )
-        outputs.append(items)
-        return items
-
-    return RegisteredFunction(tool=EXEC_JS_TOOL, execute=execute)
+    return execution_function(EXEC_JS_TOOL, "javascript", "browser", endpoint, token, session_id, approve, outputs)
 
 
 def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | None:

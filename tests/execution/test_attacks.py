@@ -90,15 +90,7 @@ def attack(name: str) -> Callable[[Attack], Attack]:
 
 def run(target: Target, session: str, code: str, *, unix: bool = False, language: str = "python") -> list[str]:
     """Run Python attack code in a session of ``language`` (from JavaScript: as a child of the Node runtime)."""
-    items = execute_in_sandbox(
-        in_language(code, language),
-        session,
-        target.unix_endpoint if unix else target.endpoint,
-        approve=lambda _: True,
-        token=target.token,
-        language=language,
-    )
-    return [item["text"].rstrip("\n") for item in items if item["type"] == "input_text"]
+    return run_native(target, session, in_language(code, language), unix=unix, language=language)
 
 
 def run_native(target: Target, session: str, code: str, *, unix: bool, language: str) -> list[str]:
