@@ -5,9 +5,11 @@ answered as tool output that says whether the session survived."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import os
+from collections.abc import Iterator
 
 import pytest
 from PIL import Image
@@ -188,3 +190,32 @@ def test_the_runtime_and_its_browser_run_in_the_sandbox(service: ExecutionServic
     assert int(pid) < 20  # its own PID namespace
     runtime = service.pool.runtime("where")
     assert runtime is not None and int(uid) == runtime.uid != 0
+
+
+@pytest.fixture
+def roomy_service(x_display: str, token: str) -> Iterator[ExecutionService]:
+    # A long deadline, so the memory limit (not the deadline) is what stops the code even on a loaded machine.
+    limits = dataclasses.replace(TEST_LIMITS, deadline_s=60.0)
+    with ExecutionService(token, display=x_display, limits=limits) as running:
+        yield running
+
+
+CRASHED = "the runtime exited unexpectedly (possibly over its memory limit)"
+
+
+def test_node_heap_is_bounded(roomy_service: ExecutionService, token: str) -> None:
+    limit_code = "console.log(require('node:v8').getHeapStatistics().heap_size_limit)"
+    [limit] = texts(js(roomy_service, token, "heap", limit_code))
+    # Half the memory limit, plus V8's young generation (a few MiB).
+    assert int(limit) <= TEST_LIMITS.memory_bytes // 2 + (64 << 20)
+    code = "globalThis.keep = [];\nwhile (true) keep.push('x'.repeat(1 << 20) + Math.random());"
+    assert CRASHED in texts(js(roomy_service, token, "heap", code))[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="blocked: only a root service gives runtimes a memory cgroup")
+def test_memory_outside_the_heap_is_bounded_by_the_cgroup(roomy_service: ExecutionService, token: str) -> None:
+    # Buffers live outside Node's heap; 2.5 GiB of them is far over the 768 MiB the runtime's cgroup allows.
+    code = "globalThis.keep = [];\nfor (let i = 0; i < 40; i++) keep.push(Buffer.alloc(64 << 20, 1));"
+    assert CRASHED in texts(js(roomy_service, token, "buffers", code))[0]
+    [notice, *_] = texts(js(roomy_service, token, "buffers", "console.log(typeof keep)"))
+    assert "previous runtime was retired (it exited)" in notice
