@@ -23,4 +23,11 @@ PYTHON="${PYTHON:-python3}"
 pip_install() { .venv/bin/python -m pip install -q --disable-pip-version-check "$@" 2>&1 | grep -v "^WARNING: Location" || true; }
 pip_install -e '.[desktop,execution,dev]'
 pip_install --no-deps pyautogui   # see pyproject.toml: its declared dependency would replace python-xlib
+# The execution service's JavaScript runtime: Playwright for Node from the committed lockfile (it never downloads
+# a browser: the runtime drives Debian's Chromium).
+if command -v npm >/dev/null && node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)'; then
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix reference/execution/js --no-audit --no-fund --silent
+else
+  echo "setup: Node.js 20+ with npm not found; the execution service's JavaScript runtime stays unavailable" >&2
+fi
 .venv/bin/python -c "import conformance.plugin, openai; print('setup: kit ready, openai', openai.__version__)"

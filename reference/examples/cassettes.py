@@ -149,6 +149,46 @@ def _exec_py() -> CassetteBuilder:
     )
 
 
+# exec_js: the page already shows the reservation form; the first call looks and keeps the form's fields in
+# globalThis, the second fills them from that variable and confirms.
+EXEC_JS_RESERVATION: Final = {
+    "guest_name": "Ada Lovelace",
+    "date": "2026-12-10",
+    "party_size": 3,
+    "time_slot": "18:30",
+    "notes": "Quiet table.",
+    "accessibility": False,
+}
+EXEC_JS_LOOK: Final = (
+    "await page.waitForSelector('#reservation-form');\n"
+    "globalThis.fields = await page.$$eval('[data-field]', (els) => els.map((el) => el.id));\n"
+    "const [width, height] = await page.evaluate(() => [innerWidth, innerHeight]);\n"
+    "console.log(`${await page.title()} at ${width}x${height}; fields: ${fields.join(', ')}`);\n"
+    "display((await page.screenshot()).toString('base64'));"
+)
+EXEC_JS_BOOK: Final = (
+    "const values = {'guest-name': 'Ada Lovelace', 'visit-date': '2026-12-10', 'party-size': '3',"
+    " notes: 'Quiet table.'};\n"
+    "for (const [id, value] of Object.entries(values)) {\n"
+    "  if (!fields.includes(id)) throw new Error(`no field ${id}`);\n"
+    "  await page.fill(`#${id}`, value);\n"
+    "}\n"
+    "await page.selectOption('#time-slot', '18:30');\n"
+    "await page.click('#confirm');\n"
+    "console.log(await page.textContent('#summary'));"
+)
+
+
+@_source("exec-js")
+def _exec_js() -> CassetteBuilder:
+    return (
+        CassetteBuilder("exec-js", description="Look at the form, then fill and confirm it reusing a global.")
+        .turn(function_call("exec_js", {"code": EXEC_JS_LOOK}, call_id="exec-1"))
+        .turn(function_call("exec_js", {"code": EXEC_JS_BOOK}, call_id="exec-2"))
+        .turn(message("Ada Lovelace is booked for 3 guests on 10 December 2026 at 18:30."))
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write or check the example cassettes.")
     parser.add_argument("--write", action="store_true", help="write every cassette")

@@ -23,8 +23,9 @@ from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutput
 
 from conformance import resources
 from reference.desktop import Desktop, DesktopSettings, LocalDesktop
-from reference.execution import ExecutionService, execute_in_sandbox
+from reference.execution import ExecutionService
 
+from ._exec_tool import execution_function
 from ._support import (
     Outcome,
     final_text,
@@ -61,20 +62,7 @@ def exec_py_function(
     outputs: list[ResponseFunctionCallOutputItemListParam],
 ) -> RegisteredFunction:
     """``exec_py`` as an ordinary function tool; every script is shown to ``approve`` before it is sent."""
-
-    def execute(args: dict[str, object]) -> ResponseFunctionCallOutputItemListParam:
-        code = str(args.get("code", ""))
-        items = execute_in_sandbox(
-            code,
-            session_id,
-            endpoint,
-            approve=lambda source: approve("run in the desktop runtime:\n" + source),
-            token=token,
-        )
-        outputs.append(items)
-        return items
-
-    return RegisteredFunction(tool=EXEC_PY_TOOL, execute=execute)
+    return execution_function(EXEC_PY_TOOL, "python", "desktop", endpoint, token, session_id, approve, outputs)
 
 
 def wait_until_page_ready(desktop: Desktop, timeout_s: float = 20.0) -> bool:

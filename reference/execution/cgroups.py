@@ -67,7 +67,8 @@ class CgroupRoot:
         limits = self.limits
         return f"v{self.version} memory+pids (memory {limits.memory_bytes} bytes, {limits.max_processes} pids)"
 
-    def create(self) -> RuntimeCgroup | None:
+    def create(self, max_processes: int | None = None) -> RuntimeCgroup | None:
+        """A child cgroup for one runtime; ``max_processes`` overrides the limits' pids bound (JavaScript)."""
         name = f"runtime-{next(_counter)}"
         made: list[Path] = []
         try:
@@ -75,14 +76,14 @@ class CgroupRoot:
                 directory = parent / name
                 directory.mkdir()
                 made.append(directory)
-                self._limit(directory)
+                self._limit(directory, max_processes or self.limits.max_processes)
         except OSError:
             RuntimeCgroup(made).remove()
             return None
         return RuntimeCgroup(made)
 
-    def _limit(self, directory: Path) -> None:
-        memory, pids = str(self.limits.memory_bytes), str(self.limits.max_processes)
+    def _limit(self, directory: Path, max_processes: int) -> None:
+        memory, pids = str(self.limits.memory_bytes), str(max_processes)
         if self.version == 2:
             (directory / "memory.max").write_text(memory)
             if (directory / "memory.swap.max").exists():

@@ -38,9 +38,12 @@ def execute_in_sandbox(
     approve: Callable[[str], bool],
     token: str | None = None,
     timeout_s: float = 30.0,
+    language: str = "python",
 ) -> ResponseFunctionCallOutputItemListParam:
     """Run ``code`` in ``session_id`` at ``endpoint`` once ``approve(code)`` returns exactly True.
 
+    ``language`` is ``"python"`` (the desktop runtime) or ``"javascript"`` (Node with Playwright's ``browser``,
+    ``context`` and ``page``); a session keeps the language of its first call.
     ``token`` defaults to ``OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN``. ``timeout_s`` only bounds how long this client
     waits; the service enforces its own execution deadline.
     """
@@ -50,7 +53,7 @@ def execute_in_sandbox(
     bearer = token if token is not None else os.environ.get(TOKEN_VARIABLE)
     if bearer:
         headers["Authorization"] = f"Bearer {bearer}"
-    body = json.dumps({"session_id": session_id, "language": "python", "code": code}).encode()
+    body = json.dumps({"session_id": session_id, "language": language, "code": code}).encode()
     try:
         status, raw = _post(endpoint, body, headers, timeout_s)
     except (OSError, http.client.HTTPException, ValueError) as failure:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal, TypedDict
 
-SUPPORTED_LANGUAGES: Final = ("python",)
+SUPPORTED_LANGUAGES: Final = ("python", "javascript")
 SESSION_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 _FIELDS: Final = frozenset({"session_id", "language", "code"})
 

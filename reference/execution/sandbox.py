@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
+from . import node
 from .cgroups import RuntimeCgroup, cgroup_root
 from .limits import ExecutionLimits
 
@@ -89,7 +90,7 @@ class Launcher(Protocol):
     description: str
     network_isolated: bool
 
-    def confine(self, runtime_args: Sequence[str], display: str | None) -> Confinement: ...
+    def confine(self, runtime_args: Sequence[str], display: str | None, *, language: str = "python") -> Confinement: ...
 
 
 def x11_socket(display: str | None) -> Path | None:
@@ -166,9 +167,19 @@ class BubblewrapSandbox:
         return scratch
 
     def confine(
-        self, runtime_args: Sequence[str], display: str | None, *, script: Path | None = RUNTIME_SCRIPT
+        self,
+        runtime_args: Sequence[str],
+        display: str | None,
+        *,
+        language: str = "python",
+        script: Path | None = RUNTIME_SCRIPT,
     ) -> Confinement:
+        """The launch of one runtime: ``language`` is ``"python"`` (``runtime.py``) or ``"javascript"`` (Node)."""
         limits = self.limits
+        javascript = language == "javascript"
+        if not javascript and language != "python":
+            raise ValueError(f"no runtime for language {language!r}")
+        node_path = node.node_binary() if javascript else ""
         uid = _UID_LOW + secrets.randbelow(_UID_SPAN) if self.privileged else os.geteuid()
         scratch = self._scratch(uid)
         env = {
@@ -216,7 +227,12 @@ class BubblewrapSandbox:
         if display:
             env["DISPLAY"] = display
         command: list[str] = [sys.executable, "-I"]
-        if script is not None:
+        if javascript:
+            for tree in node.node_trees(node_path):
+                bwrap += [*_parents(tree, created), "--ro-bind", tree, tree]
+            bwrap += [*_parents(node.JS_MOUNT, created), "--ro-bind", str(node.JS_DIR), node.JS_MOUNT]
+            command = node.command(node_path, limits.memory_bytes, list(runtime_args))
+        elif script is not None:
             bwrap += ["--perms", "0755", "--dir", _SCRIPT_DIR, "--ro-bind", str(script), f"{_SCRIPT_DIR}/{script.name}"]
             command += [f"{_SCRIPT_DIR}/{script.name}", *runtime_args]
         else:
@@ -235,11 +251,14 @@ class BubblewrapSandbox:
             "--no-new-privs",
             "--",
         ]
+        # Chromium cannot start under the Python runtime's address-space or thread limits (see node.py).
+        address_space = node.ADDRESS_SPACE_BYTES if javascript else limits.memory_bytes
+        processes = limits.max_processes * (node.PROCESS_FACTOR if javascript else 1)
         rlimits = [
             "prlimit",
-            f"--as={limits.memory_bytes}",
+            f"--as={address_space}",
             f"--cpu={limits.cpu_seconds}",
-            f"--nproc={limits.max_processes}",
+            f"--nproc={processes}",
             f"--nofile={limits.max_open_files}",
             f"--fsize={limits.max_file_bytes}",
             "--core=0",
@@ -248,7 +267,7 @@ class BubblewrapSandbox:
         # setpriv also runs unprivileged: it cannot change the uid there, but it still sets no_new_privs and
         # clears the inheritable and bounding capability sets of the runtime.
         inner = (drop if self.privileged else drop[:1] + drop[4:]) + rlimits + command
-        cgroup = self._cgroups.create() if self._cgroups else None
+        cgroup = self._cgroups.create(processes) if self._cgroups else None
         argv = [*(cgroup.join_prefix() if cgroup else []), *bwrap, "--", *inner]
         return Confinement(
             argv=argv,

@@ -103,7 +103,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self._body(service.limits.max_request_bytes)
         request = parse_request(body, max_code_bytes=service.limits.max_code_bytes)
-        output = service.pool.execute(request.session_id, request.code)
+        output = service.pool.execute(request.session_id, request.code, request.language)
         self._reply(HTTPStatus.OK, {"output": output})
 
     def _length(self) -> int:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .limits import ExecutionLimits
+from .node import NodeUnavailable
 from .protocol import OutputItem, RequestError, text_item, validate_output
 from .sandbox import Launcher
 
@@ -85,17 +86,18 @@ def _popen(argv: list[str], kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
 class Runtime:
     """One sandboxed runtime process and the pipes to it."""
 
-    def __init__(self, settings: RuntimeSettings, spawn: Spawn = subprocess.Popen) -> None:
+    def __init__(self, settings: RuntimeSettings, spawn: Spawn = subprocess.Popen, language: str = "python") -> None:
         """Start the runtime through ``spawn`` (a ``subprocess.Popen`` run on the caller's chosen thread)."""
         limits = settings.limits
         self._limits = limits
+        self.language = language
         args = [
             f"--memory={limits.memory_bytes}",
             f"--max-text-bytes={limits.max_text_bytes}",
             f"--max-images={limits.max_images}",
             f"--max-image-bytes={limits.max_image_bytes}",
         ]
-        self._confinement = settings.launcher.confine(args, settings.display)
+        self._confinement = settings.launcher.confine(args, settings.display, language=language)
         self._init_pidfd: int | None = None
         try:
             self.process = spawn(
@@ -301,13 +303,20 @@ class SessionPool:
         with self._lock:
             return self._runtimes.get(session_id)
 
-    def execute(self, session_id: str, code: str) -> list[OutputItem]:
+    def execute(self, session_id: str, code: str, language: str = "python") -> list[OutputItem]:
+        """Run ``code`` in the session's runtime, starting one for ``language`` when the session has none."""
         evicted: Runtime | None = None
         with self._lock:
             if self._closed:
                 raise RequestError(503, "The execution service is shutting down.")
             if session_id in self._busy:
                 raise RequestError(409, "This session is already running code; wait for that call to finish.")
+            running = self._runtimes.get(session_id)
+            if running is not None and running.language != language:
+                raise RequestError(
+                    409,
+                    f"This session runs {running.language}, not {language}; use another session_id for {language}.",
+                )
             starting = len(self._busy - self._runtimes.keys())  # new sessions whose runtime is still starting
             live = len(self._runtimes) + starting
             if session_id not in self._runtimes and live >= self.settings.limits.max_sessions:
@@ -323,7 +332,9 @@ class SessionPool:
         try:
             if runtime is None:
                 try:
-                    runtime = Runtime(self.settings, self._spawn)
+                    runtime = Runtime(self.settings, self._spawn, language)
+                except NodeUnavailable as missing:
+                    raise RequestError(503, f"The {language} runtime is not installed here: {missing}.") from None
                 except (RuntimeGone, OSError, RuntimeError):
                     raise RequestError(503, "The runtime could not be started.") from None
                 with self._lock:

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from reference.examples import cassettes, exec_py, fieldwork, mixed, reader, review
+from reference.examples import cassettes, exec_js, exec_py, fieldwork, mixed, reader, review
 from reference.examples._support import REHEARSAL_MODEL, rehearsal_async_client, rehearsal_client
 
 
@@ -123,7 +123,30 @@ def test_exec_py_declined_scripts_never_run() -> None:
     assert "did not approve" in outputs_sent(transport, 1)["exec-1"]
 
 
-@pytest.mark.parametrize("module", [reader, fieldwork, review, mixed, exec_py])
+def test_exec_js_books_through_the_javascript_runtime() -> None:
+    client, transport = rehearsal_client("exec-js")
+    with client:
+        outcome = exec_js.run(client, REHEARSAL_MODEL, approve_all)
+    assert outcome.verified, outcome.evidence
+    assert transport.exhausted and transport.divergence is None
+    first = outputs_sent(transport, 1)["exec-1"]
+    # The first call's text names the page at the runtime's viewport; its screenshot is an original-detail image.
+    assert "Fieldwork reservations at 1440x900" in first
+    assert "input_image" in first and '"detail": "original"' in first
+    # The second call used the fields the first one kept in globalThis.
+    assert "Ada Lovelace, 3 guests, on 2026-12-10 at 18:30." in outputs_sent(transport, 2)["exec-2"]
+
+
+def test_exec_js_declined_scripts_never_run() -> None:
+    client, transport = rehearsal_client("exec-js")
+    with client:
+        outcome = exec_js.run(client, REHEARSAL_MODEL, refuse_all)
+    assert not outcome.verified
+    assert "no saved reservation" in outcome.evidence
+    assert "did not approve" in outputs_sent(transport, 1)["exec-1"]
+
+
+@pytest.mark.parametrize("module", [reader, fieldwork, review, mixed, exec_py, exec_js])
 def test_live_mode_without_credentials_is_a_clear_configuration_error(
     module: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -177,6 +177,8 @@ def nobody_target(display: str, python: str) -> Iterator[Target]:
     shutil.copy(PACKAGE.parent / "__init__.py", package.parent / "__init__.py")
     for source in PACKAGE.glob("*.py"):
         shutil.copy(source, package / source.name)
+    if (PACKAGE / "js").is_dir():  # the JavaScript runtime and its npm packages
+        shutil.copytree(PACKAGE / "js", package / "js", symlinks=True)
     for path in (package.parent, package, *package.parent.rglob("*")):
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     work = _private_dir(nobody.pw_uid)

@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from reference.execution import node
 from reference.execution.limits import ExecutionLimits
 from reference.execution.sandbox import RUNTIME_SCRIPT, Confinement
 
@@ -25,11 +26,14 @@ class UnsandboxedLauncher:
         self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix="rdk-exec-unsandboxed-"))
         self.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
 
-    def confine(self, runtime_args: Sequence[str], display: str | None) -> Confinement:
+    def confine(self, runtime_args: Sequence[str], display: str | None, *, language: str = "python") -> Confinement:
         scratch = Path(tempfile.mkdtemp(prefix="session-", dir=self.scratch_root))
         (scratch / "Xauthority").touch(mode=0o600)
         env = {"PATH": "/usr/bin:/bin", "HOME": str(scratch), "XAUTHORITY": str(scratch / "Xauthority")}
         if display:
             env["DISPLAY"] = display
-        argv = [sys.executable, "-I", str(RUNTIME_SCRIPT), *runtime_args]
+        if language == "javascript":
+            argv = node.command(node.node_binary(), self.limits.memory_bytes, list(runtime_args), str(node.JS_DIR))
+        else:
+            argv = [sys.executable, "-I", str(RUNTIME_SCRIPT), *runtime_args]
         return Confinement(argv=argv, env=env, scratch=scratch, uid=-1)

@@ -3,14 +3,18 @@ service stays up and another session (the victim) keeps its variables and files.
 
 Each attack runs against services started as root (in this process, when pytest runs as root) and as ``nobody``
 (a service process started with setpriv, Debian's Python and a copy of the package). ``ATTACKS`` is the list the
-README's "attacks tried / held" figure counts (checked by ``test_readme_counts_the_attacks``). Each attack's code
-reports ``BREACH: ...`` when it got through; with ``KIT_EXEC_UNSANDBOXED_BASELINE=1`` the in-process services run
+README's "attacks tried / held" figure counts (checked by ``test_readme_counts_the_attacks``). Every attack runs
+from both runtimes (``language``): from the JavaScript runtime, the attack's Python is started by the session's
+Node process (``child_process``) inside its sandbox, with the uid, namespaces, limits and cgroup the Node runtime
+has, and the victim is a JavaScript session too. Each attack's code reports ``BREACH: ...`` when it got through;
+with ``KIT_EXEC_UNSANDBOXED_BASELINE=1`` the in-process services run
 the old unconfined runtime and these tests fail, which is how each attack was shown to be able to fail.
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import secrets
@@ -21,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.execution import SESSIONS_PATH, execute_in_sandbox
+from reference.execution import SESSIONS_PATH, execute_in_sandbox, node
 
 from ._http import send
 from ._procs import gone_soon, pids_matching, present_soon
@@ -29,9 +33,35 @@ from ._targets import BASELINE, Target, in_process_target, nobody_target, unpriv
 
 ROOT = Path(__file__).resolve().parents[2]
 FORKS_TRIED = 300
+# The JavaScript runtime's process limit is node.PROCESS_FACTOR times larger (Node and Chromium threads count).
+JS_FORKS_TRIED = FORKS_TRIED * node.PROCESS_FACTOR // 2
 SECRET = "VICTIM-" + secrets.token_hex(12)
-VICTIM_SETUP = f"secret = {SECRET!r}\nopen('victim.txt', 'w').write(secret)"
-VICTIM_CHECK = "log(secret)\nlog(open('victim.txt').read())"
+VICTIM_SETUP = {
+    "python": f"secret = {SECRET!r}\nopen('victim.txt', 'w').write(secret)",
+    "javascript": f"globalThis.secret = {SECRET!r};\nrequire('node:fs').writeFileSync('victim.txt', secret);",
+}
+VICTIM_CHECK = {
+    "python": "log(secret)\nlog(open('victim.txt').read())",
+    "javascript": "console.log(secret);\nconsole.log(require('node:fs').readFileSync('victim.txt', 'utf8'));",
+}
+LANGUAGES = ["python", "javascript"]
+# From the JavaScript runtime, an attack's Python runs as a child of the session's Node process; log() lines come
+# back through console.log. The source goes on stdin, so it is not in any process's cmdline. (Debian's python3 is in
+# /usr, which every sandbox sees read-only.)
+_FROM_NODE = """
+const child = require('node:child_process').spawnSync('/usr/bin/python3', ['-I', '-'],
+  {{input: {source}, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 1 << 24}});
+const lines = (child.stdout || '').split('\\0').filter(Boolean);
+if (!lines.length) console.log('the attack printed nothing: ' + (child.stderr || child.error || '').slice(-500));
+for (const line of lines) console.log(line);
+"""
+_LOG = "import sys\ndef log(value):\n    sys.stdout.write(str(value) + '\\0')\n    sys.stdout.flush()\n"
+
+
+def in_language(code: str, language: str) -> str:
+    if language == "python":
+        return code
+    return _FROM_NODE.format(source=json.dumps(_LOG + code))
 
 
 Factory = Callable[[], AbstractContextManager[Target]]
@@ -43,6 +73,7 @@ class Context:
 
     target: Target
     fresh: Factory
+    language: str = "python"
 
 
 Attack = Callable[[Context], str | None]  # returns how it broke through, or None when the sandbox held
@@ -57,11 +88,22 @@ def attack(name: str) -> Callable[[Attack], Attack]:
     return register
 
 
-def run(target: Target, session: str, code: str, *, unix: bool = False) -> list[str]:
+def run(target: Target, session: str, code: str, *, unix: bool = False, language: str = "python") -> list[str]:
+    """Run Python attack code in a session of ``language`` (from JavaScript: as a child of the Node runtime)."""
+    return run_native(target, session, in_language(code, language), unix=unix, language=language)
+
+
+def run_native(target: Target, session: str, code: str, *, unix: bool, language: str) -> list[str]:
+    """Run code written in ``language`` itself (the victim's setup and check)."""
     items = execute_in_sandbox(
-        code, session, target.unix_endpoint if unix else target.endpoint, approve=lambda _: True, token=target.token
+        code,
+        session,
+        target.unix_endpoint if unix else target.endpoint,
+        approve=lambda _: True,
+        token=target.token,
+        language=language,
     )
-    return [item["text"] for item in items if item["type"] == "input_text"]
+    return [item["text"].rstrip("\n") for item in items if item["type"] == "input_text"]
 
 
 def breach(texts: list[str]) -> str | None:
@@ -69,7 +111,7 @@ def breach(texts: list[str]) -> str | None:
 
 
 def probe(context: Context, code: str, *, unix: bool = False) -> str | None:
-    texts = run(context.target, "attacker", code, unix=unix)
+    texts = run(context.target, "attacker", code, unix=unix, language=context.language)
     assert texts, "the attack reported nothing"
     return breach(texts)
 
@@ -86,7 +128,7 @@ def other_runtimes(root):
         except OSError:
             continue
         # Only this test's runtimes (cwd in its scratch root): the machine is shared with other test runs.
-        if b'runtime.py' in cmdline and cwd.startswith(root):
+        if (b'runtime.py' in cmdline or b'runtime.cjs' in cmdline) and cwd.startswith(root):
             yield int(pid)
 """
 
@@ -308,13 +350,13 @@ else:
     return probe(context, code)
 
 
-@attack(f"fork bomb ({FORKS_TRIED} sleeping children)")
+@attack(f"fork bomb ({FORKS_TRIED} sleeping children, {JS_FORKS_TRIED} from JavaScript)")
 def fork_bomb(context: Context) -> str | None:
     code = f"""
 import os, signal, time
 children, stopped = [], None
 try:
-    for _ in range({FORKS_TRIED}):
+    for _ in range({FORKS_TRIED if context.language == "python" else JS_FORKS_TRIED}):
         pid = os.fork()
         if pid == 0:
             time.sleep(60)
@@ -340,17 +382,17 @@ log('spawned')
 """
 
 
-def _orphan(target: Target, session: str) -> str:
+def _orphan(target: Target, session: str, language: str) -> str:
     marker = f"orphan-{secrets.token_hex(8)}"
-    assert run(target, session, _ORPHAN.format(marker=marker)) == ["spawned"]
+    assert run(target, session, _ORPHAN.format(marker=marker), language=language) == ["spawned"]
     assert present_soon(pids_matching, marker), "the orphan did not start, so this attack proves nothing"
     return marker
 
 
 @attack("orphaned setsid child outlives the deadline")
 def orphan_after_deadline(context: Context) -> str | None:
-    marker = _orphan(context.target, "attacker")
-    texts = run(context.target, "attacker", "while True:\n    pass")
+    marker = _orphan(context.target, "attacker", context.language)
+    texts = run(context.target, "attacker", "while True:\n    pass", language=context.language)
     assert any("deadline" in text for text in texts)
     return None if gone_soon(pids_matching, marker) else f"BREACH: {marker} survived the deadline"
 
@@ -358,7 +400,7 @@ def orphan_after_deadline(context: Context) -> str | None:
 @attack("orphaned setsid child outlives the service's shutdown")
 def orphan_after_shutdown(context: Context) -> str | None:
     with context.fresh() as fresh:
-        marker = _orphan(fresh, "attacker")
+        marker = _orphan(fresh, "attacker", context.language)
     return None if gone_soon(pids_matching, marker) else f"BREACH: {marker} survived the shutdown"
 
 
@@ -432,21 +474,32 @@ def target_factory(request: pytest.FixtureRequest, x_display: str) -> Factory:
     return lambda: in_process_target(x_display)
 
 
+@pytest.fixture(scope="module", params=LANGUAGES)
+def language(request: pytest.FixtureRequest) -> str:
+    if request.param == "javascript":
+        try:
+            node.node_binary()
+        except node.NodeUnavailable as missing:
+            pytest.skip(f"blocked: {missing}")
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def target(target_factory: Factory) -> Iterator[Target]:
+def target(target_factory: Factory, language: str) -> Iterator[Target]:
     with target_factory() as running:
         for unix in (False, True):
-            assert run(running, "victim", VICTIM_SETUP, unix=unix)
+            assert run_native(running, "victim", VICTIM_SETUP[language], unix=unix, language=language)
         yield running
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_attack_is_held(name: str, target: Target, target_factory: Factory) -> None:
-    outcome = ATTACKS[name](Context(target, target_factory))
-    assert outcome is None, f"{name} ({target.mode}): {outcome}"
+def test_attack_is_held(name: str, target: Target, target_factory: Factory, language: str) -> None:
+    outcome = ATTACKS[name](Context(target, target_factory, language))
+    assert outcome is None, f"{name} ({target.mode}, {language}): {outcome}"
     # The service is still up and the other session kept its variables and files.
     for unix in (False, True):
-        assert run(target, "victim", VICTIM_CHECK, unix=unix) == [SECRET, SECRET], f"victim lost data ({target.mode})"
+        kept = run_native(target, "victim", VICTIM_CHECK[language], unix=unix, language=language)
+        assert kept == [SECRET, SECRET], f"victim lost data ({target.mode}, {language})"
     send(target.endpoint, None, token=target.token, method="DELETE", path=f"{SESSIONS_PATH}attacker")
 
 

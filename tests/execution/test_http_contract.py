@@ -52,9 +52,9 @@ def test_malformed_requests_are_400_with_a_message(
 
 
 def test_unknown_language_is_400_naming_it(service: ExecutionService, token: str) -> None:
-    reply = execute(service.endpoint, token, "lang", "console.log(1)", language="javascript")
+    reply = execute(service.endpoint, token, "lang", "puts 1", language="ruby")
     assert reply.status == 400
-    assert "'javascript'" in reply.body["error"] and "python" in reply.body["error"]
+    assert "'ruby'" in reply.body["error"] and "python, javascript" in reply.body["error"]
 
 
 def test_oversized_code_is_refused(service: ExecutionService, token: str) -> None:

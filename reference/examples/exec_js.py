@@ -1,0 +1,103 @@
+"""exec_js: a code-execution function tool backed by the execution service's JavaScript runtime.
+
+    python -m reference.examples.exec_js            # rehearsal: recorded model turns, real runtime and page
+    python -m reference.examples.exec_js --live     # OPENAI_API_KEY and OPENAI_MODEL; asks before each script
+
+The example serves the reservation form on loopback, starts the execution service with a fresh bearer token
+(sandboxed runtimes that may reach loopback, so the runtime's browser can load the form) and opens the form in the
+session's page, then registers ``exec_js`` as an ordinary function tool whose executor asks for approval and calls
+:func:`reference.execution.execute_in_sandbox` with ``language="javascript"``. Success is the reservation the page
+itself recorded (the fixture server's effect store), compared field by field with the task.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import openai
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
+from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
+
+from reference.execution import ExecutionService, execute_in_sandbox
+from reference.fieldwork import FORM_PAGE
+
+from ._exec_tool import execution_function
+from ._support import Outcome, final_text, fixture_pages, main_sync
+from .cassettes import EXEC_JS_RESERVATION
+from .fieldwork import saved_matches
+
+TASK = (
+    "You have exec_js, a persistent JavaScript runtime with Playwright's browser, context and page; the page "
+    "already shows a reservation form. Book a table for Ada Lovelace on 2026-12-10 at 18:30 for 3 guests with the "
+    "note 'Quiet table.' (no step-free access needed), confirm it, and tell me the result."
+)
+EXEC_JS_TOOL: Final[FunctionToolParam] = {
+    "type": "function",
+    "name": "exec_js",
+    "description": (
+        "Run JavaScript in a persistent Node runtime. Available: Playwright's browser, context (viewport 1440x900) "
+        "and page, top-level await, console.log(value) to return text and display(base64Image) to return an "
+        "image such as (await page.screenshot()).toString('base64'). Assign to globalThis to keep values between "
+        "calls."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {"code": {"type": "string", "description": "The JavaScript source to run."}},
+        "required": ["code"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def exec_js_function(
+    endpoint: str,
+    token: str,
+    session_id: str,
+    approve: Callable[[str], bool],
+    outputs: list[ResponseFunctionCallOutputItemListParam],
+) -> RegisteredFunction:
+    """``exec_js`` as an ordinary function tool; every script is shown to ``approve`` before it is sent."""
+    return execution_function(EXEC_JS_TOOL, "javascript", "browser", endpoint, token, session_id, approve, outputs)
+
+
+def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | None:
+    """The application, not the model, puts the session's page on the form; returns a problem, or None."""
+    code = f"await page.goto({url!r}); await page.waitForSelector('#reservation-form'); console.log('ready')"
+    items = execute_in_sandbox(code, session_id, endpoint, approve=lambda _: True, token=token, language="javascript")
+    texts = [item["text"] for item in items if item["type"] == "input_text"]
+    return None if texts == ["ready\n"] else "the runtime could not open the form: " + " ".join(texts)[:300]
+
+
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> Outcome:
+    token = secrets.token_urlsafe(24)
+    outputs: list[ResponseFunctionCallOutputItemListParam] = []
+    session_id = f"exec-js-example-{secrets.token_hex(4)}"
+    # isolate_network=False: the runtime stays sandboxed, but shares loopback so its browser reaches the form.
+    with fixture_pages() as pages, ExecutionService(token, display=None, isolate_network=False) as service:
+        problem = open_page(service.endpoint, token, session_id, pages.url(FORM_PAGE))
+        if problem is not None:
+            return Outcome(False, problem, "")
+        function = exec_js_function(service.endpoint, token, session_id, approve, outputs)
+        runner = ResponsesToolRunner(functions=[function])
+        try:
+            response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
+            answer = final_text(response)
+        except Exception as error:  # the page's record still says what happened
+            answer = f"(run stopped: {type(error).__name__})"
+        verified, evidence = saved_matches(pages, EXEC_JS_RESERVATION)
+    images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
+    if verified:
+        evidence += f"; the runtime returned {images} screenshot(s) over {len(outputs)} call(s)"
+    return Outcome(verified, evidence, answer)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return main_sync(__doc__, argv, "exec-js", run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
