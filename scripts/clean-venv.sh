@@ -48,6 +48,9 @@ assert any(n.startswith("conformance/known_deviations/") for n in package), "no 
 missing_wheel = [n for n in data if f"conformance/_data/{n}" not in in_wheel]
 missing_sdist = [n for n in data if n not in in_sdist]
 assert not missing_wheel, f"missing from the wheel: {missing_wheel}"
+assert "reference/execution/js/runtime.cjs" in in_wheel, "the JavaScript runtime is missing from the wheel"
+npm_tree = sorted(n for n in in_wheel | in_sdist if "node_modules" in n)
+assert not npm_tree, f"an npm tree was packaged (run npm ci after installing instead): {npm_tree[:3]}"
 assert not missing_sdist, f"missing from the sdist: {missing_sdist}"
 print(f"{len(data)} fixture and container files in both; {len(package)} snapshot and deviation files in the wheel")
 PY
