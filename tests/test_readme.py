@@ -8,6 +8,7 @@ import ast
 import importlib
 import inspect
 import re
+import secrets
 import shlex
 import threading
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from conformance.cli import build_parser
 from conformance.fake_responses import CassetteTransport, fake_client
 from conformance.harness import BrowserHarness
 from conformance.replay import replay
+from reference.execution import ExecutionService
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 TEXT = README.read_text(encoding="utf-8")
@@ -173,6 +175,16 @@ def _run_execution_limits(code: str, namespace: Namespace) -> None:
     assert "DELETE /sessions/<session_id>" in TEXT
 
 
+def _run_javascript_look(code: str, namespace: Namespace) -> None:
+    # The block defines look(endpoint, token); the reader's service is a real one here, sandboxed, and the page
+    # it reports on is the JavaScript runtime's own 1440x900 page.
+    exec(code, namespace)
+    token = secrets.token_urlsafe(24)
+    with ExecutionService(token, display=None) as service:
+        items = namespace["look"](service.endpoint, token)
+    assert [item.get("text") for item in items] == ["[ 1440, 900 ]\n"], items
+
+
 RUNNERS: dict[str, Callable[..., None]] = {
     "def make_driver(env: Environment)": _run_factory,
     "def test_page_text_has_no_elements": _run_check,
@@ -181,6 +193,7 @@ RUNNERS: dict[str, Callable[..., None]] = {
     "recorded_run_options(": _run_recorded_settings,
     "ResponsesToolRunner(browser=tools)": _run_reference_driver,
     "ExecutionLimits(deadline_s=10": _run_execution_limits,
+    "def look(endpoint: str, token: str)": _run_javascript_look,
 }
 
 
