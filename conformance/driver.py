@@ -20,11 +20,11 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, TypeVar
 
+from conformance.flavours import Flavour
 from conformance.members import DRIVER_METHOD_NAMES
 
-Flavour = Literal["sync", "async"]
 T = TypeVar("T")
 
 

@@ -32,11 +32,11 @@ import copy
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, TypeAlias
 
+from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, COMPUTER_METHODS, DRIVER_METHOD_NAMES
 
-Flavour: TypeAlias = Literal["sync", "async"]
 FLAVOURS: Final[tuple[Flavour, ...]] = ("sync", "async")
 
 # A one-pixel PNG: small, valid, and obviously synthetic.

@@ -27,7 +27,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, cast
 
 import pytest
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
@@ -54,13 +54,13 @@ from conformance.fake_responses import (
     fake_async_client,
     fake_client,
 )
+from conformance.flavours import Flavour
 from conformance.harness import BrowserHarness
 from conformance.loading import SpecError, load_callable
 from conformance.members import ALL_NAMES
 from conformance.probes import ProbeLog, browser_probe, computer_probe
 from conformance.subject import Subject
 
-Flavour = Literal["sync", "async"]
 MODES: Final[dict[str, tuple[Flavour, bool, bool]]] = {
     f"{flavour}-{delivery}": (flavour, delivery != "plain", delivery == "eager")
     for flavour in ("sync", "async")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from openai.lib.decisions_tool_runner import (
     AsyncDecisionsToolRunner,
@@ -21,8 +21,8 @@ from openai.lib.decisions_tool_runner import (
 
 from conformance.contracts.runner._harness import load
 from conformance.fake_responses import CassetteTransport, SentRequest, fake_async_client, fake_client
+from conformance.flavours import Flavour
 
-Flavour = Literal["sync", "async"]
 FLAVOURS: tuple[Flavour, ...] = ("sync", "async")
 DEFAULT_TASK = "Review the document"
 
