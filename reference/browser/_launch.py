@@ -4,7 +4,8 @@ Choices, from spec/000 "Start with an async driver" and the machine notes:
 - ``OPENAI_EXAMPLE_BROWSER_CHANNEL=chrome`` selects an installed Chrome; otherwise Debian's ``/usr/bin/chromium``
   when present (Playwright cannot download its own build here), else Playwright's bundled Chromium.
 - The sandbox stays on whenever Chromium can use it; only as root, where Chromium refuses to start sandboxed,
-  is it turned off.
+  is it turned off. ``DRIVERKIT_CHROMIUM_SANDBOX=off`` turns it off for a non-root user too: inside a container
+  under Docker's default seccomp profile Chromium cannot build its sandbox, and the container is the boundary.
 - ``--host-resolver-rules`` keeps every DNS lookup local (loopback stays reachable), which is the one setting
   that stops Chromium's background requests to Google services; ``--disable-quic`` stops QUIC probes. No
   ``--disable-features`` is passed because it would replace Playwright's own list.
@@ -34,6 +35,7 @@ from ._remote import RemoteBrowser, connect, connect_async, connect_timeout, gon
 
 DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
 CHANNEL_VARIABLE: Final = "OPENAI_EXAMPLE_BROWSER_CHANNEL"
+SANDBOX_VARIABLE: Final = "DRIVERKIT_CHROMIUM_SANDBOX"
 NETWORK_QUIET_ARGS: Final = (
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
     "--disable-quic",
@@ -47,8 +49,7 @@ def launch_options(home: str, *, headless: bool = True) -> dict[str, Any]:
         raise LaunchError(f"{CHANNEL_VARIABLE} must be unset or 'chrome', not {channel!r}.")
     options: dict[str, Any] = {
         "headless": headless,
-        # Chromium cannot start sandboxed as root; everywhere else the sandbox stays on.
-        "chromium_sandbox": os.geteuid() != 0,
+        "chromium_sandbox": _sandbox(),
         "args": list(NETWORK_QUIET_ARGS),
         "env": {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home},
         "handle_sigint": False,
@@ -58,6 +59,16 @@ def launch_options(home: str, *, headless: bool = True) -> dict[str, Any]:
     elif os.path.exists(DEBIAN_CHROMIUM):
         options["executable_path"] = DEBIAN_CHROMIUM
     return options
+
+
+def _sandbox() -> bool:
+    setting = os.environ.get(SANDBOX_VARIABLE, "") or "auto"
+    if setting not in ("auto", "on", "off"):
+        raise LaunchError(f"{SANDBOX_VARIABLE} must be auto, on or off, not {setting!r}.")
+    if setting == "auto":
+        # Chromium cannot start sandboxed as root; everywhere else the sandbox stays on.
+        return os.geteuid() != 0
+    return setting == "on"
 
 
 def context_options(viewport: tuple[int, int] = (1280, 720)) -> dict[str, Any]:

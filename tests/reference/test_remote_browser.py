@@ -8,6 +8,7 @@ the endpoint is malformed, unreachable, silent, or its browser goes away.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from reference.browser import (
     CDP_ENDPOINT_VARIABLE,
     CONNECT_TIMEOUT_VARIABLE,
     WS_ENDPOINT_VARIABLE,
+    LaunchError,
     PlaywrightBrowserDriver,
     RemoteBrowserError,
     SyncBrowserProcess,
@@ -29,6 +31,7 @@ from reference.browser import (
     serve,
     sync_factory,
 )
+from reference.browser._launch import SANDBOX_VARIABLE, launch_options
 from reference.browser._remote import DEFAULT_CONNECT_TIMEOUT_S, connect_timeout, remote_browser
 
 KINDS = {"playwright-server": "ws_endpoint", "cdp": "cdp_endpoint"}
@@ -229,3 +232,22 @@ def test_a_browser_that_goes_away_fails_the_factory_naming_the_endpoint(
         serve.stop("cdp", tmp_path)
         shared.close_all(lambda close: close())
         tokens.close()
+
+
+# ----- the sandbox setting a containerised browser needs --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"), [("", os.geteuid() != 0), ("auto", os.geteuid() != 0), ("off", False), ("on", True)]
+)
+def test_the_sandbox_variable_chooses_the_sandbox(
+    setting: str, expected: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SANDBOX_VARIABLE, setting)
+    assert launch_options("/nonexistent")["chromium_sandbox"] is expected
+
+
+def test_an_unknown_sandbox_setting_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SANDBOX_VARIABLE, "no")
+    with pytest.raises(LaunchError, match=f"{SANDBOX_VARIABLE} must be auto, on or off, not 'no'"):
+        launch_options("/nonexistent")
