@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -251,3 +253,27 @@ def test_an_unknown_sandbox_setting_is_refused(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(SANDBOX_VARIABLE, "no")
     with pytest.raises(LaunchError, match=f"{SANDBOX_VARIABLE} must be auto, on or off, not 'no'"):
         launch_options("/nonexistent")
+
+
+def test_certification_reports_an_unreachable_endpoint_as_the_factorys_failure(tmp_path: Path) -> None:
+    endpoint = f"ws://127.0.0.1:{_closed_port()}/"
+    command = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "certify",
+        "--out",
+        str(tmp_path),
+        "--",
+        "-q",
+        "-k",
+        "check_tabs",
+    ]
+    environment = {**os.environ, WS_ENDPOINT_VARIABLE: endpoint, CONNECT_TIMEOUT_VARIABLE: "5"}
+    environment.pop(CDP_ENDPOINT_VARIABLE, None)
+    run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600, check=False)
+    # The kit probes the factory before any check runs: a factory that cannot give a driver is a usage error.
+    output = run.stdout + run.stderr
+    assert run.returncode == 4, output[-2000:]
+    assert "the driver factory raised RemoteBrowserError: could not connect to the Playwright server at " in output
+    assert f"{endpoint} (from {WS_ENDPOINT_VARIABLE}): tried Playwright connect with a 5 s deadline" in output
