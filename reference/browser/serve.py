@@ -50,6 +50,10 @@ _BARE_CHROMIUM_ARGS: Final = (
 )
 
 
+# What the command line of each kind's process holds, to recognise it again at stop.
+_MARKERS: Final = {"playwright-server": "launch-server", "cdp": "--remote-debugging-port=0"}
+
+
 class ServeError(RuntimeError):
     """The browser could not be started or stopped; the message says what was tried."""
 
@@ -218,9 +222,22 @@ def stop(kind: str, state: Path) -> bool:
     text = files["pid"].read_text("utf-8").strip()
     if not text.isdigit():
         raise ServeError(f"{files['pid']} does not hold a process ID ({text[:40]!r}); remove it by hand")
-    _end(int(text))
+    pid = int(text)
+    command = _command_line(pid)
+    if command is not None and _MARKERS[kind] not in command:
+        # The browser is gone and its PID was reused: never signal a process this helper did not start.
+        raise ServeError(f"process {pid} recorded in {files['pid']} is not the {kind} browser; remove the file by hand")
+    if command is not None:
+        _end(pid)
     _clear(files)
     return True
+
+
+def _command_line(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -277,3 +277,19 @@ def test_certification_reports_an_unreachable_endpoint_as_the_factorys_failure(t
     assert run.returncode == 4, output[-2000:]
     assert "the driver factory raised RemoteBrowserError: could not connect to the Playwright server at " in output
     assert f"{endpoint} (from {WS_ENDPOINT_VARIABLE}): tried Playwright connect with a 5 s deadline" in output
+
+
+# ----- the start/stop helper -------------------------------------------------------------------------------------
+
+
+def test_the_helper_refuses_a_second_browser_of_a_kind_and_stops_nothing_it_did_not_record(tmp_path: Path) -> None:
+    (tmp_path / "cdp.pid").write_text("12345")
+    with pytest.raises(serve.ServeError, match="already recorded"):
+        serve.start("cdp", tmp_path)
+    assert serve.stop("playwright-server", tmp_path) is False
+    (tmp_path / "cdp.pid").write_text(str(os.getpid()))  # a live process that is not a browser
+    with pytest.raises(serve.ServeError, match="is not the cdp browser"):
+        serve.stop("cdp", tmp_path)
+    (tmp_path / "cdp.pid").write_text("not a pid")
+    with pytest.raises(serve.ServeError, match="does not hold a process ID"):
+        serve.stop("cdp", tmp_path)
