@@ -69,8 +69,8 @@ def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
         driver = PlaywrightBrowserDriver.create(
             process.usable(), allowed_origins=env.allowed_origins, **_options(env, grants)
         )
-    except Exception:
-        process.usable()  # a connected browser that went away meanwhile is the error to report, not its symptom
+    except Exception as error:
+        process.explain(error)  # a connected browser that went away is the error to report, not its symptom
         raise
     try:
         _issue_grants(env, grants, driver.owner)
@@ -88,8 +88,8 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]
         driver = await AsyncPlaywrightBrowserDriver.create(
             process.usable(), allowed_origins=env.allowed_origins, **_options(env, grants)
         )
-    except Exception:
-        process.usable()
+    except Exception as error:
+        process.explain(error)  # a connected browser that went away is the error to report, not its symptom
         raise
     try:
         _issue_grants(env, grants, driver.owner)

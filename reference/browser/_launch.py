@@ -31,7 +31,7 @@ from playwright.async_api import async_playwright
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from ._errors import LaunchError
-from ._remote import RemoteBrowser, connect, connect_async, connect_timeout, gone, remote_browser
+from ._remote import RemoteBrowser, connect, connect_async, connect_timeout, gone, remote_browser, went_away
 
 DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
 CHANNEL_VARIABLE: Final = "OPENAI_EXAMPLE_BROWSER_CHANNEL"
@@ -152,6 +152,11 @@ class SyncBrowserProcess:
             raise gone(self.remote)
         return self.browser
 
+    def explain(self, error: BaseException) -> None:
+        """Raise the error naming the endpoint when ``error`` came from a connected browser that went away."""
+        if self.remote is not None and went_away(self.browser.is_connected(), error):
+            raise gone(self.remote) from error
+
     def close(self) -> None:
         """Stop a launched browser; for a connected one, close what this connection opened and disconnect."""
         try:
@@ -206,6 +211,10 @@ class AsyncBrowserProcess:
         if self.remote is not None and not self.browser.is_connected():
             raise gone(self.remote)
         return self.browser
+
+    def explain(self, error: BaseException) -> None:
+        if self.remote is not None and went_away(self.browser.is_connected(), error):
+            raise gone(self.remote) from error
 
     async def close(self) -> None:
         try:

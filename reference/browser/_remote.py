@@ -159,6 +159,16 @@ async def connect_async(playwright: AsyncPlaywright, remote: RemoteBrowser, time
         raise _failure(remote, timeout_s, error) from error
 
 
+def went_away(connected: bool, error: BaseException) -> bool:
+    """Whether ``error``, raised by a call into a connected browser, means the browser itself is gone.
+
+    The connection's "disconnected" event can lag the failed call (the async API dispatches it on a later loop
+    turn), so Playwright's closed-target error counts too. Its class is not part of Playwright's public API,
+    hence the name.
+    """
+    return not connected or type(error).__name__ == "TargetClosedError"
+
+
 def gone(remote: RemoteBrowser) -> RemoteBrowserError:
     """The error for a connected browser that went away (it closed, crashed, or the connection dropped)."""
     return RemoteBrowserError(

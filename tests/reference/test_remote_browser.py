@@ -8,6 +8,7 @@ the endpoint is malformed, unreachable, silent, or its browser goes away.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +30,7 @@ from reference.browser import (
     PlaywrightBrowserDriver,
     RemoteBrowserError,
     SyncBrowserProcess,
+    async_factory,
     launch,
     launch_async,
     serve,
@@ -293,3 +296,38 @@ def test_the_helper_refuses_a_second_browser_of_a_kind_and_stops_nothing_it_did_
     (tmp_path / "cdp.pid").write_text("not a pid")
     with pytest.raises(serve.ServeError, match="does not hold a process ID"):
         serve.stop("cdp", tmp_path)
+
+
+def test_the_async_factory_also_names_an_endpoint_that_went_away(
+    tmp_path: Path, fixture_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    endpoint = serve.start("playwright-server", tmp_path)
+    monkeypatch.setenv(WS_ENDPOINT_VARIABLE, endpoint)
+    shared = SharedResources()
+    tokens = fixture_server.session()
+    env = Environment(fixture_server, next(tokens), shared=shared)
+
+    async def scenario() -> str:
+        first = async_factory(env)
+        driver = await anext(first)
+        assert (await driver.state())["tabs"]
+        await first.aclose()
+        serve.stop("playwright-server", tmp_path)
+        try:
+            await anext(async_factory(env))
+        except RemoteBrowserError as error:
+            return str(error)
+        finally:
+            closing: list[Any] = []
+            shared.close_all(lambda closer: closing.append(closer()))
+            for pending in closing:
+                with contextlib.suppress(Exception):
+                    await pending
+        return "no error"
+
+    try:
+        message = asyncio.run(scenario())
+    finally:
+        serve.stop("playwright-server", tmp_path)
+        tokens.close()
+    assert message.startswith(f"lost the connection to the Playwright server at {endpoint}")
