@@ -244,7 +244,7 @@ def launch(
     ``ws_endpoint`` names a Playwright server, ``cdp_endpoint`` a DevTools endpoint; without either, the
     ``DRIVERKIT_BROWSER_WS_ENDPOINT`` / ``DRIVERKIT_BROWSER_CDP_ENDPOINT`` variables are read, and with neither
     set a local Chromium is launched. ``connect_timeout_s`` (else ``DRIVERKIT_BROWSER_CONNECT_TIMEOUT_S``, else
-    20 s) bounds the connection.
+    20 s) bounds the connection. ``headless`` applies to a launched browser only: a remote one runs as started.
     """
     process = SyncBrowserProcess.start(
         headless=headless, ws_endpoint=ws_endpoint, cdp_endpoint=cdp_endpoint, connect_timeout_s=connect_timeout_s
