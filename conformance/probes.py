@@ -34,10 +34,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
-from conformance.flavours import Flavour
+from conformance.flavours import FLAVOURS, Flavour
 from conformance.members import ALL_NAMES, COMPUTER_METHODS, DRIVER_METHOD_NAMES
 
-FLAVOURS: Final[tuple[Flavour, ...]] = ("sync", "async")
 
 # A one-pixel PNG: small, valid, and obviously synthetic.
 PIXEL_DATA_URL: Final[str] = (

@@ -17,7 +17,7 @@ from openai.lib.responses_tool_runner import (
 
 from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
-from conformance.contracts.runner._harness import function_tool
+from conformance.contracts.runner._scenario import function_tool
 from conformance.fake_responses import CassetteTransport
 from conformance.recording import PLACEHOLDER_IMAGE_URL, parse_sse, record_async_client, record_client
 

@@ -20,7 +20,7 @@ from openai.lib.responses_tool_runner import (
 )
 
 from conformance import cassettes
-from conformance.contracts.runner._harness import function_tool, load
+from conformance.contracts.runner._scenario import function_tool, load
 from conformance.fake_responses import CassetteTransport, fake_client
 from conformance.recording import record_async_client, record_client, recorded_run_options
 from conformance.replay import MODES, ReplayError, replay

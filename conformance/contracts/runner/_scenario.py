@@ -2,11 +2,15 @@
 
 A scenario is written once (a cassette plus a :class:`Setup`) and executed in every mode it applies to: sync or
 async runner, plain or streamed, eager or not, with or without a ledger. The documents promise the same semantics
-in each mode, so checks compare the captured :class:`Outcome` against the documents, and the request-snapshot
+in each mode, so checks compare the :class:`CapturedRun` against the documents, and the request-snapshot
 check compares modes against each other.
 
 Everything the runner does lands on one :class:`Timeline`: HTTP requests (from the fake transport), stream events
 (from ``on_event``), function executions and probe-driver calls, so order assertions need no timing.
+
+Modes, clients, toolsets and runner construction come from the kit's runner rig (:mod:`conformance.rig`), which
+``driverkit replay`` and the examples' rehearsals share; this module adds what only checks need: scripted
+functions and approvals, and the timeline.
 """
 
 from __future__ import annotations
@@ -14,55 +18,55 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Final
 
 import httpx2
 import pydantic
 import pytest
 from openai import pydantic_responses_function_tool
-from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
-from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.lib.responses_tool_runner import (
     AsyncRegisteredFunction,
-    AsyncResponsesToolLedger,
-    AsyncResponsesToolRunner,
     RegisteredFunction,
-    ResponsesToolLedger,
     ResponsesToolRunner,
     ToolRunnerCancelledError,
     ToolRunnerError,
 )
 
-from conformance import cassettes, resources
-from conformance.fake_responses import CassetteTransport, SentRequest, fake_async_client, fake_client
-from conformance.probes import Act, ProbeLog, browser_probe, computer_probe
+from conformance import cassettes
+from conformance.fake_responses import CassetteTransport, SentRequest
+from conformance.members import COMPUTER_METHODS
+from conformance.probes import (
+    Act,
+    ProbeLog,
+    browser_probe,
+    computer_probe,
+    default_browser_reply,
+    default_computer_screenshot,
+)
+from conformance.rig import (
+    ALL_MODES,
+    Mode,
+    browser_toolset,
+    build_runner,
+    cassette_client,
+    checkpoint_ledger,
+    computer_toolset,
+    in_flavour,
+    run_to_end,
+)
+from conformance.rig.runners import Client, ComputerToolsetOf, Runner
 
-STREAMS_DIR = resources.streams()
 # How often a call held by ``Function.hold_until`` looks at the timeline again.
 _POLL = 0.002
 
-
-@dataclass(frozen=True)
-class Mode:
-    flavour: Literal["sync", "async"]
-    stream: bool
-    eager: bool
-    ledger: bool
-
-    @property
-    def id(self) -> str:
-        delivery = "eager" if self.eager else "stream" if self.stream else "plain"
-        return f"{self.flavour}-{delivery}{'-ledger' if self.ledger else ''}"
-
-
-ALL_MODES: tuple[Mode, ...] = tuple(
-    Mode(flavour, stream, eager, ledger)
-    for flavour in ("sync", "async")
-    for stream, eager in ((False, False), (True, False), (True, True))
-    for ledger in (False, True)
-)
+# Values the cassette sources (tools/cassettes/runner_sources.py) write into cassettes and checks look for.
+MCP_TOOL: Final = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example/sse"}
+# Canaries in the diagnostics-private-data cassette: none may appear in a diagnostic.
+PRIVATE_ARGUMENT: Final = "argument-canary-7c41"
+PRIVATE_CLICK_TARGET: Final = "target-canary-2e9b"
+PRIVATE_API_ERROR: Final = "api-error-canary-6a5f: account acct_9921 suspended"
 
 
 def modes(*, stream: bool | None = None, eager: bool | None = None, ledger: bool | None = None) -> list[Any]:
@@ -199,7 +203,9 @@ class Setup:
 
 
 @dataclass
-class Outcome:
+class CapturedRun:
+    """Everything observable about one run of a scenario: how it ended, what was sent, what happened when."""
+
     response: Any
     error: BaseException | None
     timeline: Timeline
@@ -224,7 +230,7 @@ class Outcome:
 
 
 def load(name: str) -> cassettes.Cassette:
-    return cassettes.load(STREAMS_DIR / f"{name}.jsonl")
+    return cassettes.bundled(name)
 
 
 class _ObservedTransport(CassetteTransport):
@@ -243,8 +249,8 @@ class _ObservedTransport(CassetteTransport):
         return await super().handle_async_request(request)
 
 
-class Harness:
-    """Builds the runner for a mode, runs it over a cassette and returns the :class:`Outcome`."""
+class ScenarioRun:
+    """Builds the runner for a mode, runs it over a cassette and returns the :class:`CapturedRun`."""
 
     def __init__(self, cassette: cassettes.Cassette, setup: Setup, mode: Mode) -> None:
         self.cassette = cassette
@@ -257,7 +263,7 @@ class Harness:
         self.probe_log = ProbeLog()
         self.cancel_flag = threading.Event()
         # The computer toolset of the last built runner, so a check can ask whether a stopped run released it.
-        self.computer_toolset: Any = None
+        self.computer_toolset: ComputerToolsetOf | None = None
 
     # ------------------------------------------------------------------ registrations
 
@@ -325,8 +331,6 @@ class Harness:
                 if isinstance(reply, BaseException):
                     raise reply
                 if reply is None:
-                    from conformance.probes import default_browser_reply
-
                     return default_browser_reply(member)
                 return reply
 
@@ -334,9 +338,6 @@ class Harness:
         return replies
 
     def _computer_replies(self) -> dict[str, object]:
-        from conformance.members import COMPUTER_METHODS
-        from conformance.probes import default_computer_screenshot
-
         def reply_for(method: str) -> Act:
             def act(argument: object) -> object:
                 # Screenshots follow every action; only the actions themselves are effects on the timeline.
@@ -350,7 +351,7 @@ class Harness:
 
         return {method: reply_for(method) for method in COMPUTER_METHODS}
 
-    def build_runner(self) -> Any:
+    def build_runner(self) -> Runner:
         flavour = self.mode.flavour
         browser = computer = None
         if self.setup.browser is not None:
@@ -358,25 +359,17 @@ class Harness:
             probe = browser_probe(
                 flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log, **state
             )
-            toolset = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
-            browser = toolset(probe, confirm=self._confirm())  # type: ignore[arg-type]
+            browser = browser_toolset(flavour, probe, confirm=in_flavour(flavour, lambda context: True))
         if self.setup.computer:
             computer_driver = computer_probe(flavour, log=self.probe_log, replies=self._computer_replies())
-            computer = (ComputerToolset if flavour == "sync" else AsyncComputerToolset)(computer_driver)  # type: ignore[arg-type]
+            computer = computer_toolset(flavour, computer_driver)
             self.computer_toolset = computer
-        if flavour == "sync":
-            functions: list[Any] = [self._sync_registration(spec) for spec in self.setup.functions]
-            return ResponsesToolRunner(
-                browser=browser,
-                computer=computer,
-                functions=functions,
-                early_execution=self.setup.early_execution,
-            )
-        async_functions: list[Any] = [self._async_registration(spec) for spec in self.setup.functions]
-        return AsyncResponsesToolRunner(
+        registration = self._sync_registration if flavour == "sync" else self._async_registration
+        return build_runner(
+            flavour,
             browser=browser,
             computer=computer,
-            functions=async_functions,
+            functions=[registration(spec) for spec in self.setup.functions],
             early_execution=self.setup.early_execution,
         )
 
@@ -416,26 +409,7 @@ class Harness:
             independent=spec.independent,
         )
 
-    def _confirm(self) -> Callable[..., Any]:
-        if self.mode.flavour == "sync":
-            return lambda context: True
-
-        async def confirm(context: object) -> bool:
-            return True
-
-        return confirm
-
     # ------------------------------------------------------------------ run options
-
-    def _adapt(self, callback: Callable[..., Any]) -> Callable[..., Any]:
-        """The async runner awaits user callbacks: wrap a sync test callback in a coroutine function."""
-        if self.mode.flavour == "sync":
-            return callback
-
-        async def adapted(*args: Any) -> Any:
-            return callback(*args)
-
-        return adapted
 
     def _approval(self, name: str, spec: Approval) -> Callable[..., Any]:
         """A recording ``def``/``async def`` callback (matching the mode) for ``Setup.<name>``."""
@@ -466,12 +440,12 @@ class Harness:
                 if user_on_event is not None:
                     user_on_event(event)
 
-            options["on_event"] = self._adapt(combined)
+            options["on_event"] = in_flavour(self.mode.flavour, combined)
         else:
             options.pop("on_event", None)
         for name in ("before_early_call", "approve_mcp", "approve_safety_checks", "before_action"):
             if name in options:
-                options[name] = self._adapt(options[name])
+                options[name] = in_flavour(self.mode.flavour, options[name])
         for name, spec in (
             ("approve_safety_checks", self.setup.approve_safety_checks),
             ("before_action", self.setup.before_action),
@@ -486,26 +460,18 @@ class Harness:
         return {"stream": self.mode.stream, "eager": self.mode.eager, **options}
 
     def ledger(self, resume_from: Any = None, run_id: str = "run-1") -> Any:
-        if self.mode.flavour == "sync":
-            return ResponsesToolLedger(run_id=run_id, save=self.checkpoints.append, resume_from=resume_from)
-
-        async def save(checkpoint: Any) -> None:
-            self.checkpoints.append(checkpoint)
-
-        return AsyncResponsesToolLedger(run_id=run_id, save=save, resume_from=resume_from)
+        return checkpoint_ledger(self.mode.flavour, run_id, self.checkpoints.append, resume_from)
 
     # ------------------------------------------------------------------ running
 
-    def sync_client(self) -> Any:
-        client = fake_client(self.transport, max_retries=self.setup.max_retries)
-        return client.with_options(**self.setup.client_options) if self.setup.client_options else client
+    def client(self) -> Client:
+        """A client of the mode's flavour answered by the scenario's cassette."""
+        return cassette_client(
+            self.transport, self.mode.flavour, max_retries=self.setup.max_retries, options=self.setup.client_options
+        )
 
-    def async_client(self) -> Any:
-        client = fake_async_client(self.transport, max_retries=self.setup.max_retries)
-        return client.with_options(**self.setup.client_options) if self.setup.client_options else client
-
-    def outcome(self, response: Any, error: BaseException | None, turns: list[Any] | None = None) -> Outcome:
-        return Outcome(
+    def captured(self, response: Any, error: BaseException | None, turns: list[Any] | None = None) -> CapturedRun:
+        return CapturedRun(
             response,
             error,
             self.timeline,
@@ -516,58 +482,45 @@ class Harness:
             self.diagnostics,
         )
 
-    def run(self, params: dict[str, Any] | None = None, **overrides: Any) -> Outcome:
+    def run(self, params: dict[str, Any] | None = None, **overrides: Any) -> CapturedRun:
         """``runner.run`` in this mode; runner errors are captured, not raised."""
         runner = self.build_runner()
         kwargs = {**self.run_kwargs(), **overrides}
         params = dict(self.setup.params if params is None else params)
-        if self.mode.flavour == "sync":
-            client = self.sync_client()
-            try:
-                return self.outcome(runner.run(client, params, **kwargs), None)
-            except (ToolRunnerError, ValueError) as error:
-                return self.outcome(None, error)
+        try:
+            return self.captured(run_to_end(self.mode.flavour, runner, self.client(), params, kwargs), None)
+        except (ToolRunnerError, ValueError) as error:
+            return self.captured(None, error)
 
-        async def go() -> Outcome:
-            client = self.async_client()
-            try:
-                return self.outcome(await runner.run(client, params, **kwargs), None)
-            except (ToolRunnerError, ValueError) as error:
-                return self.outcome(None, error)
-
-        return asyncio.run(go())
-
-    def iterate(self, on_turn: Callable[[Any], None], **overrides: Any) -> Outcome:
+    def iterate(self, on_turn: Callable[[Any], None], **overrides: Any) -> CapturedRun:
         """``runner.iterate`` in this mode, calling ``on_turn`` on every turn before advancing."""
         runner = self.build_runner()
         kwargs = {**self.run_kwargs(), **overrides}
         turns: list[Any] = []
-        if self.mode.flavour == "sync":
-            client = self.sync_client()
+        if isinstance(runner, ResponsesToolRunner):
             try:
-                for turn in runner.iterate(client, dict(self.setup.params), **kwargs):
+                for turn in runner.iterate(self.client(), dict(self.setup.params), **kwargs):  # type: ignore[arg-type]
                     turns.append(turn)
                     on_turn(turn)
             except (ToolRunnerError, ValueError) as error:
-                return self.outcome(None, error, turns)
-            return self.outcome(turns[-1].response if turns else None, None, turns)
+                return self.captured(None, error, turns)
+            return self.captured(turns[-1].response if turns else None, None, turns)
 
-        async def go() -> Outcome:
-            client = self.async_client()
+        async def go() -> CapturedRun:
             try:
-                async for turn in runner.iterate(client, dict(self.setup.params), **kwargs):
+                async for turn in runner.iterate(self.client(), dict(self.setup.params), **kwargs):  # type: ignore[arg-type]
                     turns.append(turn)
                     on_turn(turn)
             except (ToolRunnerError, ValueError) as error:
-                return self.outcome(None, error, turns)
-            return self.outcome(turns[-1].response if turns else None, None, turns)
+                return self.captured(None, error, turns)
+            return self.captured(turns[-1].response if turns else None, None, turns)
 
         return asyncio.run(go())
 
 
-def run(name: str, setup: Setup, mode: Mode, **overrides: Any) -> Outcome:
+def run(name: str, setup: Setup, mode: Mode, **overrides: Any) -> CapturedRun:
     """Load cassette ``name`` and run it once in ``mode``."""
-    return Harness(load(name), setup, mode).run(**overrides)
+    return ScenarioRun(load(name), setup, mode).run(**overrides)
 
 
 def input_summary(items: list[dict[str, Any]]) -> list[str]:
@@ -594,7 +547,3 @@ def input_summary(items: list[dict[str, Any]]) -> list[str]:
         else:
             lines.append(f"{kind}:{item.get('id', '')}")
     return lines
-
-
-def iter_entries(timeline: Timeline, prefix: str) -> Iterator[str]:
-    return (entry for entry in timeline.entries if entry.startswith(prefix))

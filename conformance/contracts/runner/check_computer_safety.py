@@ -24,12 +24,12 @@ import pytest
 from openai.lib.responses_tool_runner import ToolRunnerCancelledError, ToolRunnerError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import (
+from conformance.contracts.runner._scenario import (
     ALL_MODES,
     Approval,
-    Harness,
+    CapturedRun,
     Mode,
-    Outcome,
+    ScenarioRun,
     Setup,
     load,
     modes,
@@ -77,7 +77,7 @@ def _fields(received: object) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------ outcome views
 
 
-def _driver_actions(outcome: Outcome) -> list[str]:
+def _driver_actions(outcome: CapturedRun) -> list[str]:
     """Computer driver effects in order (the final screenshot capture is not an effect on the timeline)."""
     return [
         entry.split(":")[1].removeprefix("computer_")
@@ -86,7 +86,7 @@ def _driver_actions(outcome: Outcome) -> list[str]:
     ]
 
 
-def _functions_run(outcome: Outcome) -> list[str]:
+def _functions_run(outcome: CapturedRun) -> list[str]:
     return [
         entry.split(":")[-1]
         for entry in outcome.timeline.entries
@@ -94,27 +94,27 @@ def _functions_run(outcome: Outcome) -> list[str]:
     ]
 
 
-def _asked(outcome: Outcome, callback: str) -> list[str]:
+def _asked(outcome: CapturedRun, callback: str) -> list[str]:
     """What ``callback`` was asked about, in order: call IDs for approvals, action types for before_action."""
     return [entry.split(":", 1)[1] for entry in outcome.timeline.entries if entry.startswith(f"{callback}:")]
 
 
-def _input_items(outcome: Outcome, request: int, kind: str) -> list[dict[str, Any]]:
+def _input_items(outcome: CapturedRun, request: int, kind: str) -> list[dict[str, Any]]:
     return [item for item in outcome.input_of(request) if item.get("type") == kind]
 
 
-def _runner_error(outcome: Outcome, clause: str) -> ToolRunnerError:
+def _runner_error(outcome: CapturedRun, clause: str) -> ToolRunnerError:
     error = outcome.error
     expect(isinstance(error, ToolRunnerError), clause, f"the run did not stop with ToolRunnerError: {error!r}")
     assert isinstance(error, ToolRunnerError)
     return error
 
 
-def _stopped_after_first_request(outcome: Outcome, clause: str) -> None:
+def _stopped_after_first_request(outcome: CapturedRun, clause: str) -> None:
     expect(len(outcome.requests) == 1, clause, f"{len(outcome.requests)} requests sent; the stop allows only the first")
 
 
-def _released(harness: Harness, clause: str) -> None:
+def _released(harness: ScenarioRun, clause: str) -> None:
     status = harness.computer_toolset.close()
     expect(status == {"status": "closed"}, clause, f"the computer toolset was not released: {status}")
 
@@ -125,7 +125,7 @@ def _released(harness: Harness, clause: str) -> None:
 @pytest.mark.clause("RN-SAFETY-001")
 @pytest.mark.parametrize("mode", modes())
 def test_approval_comes_once_before_any_computer_action(mode: Mode) -> None:
-    harness = Harness(load(BATCH), Setup(computer=True, approve_safety_checks=Approval()), mode)
+    harness = ScenarioRun(load(BATCH), Setup(computer=True, approve_safety_checks=Approval()), mode)
     outcome = harness.run()
     expect(outcome.error is None, "RN-SAFETY-001", f"the approved run failed: {outcome.error!r}")
     item = _computer_item(BATCH)
@@ -152,7 +152,7 @@ def test_approval_comes_once_before_any_computer_action(mode: Mode) -> None:
 @pytest.mark.clause("RN-SAFETY-002")
 @pytest.mark.parametrize("mode", modes())
 def test_next_request_acknowledges_every_approved_check(mode: Mode) -> None:
-    outcome = Harness(load(BATCH), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
+    outcome = ScenarioRun(load(BATCH), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
     expect(outcome.error is None and len(outcome.requests) == 2, "RN-SAFETY-002", f"run failed: {outcome.error!r}")
     item = _computer_item(BATCH)
     replayed = [call for call in _input_items(outcome, 1, "computer_call") if call.get("call_id") == item["call_id"]]
@@ -186,7 +186,7 @@ def test_unapproved_checks_stop_the_run_with_receipts(mode: Mode, answer: str) -
     setup = Setup(computer=True)
     if answer != "missing":
         setup = Setup(computer=True, approve_safety_checks=Approval(reply=REFUSALS[answer]))
-    harness = Harness(load(CHECKED), setup, mode)
+    harness = ScenarioRun(load(CHECKED), setup, mode)
     outcome = harness.run()
     before, computer_id, after = _call_ids(CHECKED)
     error = _runner_error(outcome, "RN-SAFETY-003")
@@ -207,9 +207,9 @@ def test_unapproved_checks_stop_the_run_with_receipts(mode: Mode, answer: str) -
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_refused_approval_leaves_no_resumable_boundary(mode: Mode) -> None:
     # The refused call is pending work: its last checkpoint must not let a new run carry on past it.
-    refused = Harness(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval(reply=False)), mode).run()
+    refused = ScenarioRun(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval(reply=False)), mode).run()
     assert refused.error is not None and refused.checkpoints, "the refusal scenario no longer stops with a ledger"
-    resumed_harness = Harness(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval()), mode)
+    resumed_harness = ScenarioRun(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval()), mode)
     resumed = resumed_harness.run(ledger=resumed_harness.ledger(resume_from=refused.checkpoints[-1]))
     expect(resumed.error is not None, "RN-LEDGER-003", "a run resumed from the refusal's pending checkpoint")
     expect(len(resumed.requests) == 0, "RN-LEDGER-003", f"the refused resume sent {len(resumed.requests)} requests")
@@ -224,7 +224,7 @@ def test_refused_approval_leaves_no_resumable_boundary(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes())
 def test_before_action_asks_about_each_action_just_before_it(mode: Mode) -> None:
     setup = Setup(computer=True, approve_safety_checks=Approval(), before_action=Approval())
-    outcome = Harness(load(BATCH), setup, mode).run()
+    outcome = ScenarioRun(load(BATCH), setup, mode).run()
     expect(outcome.error is None, "RN-SAFETY-005", f"the approved run failed: {outcome.error!r}")
     actions = _actions(BATCH)
     # Each question is followed directly by that action's driver call (the screenshot is the final capture).
@@ -244,7 +244,7 @@ def test_before_action_refusal_stops_that_action_and_the_rest(mode: Mode, refuse
     refused = actions[refused_at]
     before_action = Approval(reply=lambda action: getattr(action, "type", None) != refused)
     setup = Setup(computer=True, approve_safety_checks=Approval(), before_action=before_action)
-    outcome = Harness(load(BATCH), setup, mode).run()
+    outcome = ScenarioRun(load(BATCH), setup, mode).run()
     computer_id, after = _call_ids(BATCH)
     error = _runner_error(outcome, "RN-SAFETY-006")
     ran = [name for name in outcome.probe_log.names() if name in actions]
@@ -279,7 +279,7 @@ def test_callbacks_get_the_cancellation_probe_only_when_declared(mode: Mode, dec
         before_action=Approval(declares_cancelled=declares),
         run_options={"cancelled": lambda: bool(stop)},
     )
-    outcome = Harness(load(BATCH), setup, mode).run()
+    outcome = ScenarioRun(load(BATCH), setup, mode).run()
     expect(outcome.error is None, "RN-SAFETY-007", f"the run failed with these callbacks: {outcome.error!r}")
     calls = [call for call in outcome.probe_log.calls if call.name in ("approve_safety_checks", "before_action")]
     expect(len(calls) == 1 + len(_actions(BATCH)), "RN-SAFETY-007", f"callbacks asked: {[c.name for c in calls]}")
@@ -323,7 +323,7 @@ def test_no_action_after_cancellation_reported_in_a_callback(mode: Mode, reporte
         before_action=Approval(declares_cancelled=True, side_effect=on_action),
         run_options={"cancelled": lambda: bool(stop)},
     )
-    harness = Harness(load(BATCH), setup, mode)
+    harness = ScenarioRun(load(BATCH), setup, mode)
     outcome = harness.run()
     expect(outcome.error is not None, "RN-SAFETY-008", "the run went on after a reported cancellation")
     ran = [name for name in outcome.probe_log.names() if name in actions]
@@ -344,13 +344,13 @@ def test_task_cancelled_while_approval_is_pending(mode: Mode) -> None:
         await asyncio.sleep(30)  # a person who never answers; the task is cancelled long before
         return True
 
-    harness = Harness(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval(reply=ask_a_person)), mode)
+    harness = ScenarioRun(load(CHECKED), Setup(computer=True, approve_safety_checks=Approval(reply=ask_a_person)), mode)
     runner = harness.build_runner()
     caught: list[BaseException] = []
 
     async def task_body() -> None:
         try:
-            await runner.run(harness.async_client(), dict(harness.setup.params), **harness.run_kwargs())
+            await runner.run(harness.client(), dict(harness.setup.params), **harness.run_kwargs())
         except BaseException as error:  # the receipts are only readable inside the task (spec/000)
             caught.append(error)
             raise
@@ -400,13 +400,11 @@ def test_callback_suppressing_task_cancellation_still_stops_effects(mode: Mode) 
         approve_safety_checks=Approval(reply=swallow_cancellation),
         run_options={"cancelled": lambda: bool(stop)},
     )
-    harness = Harness(load(CHECKED), setup, mode)
+    harness = ScenarioRun(load(CHECKED), setup, mode)
     runner = harness.build_runner()
 
     async def go() -> None:
-        task = asyncio.create_task(
-            runner.run(harness.async_client(), dict(harness.setup.params), **harness.run_kwargs())
-        )
+        task = asyncio.create_task(runner.run(harness.client(), dict(harness.setup.params), **harness.run_kwargs()))
         await asyncio.wait_for(pending.wait(), timeout=10)
         task.cancel()
         with pytest.raises(BaseException):  # noqa: B017 - no error type is documented here; effects are checked
@@ -429,7 +427,7 @@ def test_failing_observer_cannot_change_a_computer_approval(mode: Mode, approved
         raise RuntimeError("diagnostics sink unavailable")
 
     setup = Setup(computer=True, approve_safety_checks=Approval(reply=approved))
-    outcome = Harness(load(CHECKED), setup, mode).run(on_diagnostic=broken_observer)
+    outcome = ScenarioRun(load(CHECKED), setup, mode).run(on_diagnostic=broken_observer)
     ran = _driver_actions(outcome)
     if approved:
         expect(outcome.error is None, "RN-DIAG-006", f"a failing observer stopped an approved run: {outcome.error!r}")
@@ -455,7 +453,7 @@ def test_computer_approval_diagnostics_hold_no_private_text(mode: Mode, refuse: 
     last = _actions(BATCH)[-2]["type"]  # refusing the last real action leaves approvals of both outcomes
     before_action = Approval(reply=(lambda action: getattr(action, "type", None) != last) if refuse else True)
     setup = Setup(computer=True, approve_safety_checks=Approval(), before_action=before_action)
-    outcome = Harness(load(BATCH), setup, mode).run()
+    outcome = ScenarioRun(load(BATCH), setup, mode).run()
     private = _private_strings(BATCH)
     assert private, "the batch cassette no longer carries private text to look for"
     leaked = [
@@ -484,7 +482,7 @@ def test_early_computer_call_still_asks_before_each_effect(mode: Mode, policy: s
         approve_safety_checks=Approval(),
         before_action=Approval(),
     )
-    outcome = Harness(load(CHECKED), setup, mode).run()
+    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
     expect(outcome.error is None, "RN-SAFETY-010", f"the approved run failed: {outcome.error!r}")
     entries = outcome.timeline.entries
     computer_id = _call_ids(CHECKED)[1]
@@ -524,7 +522,7 @@ def test_before_early_call_cannot_waive_the_checks(mode: Mode) -> None:
         before_action=Approval(),
         run_options={"before_early_call": execute_and_edit},
     )
-    outcome = Harness(load(CHECKED), setup, mode).run()
+    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
     expect(outcome.error is None, "RN-SAFETY-010", f"the approved run failed: {outcome.error!r}")
     computer_id = _call_ids(CHECKED)[1]
     expect(hook_saw == [computer_id], "RN-SAFETY-010", f"before_early_call saw computer calls {hook_saw}")
@@ -561,7 +559,7 @@ def test_held_computer_call_asks_only_after_the_completed_response(mode: Mode, h
         approve_safety_checks=Approval(),
         before_action=Approval(),
     )
-    outcome = Harness(load(CHECKED), setup, mode).run()
+    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
     expect(outcome.error is None, "RN-SAFETY-011", f"the approved run failed: {outcome.error!r}")
     entries = outcome.timeline.entries
     computer_id = _call_ids(CHECKED)[1]
@@ -578,17 +576,17 @@ def test_closing_iterate_at_the_boundary_asks_no_computer_approval(mode: Mode) -
     # An empty early-execution policy defers every local tool in eager runs; other modes wait anyway. A person
     # must not be asked to approve a call the application then abandons by closing the iterator.
     setup = Setup(computer=True, early_execution={}, approve_safety_checks=Approval(), before_action=Approval())
-    harness = Harness(load(CHECKED), setup, mode)
+    harness = ScenarioRun(load(CHECKED), setup, mode)
     runner = harness.build_runner()
     kwargs = harness.run_kwargs()
     if mode.flavour == "sync":
-        iterator = runner.iterate(harness.sync_client(), dict(harness.setup.params), **kwargs)
+        iterator = runner.iterate(harness.client(), dict(harness.setup.params), **kwargs)
         next(iterator)
         iterator.close()
     else:
 
         async def go() -> None:
-            iterator = runner.iterate(harness.async_client(), dict(harness.setup.params), **kwargs)
+            iterator = runner.iterate(harness.client(), dict(harness.setup.params), **kwargs)
             await iterator.__anext__()
             await iterator.aclose()
 
@@ -609,7 +607,7 @@ LATE = "computer-checks-added-late"
 def test_checks_added_after_an_early_start_stop_the_run(mode: Mode) -> None:
     # The click already ran from its streamed item; the run must not go on to replay a call whose checks
     # nobody approved or acknowledged.
-    outcome = Harness(load(LATE), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
+    outcome = ScenarioRun(load(LATE), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
     computer_id = _call_ids(LATE)[0]
     error = _runner_error(outcome, "RN-STREAM-004")
     _stopped_after_first_request(outcome, "RN-STREAM-004")
@@ -632,7 +630,7 @@ def _late_checks() -> list[dict[str, Any]]:
 def test_checks_in_the_completed_response_are_approved_before_the_action(mode: Mode) -> None:
     # Without eager the runner waits for the completed response, which lists the pending check. (A plain run
     # is served the recorded response without the injected check, so it has nothing to show here.)
-    outcome = Harness(load(LATE), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
+    outcome = ScenarioRun(load(LATE), Setup(computer=True, approve_safety_checks=Approval()), mode).run()
     computer_id = _call_ids(LATE)[0]
     entries = outcome.timeline.entries
     clicked = "call:computer_click:" in entries
@@ -677,7 +675,7 @@ def test_editing_what_callbacks_receive_changes_nothing(mode: Mode) -> None:
         approve_safety_checks=Approval(side_effect=_tamper),
         before_action=Approval(side_effect=_tamper),
     )
-    outcome = Harness(load(CHECKED), setup, mode).run()
+    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
     expect(outcome.error is None, "RN-SAFETY-012", f"the run failed: {outcome.error!r}")
     item = _computer_item(CHECKED)
     performed = _fields(outcome.probe_log.of(item["action"]["type"])[0].argument)

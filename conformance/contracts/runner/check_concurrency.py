@@ -24,7 +24,7 @@ import pytest
 from openai.lib.responses_tool_runner import ToolRunnerCancelledError, ToolRunnerError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Harness, Mode, Outcome, Setup, load, modes, run
+from conformance.contracts.runner._scenario import CapturedRun, Function, Mode, ScenarioRun, Setup, load, modes, run
 from conformance.fake_responses import fake_async_client
 
 # Long enough that a runner reading on while a call is open almost surely shows it; never asserted as a duration.
@@ -63,7 +63,7 @@ def call_order(entries: list[str]) -> list[str]:
     return [entry.rsplit(":", 1)[1] for entry in entries if entry.startswith("call:")]
 
 
-def outputs_sent(outcome: Outcome, request: int = 1) -> list[str]:
+def outputs_sent(outcome: CapturedRun, request: int = 1) -> list[str]:
     return [item["call_id"] for item in outcome.input_of(request) if item.get("type") == "function_call_output"]
 
 
@@ -71,7 +71,7 @@ def windows(refs: list[str], limit: int) -> list[list[str]]:
     return [refs[start : start + limit] for start in range(0, len(refs), limit)]
 
 
-def assert_serial(outcome: Outcome, refs: list[str], clause: str) -> None:
+def assert_serial(outcome: CapturedRun, refs: list[str], clause: str) -> None:
     """Each call ended before the next one started, in the original order."""
     entries = outcome.timeline.entries
     expect(call_order(entries) == refs, clause, f"calls ran as {call_order(entries)}, expected {refs}")
@@ -205,7 +205,7 @@ def test_deferral_waits_for_started_independent_calls(deferral: str, mode: Mode)
 @pytest.mark.parametrize("mode", modes())
 def test_completed_turn_waits_for_started_independent_calls(mode: Mode) -> None:
     # With the default window of two, c3 is started alone and nothing but the end of the turn waits for it.
-    harness = Harness(load("three-independent"), Setup(functions=(slow_for(mode),)), mode)
+    harness = ScenarioRun(load("three-independent"), Setup(functions=(slow_for(mode),)), mode)
     outcome = harness.iterate(lambda turn: harness.timeline.add("turn"))
     expect(outcome.error is None, "RN-CONC-005", f"run failed: {outcome.error!r}")
     entries = outcome.timeline.entries
@@ -413,7 +413,7 @@ def test_async_cancellation_drains_started_independent_calls(cancellations: int,
         Function("slow", independent=True, hold=OPPORTUNITY),
         Function("quick", independent=True, hold=OPPORTUNITY),
     )
-    harness = Harness(load("independent-windows"), Setup(functions=functions), mode)
+    harness = ScenarioRun(load("independent-windows"), Setup(functions=functions), mode)
     runner = harness.build_runner()
     kwargs = harness.run_kwargs()
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Mode, Setup, input_summary, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, Setup, input_summary, modes, run
 
 BIG = "x" * 500
 

@@ -14,7 +14,7 @@ import pytest
 from openai.lib.responses_tool_runner import ToolRunnerError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Harness, Mode, Outcome, Setup, load, modes
+from conformance.contracts.runner._scenario import CapturedRun, Function, Mode, ScenarioRun, Setup, load, modes
 
 # Far above anything these scenarios send: a policy call can only come from the image limit.
 BYTE_LIMIT = 1_000_000
@@ -54,7 +54,7 @@ class RecordingPolicy:
 
     drop_eligible: bool = True
     calls: list[PolicyCall] = field(default_factory=list)
-    harness: Harness | None = None
+    harness: ScenarioRun | None = None
 
     def __call__(self, snapshot: Any) -> Any:
         assert self.harness is not None, "attach the policy to a harness before running"
@@ -79,14 +79,14 @@ def _run(
     keep: int | None = None,
     drop_eligible: bool = True,
     entry: str = "run",
-) -> tuple[Outcome, RecordingPolicy]:
+) -> tuple[CapturedRun, RecordingPolicy]:
     """Run ``cassette`` with an image budget through ``runner.run`` or ``runner.iterate`` (both take the budget)."""
     policy = RecordingPolicy(drop_eligible)
     budget: dict[str, Any] = {"max_input_bytes": BYTE_LIMIT, "max_input_images": max_images, "compact": policy}
     if keep is not None:
         budget["keep_recent_screenshots"] = keep
     setup.run_options["context_budget"] = budget
-    harness = Harness(load(cassette), setup, mode)
+    harness = ScenarioRun(load(cassette), setup, mode)
     policy.harness = harness
     if entry == "iterate":
         return harness.iterate(lambda turn: None), policy

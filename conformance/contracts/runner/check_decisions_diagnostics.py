@@ -26,12 +26,23 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 from openai.lib.responses_tool_runner import ToolRunnerError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._decisions_run import FLAVOURS, Action, DecisionsRun, Flavour, run_decisions
-from conformance.contracts.runner._harness import Function, Harness, Mode, Outcome, Setup, load, modes
-from conformance.contracts.runner.cassette_sources import PRIVATE_API_ERROR, PRIVATE_ARGUMENT, PRIVATE_CLICK_TARGET
+from conformance.contracts.runner._scenario import (
+    PRIVATE_API_ERROR,
+    PRIVATE_ARGUMENT,
+    PRIVATE_CLICK_TARGET,
+    CapturedRun,
+    Function,
+    Mode,
+    ScenarioRun,
+    Setup,
+    load,
+    modes,
+)
 from conformance.fake_responses import FAKE_API_KEY
+from conformance.flavours import FLAVOURS, Flavour
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import PIXEL_DATA_URL
+from conformance.rig.decisions import Action, DecisionsRun, run_decisions
 
 FIELDS = {"api", "stage", "reason", "duration_ms", "call_id", "member", "usage"}
 USAGE_FIELDS = {"input_tokens", "output_tokens", "total_tokens"}
@@ -141,11 +152,11 @@ def _shape_problems(
     return problems
 
 
-def _run_private(mode: Mode, **overrides: Any) -> Outcome:
-    return Harness(load("diagnostics-private-data"), PRIVATE_SETUP, mode).run(**overrides)
+def _run_private(mode: Mode, **overrides: Any) -> CapturedRun:
+    return ScenarioRun(load("diagnostics-private-data"), PRIVATE_SETUP, mode).run(**overrides)
 
 
-def _expect_private_run_reached_sdk(outcome: Outcome, clause: str, *, driver_raises: bool = False) -> None:
+def _expect_private_run_reached_sdk(outcome: CapturedRun, clause: str, *, driver_raises: bool = False) -> None:
     """The canaries were really handed to the SDK, so their absence from diagnostics means something.
 
     When the click's driver raises, whether the run goes on to the second turn is another clause's business
@@ -234,7 +245,7 @@ def test_decisions_diagnostics_have_the_documented_fields(flavour: Flavour) -> N
 @pytest.mark.parametrize("mode", modes())
 def test_computer_diagnostics_are_well_formed_and_carry_no_screenshot(mode: Mode) -> None:
     setup = Setup(computer=True, functions=(Function("lookup", reply=FUNCTION_RESULT),)).with_params(input=TASK)
-    outcome = Harness(load("computer-then-function"), setup, mode).run()
+    outcome = ScenarioRun(load("computer-then-function"), setup, mode).run()
     expect(outcome.error is None, "RN-DIAG-003", f"run failed: {outcome.error!r}")
     screenshot_sent = json.dumps(outcome.bodies[1])
     expect(PIXEL_DATA_URL in screenshot_sent, "RN-DIAG-004", "the computer screenshot never reached the request")
@@ -256,7 +267,7 @@ def test_responses_diagnostics_carry_no_private_data(mode: Mode, driver: str) ->
         # A plain driver exception fails that browser call only; the run goes on to the raising function.
         replies = {**PRIVATE_SETUP.browser_replies, "click": RuntimeError(DRIVER_FAILURE_TEXT)}
         setup = replace(PRIVATE_SETUP, browser_replies=replies)
-    outcome = Harness(load("diagnostics-private-data"), setup, mode).run()
+    outcome = ScenarioRun(load("diagnostics-private-data"), setup, mode).run()
     _expect_private_run_reached_sdk(outcome, "RN-DIAG-004", driver_raises=driver == "driver-raises")
     leaks = _leaks(outcome.diagnostics, RESPONSES_CANARIES)
     expect(not leaks, "RN-DIAG-004", f"private data in diagnostics: {leaks}")
@@ -299,7 +310,7 @@ DROPPED_STREAM_TEXT = "injected connection drop"
 @pytest.mark.clause("RN-DIAG-004")
 @pytest.mark.parametrize("mode", modes())
 def test_responses_api_failure_text_stays_out_of_diagnostics(mode: Mode) -> None:
-    outcome = Harness(load("diagnostics-api-error"), Setup(), mode).run()
+    outcome = ScenarioRun(load("diagnostics-api-error"), Setup(), mode).run()
     expect(
         isinstance(outcome.error, ToolRunnerError) and len(outcome.requests) == 2,
         "RN-DIAG-004",
@@ -313,7 +324,7 @@ def test_responses_api_failure_text_stays_out_of_diagnostics(mode: Mode) -> None
 @pytest.mark.parametrize("mode", modes(stream=True))
 def test_responses_transport_failure_text_stays_out_of_diagnostics(mode: Mode) -> None:
     setup = Setup(functions=(Function("lookup"), Function("note")))
-    outcome = Harness(load("stream-dropped-after-call"), setup, mode).run()
+    outcome = ScenarioRun(load("stream-dropped-after-call"), setup, mode).run()
     expect(outcome.error is not None, "RN-DIAG-004", "the dropped stream did not stop the run")
     leaks = _leaks(outcome.diagnostics, (DROPPED_STREAM_TEXT, "RemoteProtocolError"))
     expect(not leaks, "RN-DIAG-004", f"transport error text in diagnostics: {leaks}")
@@ -342,7 +353,7 @@ def _request_usages(diagnostics: list[dict[str, Any]]) -> list[Any]:
 @pytest.mark.clause("RN-DIAG-005")
 @pytest.mark.parametrize("mode", modes())
 def test_responses_usage_is_native_counts_or_none(mode: Mode) -> None:
-    outcome = Harness(load("diagnostics-no-usage"), Setup(), mode).run()
+    outcome = ScenarioRun(load("diagnostics-no-usage"), Setup(), mode).run()
     expect(outcome.error is None, "RN-DIAG-005", f"run failed: {outcome.error!r}")
     usages = _request_usages(outcome.diagnostics)
     expected = [None, {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}]
@@ -379,7 +390,7 @@ def _raising_observer(seen: list[dict[str, Any]], failure: type[BaseException]) 
     return observe
 
 
-def _responses_summary(outcome: Outcome) -> dict[str, Any]:
+def _responses_summary(outcome: CapturedRun) -> dict[str, Any]:
     error = outcome.error
     return {
         "error": None if error is None else (type(error).__name__, str(error)),
@@ -398,9 +409,9 @@ def _responses_summary(outcome: Outcome) -> dict[str, Any]:
 def test_responses_failing_observer_changes_nothing(mode: Mode, scenario: str, failure: str) -> None:
     # The private-data run needs a click approval and ends in a failing call; the other one succeeds.
     setup = PRIVATE_SETUP if scenario == "diagnostics-private-data" else Setup(browser=("get_page_text",))
-    baseline = Harness(load(scenario), setup, mode).run()
+    baseline = ScenarioRun(load(scenario), setup, mode).run()
     seen: list[dict[str, Any]] = []
-    failing = Harness(load(scenario), setup, mode).run(
+    failing = ScenarioRun(load(scenario), setup, mode).run(
         on_diagnostic=_raising_observer(seen, OBSERVER_FAILURES[failure])
     )
     expect(bool(seen), "RN-DIAG-006", "the failing observer was never called")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Mode, Setup, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, Setup, modes, run
 
 BROWSER = ("get_page_text",)
 
@@ -99,7 +99,7 @@ def test_computer_flag_selects_native_dispatcher(flag: bool, mode: Mode) -> None
 def test_computer_flag_without_computer_is_rejected() -> None:
     from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
 
-    from conformance.contracts.runner._harness import function_tool
+    from conformance.contracts.runner._scenario import function_tool
 
     function = RegisteredFunction(tool=function_tool("lookup"), execute=lambda arguments: "ok")  # type: ignore[arg-type]
     with pytest.raises(ValueError):

@@ -24,8 +24,9 @@ import openai._base_client
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._decisions_run import FLAVOURS, Flavour, run_decisions
-from conformance.contracts.runner._harness import Harness, Mode, Setup, load, modes
+from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, modes
+from conformance.flavours import FLAVOURS, Flavour
+from conformance.rig.decisions import run_decisions
 
 HEADER = "Idempotency-Key"
 CALLER_KEY = "caller-fixed-key-0001"
@@ -75,7 +76,7 @@ def _expect_fresh(keys: list[str | None], clause: str) -> None:
 @pytest.mark.parametrize("header", [HEADER, HEADER.lower()], ids=["canonical-name", "lower-case-name"])
 @pytest.mark.parametrize("mode,mechanism", _mechanism_modes())
 def test_caller_key_on_first_request_then_fresh_keys(mode: Mode, mechanism: str, header: str) -> None:
-    outcome = Harness(load("idempotency-three-turns"), _setup(mechanism, header), mode).run()
+    outcome = ScenarioRun(load("idempotency-three-turns"), _setup(mechanism, header), mode).run()
     expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
     keys = _keys(outcome.requests)
     expect(len(keys) == 3, "RN-IDEM-002", f"{len(keys)} requests, expected 3")
@@ -87,7 +88,7 @@ def test_caller_key_on_first_request_then_fresh_keys(mode: Mode, mechanism: str,
 @pytest.mark.parametrize("mode", modes())
 def test_iterated_turns_get_fresh_keys(mode: Mode) -> None:
     # iterate() pauses between turns; each advance is still a later turn of the same run.
-    outcome = Harness(load("idempotency-three-turns"), _setup("client-options"), mode).iterate(lambda turn: None)
+    outcome = ScenarioRun(load("idempotency-three-turns"), _setup("client-options"), mode).iterate(lambda turn: None)
     expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
     keys = _keys(outcome.requests)
     expect(len(keys) == 3, "RN-IDEM-002", f"{len(keys)} requests, expected 3")
@@ -102,7 +103,7 @@ def test_resumed_ledger_run_sends_fresh_keys(mode: Mode) -> None:
     # resume"), so its requests are later turns: none may reuse the caller's key or an earlier request's key,
     # which could let the server answer with a response stored for a different request.
     setup = _setup("client-options", run_options={"max_steps": 4})
-    harness = Harness(load("ledger-resume"), setup, mode)
+    harness = ScenarioRun(load("ledger-resume"), setup, mode)
     first = harness.run()
     boundaries = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"]
     expect(first.error is not None and bool(boundaries), "RN-IDEM-002", "the first run left no boundary to resume")
@@ -123,7 +124,7 @@ def test_resumed_ledger_run_sends_fresh_keys(mode: Mode) -> None:
 def test_http_retry_repeats_the_request_key(mode: Mode, mechanism: str, no_retry_backoff: None) -> None:
     # Exchanges: 500, call, 500, answer. With max_retries=1 each 500 is retried once: requests 0/1 are one
     # request (the first), 2/3 another (the second turn).
-    outcome = Harness(load("idempotency-retries"), _setup(mechanism, max_retries=1), mode).run()
+    outcome = ScenarioRun(load("idempotency-retries"), _setup(mechanism, max_retries=1), mode).run()
     expect(outcome.error is None, "RN-IDEM-003", f"run failed: {outcome.error!r}")
     keys = _keys(outcome.requests)
     expect(len(keys) == 4, "RN-IDEM-003", f"{len(keys)} requests, expected 2 requests each sent twice")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Harness, Mode, Setup, input_summary, load, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, input_summary, load, modes, run
 
 CHECKPOINT_FIELDS = {
     "version",
@@ -53,7 +53,7 @@ def test_saves_surround_each_effect(mode: Mode) -> None:
     setup = Setup(
         functions=(Function("lookup", side_effect=lambda arguments: saved_at_call.append(len(harness.checkpoints))),)
     )
-    harness = Harness(load("one-function"), setup, mode)
+    harness = ScenarioRun(load("one-function"), setup, mode)
     outcome = harness.run()
     expect(outcome.error is None, "RN-LEDGER-002", f"run failed: {outcome.error!r}")
     (index,) = saved_at_call
@@ -74,7 +74,7 @@ def test_saves_surround_each_effect(mode: Mode) -> None:
 @pytest.mark.clause("RN-LEDGER-003", "RN-LEDGER-004")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_resume_from_boundary_keeps_history_and_budget(mode: Mode) -> None:
-    harness = Harness(load("ledger-resume"), Setup(run_options={"max_steps": 4}), mode)
+    harness = ScenarioRun(load("ledger-resume"), Setup(run_options={"max_steps": 4}), mode)
     first = harness.run()
     expect(first.error is not None, "RN-LEDGER-004", "the first run must fail on the HTTP 500")
     boundaries = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"]
@@ -102,7 +102,7 @@ def test_resume_from_boundary_keeps_history_and_budget(mode: Mode) -> None:
 @pytest.mark.clause("RN-LEDGER-004")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_request_budget_survives_resume(mode: Mode) -> None:
-    harness = Harness(load("ledger-budget-resume"), Setup(run_options={"max_steps": 3}), mode)
+    harness = ScenarioRun(load("ledger-budget-resume"), Setup(run_options={"max_steps": 3}), mode)
     first = harness.run()
     boundary = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"][-1]
     sent_before = len(harness.transport.sent)
@@ -122,7 +122,7 @@ def test_request_budget_survives_resume(mode: Mode) -> None:
 @pytest.mark.clause("RN-LEDGER-003")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_pending_checkpoint_is_never_resumable(mode: Mode) -> None:
-    harness = Harness(load("ledger-resume"), Setup(), mode)
+    harness = ScenarioRun(load("ledger-resume"), Setup(), mode)
     first = harness.run()
     pending = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "pending"]
     expect(pending, "RN-LEDGER-003", "the run saved no pending checkpoint around its effect")

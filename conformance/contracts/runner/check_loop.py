@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Mode, Setup, input_summary, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, Setup, input_summary, modes, run
 
 
 @pytest.mark.clause("RN-LOOP-004", "RN-LOOP-003")

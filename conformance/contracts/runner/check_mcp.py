@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Harness, Mode, Setup, input_summary, load, modes, run
-from conformance.contracts.runner.cassette_sources import MCP_TOOL
+from conformance.contracts.runner._scenario import MCP_TOOL, Mode, ScenarioRun, Setup, input_summary, load, modes, run
+from conformance.rig import in_flavour
 
 
 def _mcp(require_approval: Any = None, **run_options: Any) -> Setup:
@@ -133,7 +133,7 @@ def test_open_approval_without_callback_stops_before_request(mode: Mode) -> None
 def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
     asked: list[str] = []
     setup = _mcp(approve_mcp=lambda request: asked.append(request.id) or True)
-    harness = Harness(load("mcp-resume"), setup, mode)
+    harness = ScenarioRun(load("mcp-resume"), setup, mode)
     first = harness.run()
     expect(first.error is not None, "RN-MCP-006", "run 1 must fail on the HTTP 500")
     expect(
@@ -147,7 +147,7 @@ def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
     second = harness.run(
         params={"model": "gpt-test", "input": "continue", "tools": [MCP_TOOL]},
         ledger=harness.ledger(resume_from=boundary),
-        approve_mcp=harness._adapt(lambda request: asked.append(f"again:{request.id}") or False),
+        approve_mcp=in_flavour(mode.flavour, lambda request: asked.append(f"again:{request.id}") or False),
     )
     expect(second.error is None, "RN-MCP-006", f"resume failed: {second.error!r}")
     expect(asked == ["apr_1", "again:apr_1"], "RN-MCP-006", f"approval calls: {asked}")

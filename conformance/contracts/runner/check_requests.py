@@ -13,8 +13,7 @@ import pytest
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import ALL_MODES, Function, Setup, input_summary, run
-from conformance.contracts.runner.cassette_sources import MCP_TOOL
+from conformance.contracts.runner._scenario import ALL_MODES, MCP_TOOL, Function, Setup, input_summary, run
 
 
 def digest(body: dict[str, Any]) -> dict[str, Any]:

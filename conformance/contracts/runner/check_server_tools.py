@@ -12,7 +12,7 @@ import pytest
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Mode, Setup, function_tool, input_summary, modes, run
+from conformance.contracts.runner._scenario import Mode, Setup, function_tool, input_summary, modes, run
 
 WEB_SEARCH = {"type": "web_search"}
 

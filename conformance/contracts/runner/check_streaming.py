@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import Function, Mode, Setup, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, Setup, modes, run
 
 BOTH = (Function("lookup"), Function("note"))
 

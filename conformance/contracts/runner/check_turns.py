@@ -13,10 +13,10 @@ import pytest
 from openai.lib.responses_tool_runner import AsyncRegisteredFunction, AsyncResponsesToolRunner, ToolRunnerCancelledError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import (
+from conformance.contracts.runner._scenario import (
     Function,
-    Harness,
     Mode,
+    ScenarioRun,
     Setup,
     function_tool,
     input_summary,
@@ -35,7 +35,7 @@ def test_supplied_output_replaces_unattempted_function(mode: Mode) -> None:
         if not turn.final:
             turn.supply_outputs([{"type": "function_call_output", "call_id": "c1", "output": "supplied"}])
 
-    outcome = Harness(load("two-calls-two-turns"), OVERRIDABLE, mode).iterate(on_turn)
+    outcome = ScenarioRun(load("two-calls-two-turns"), OVERRIDABLE, mode).iterate(on_turn)
     expect(outcome.error is None, "RN-TURN-001", f"run failed: {outcome.error!r}")
     expect("c1" not in outcome.timeline.calls(), "RN-TURN-001", "the executor ran despite a supplied output")
     expect(
@@ -60,7 +60,7 @@ def test_supply_outputs_refuses_ineligible_calls(target: str, mode: Mode) -> Non
         except ValueError as error:
             refusals.append(error)
 
-    outcome = Harness(load("two-calls-two-turns"), setup, mode).iterate(on_turn)
+    outcome = ScenarioRun(load("two-calls-two-turns"), setup, mode).iterate(on_turn)
     expect(len(refusals) == 1, "RN-TURN-001", f"supplying an output for {target} was accepted")
     expect("fake" not in str(outcome.input_of(1)), "RN-TURN-001", "the refused output was sent anyway")
 
@@ -79,7 +79,7 @@ def test_append_user_text_goes_after_outputs(mode: Mode) -> None:
         except ValueError as error:
             final_refusals.append(error)
 
-    outcome = Harness(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode).iterate(on_turn)
+    outcome = ScenarioRun(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode).iterate(on_turn)
     expect(outcome.error is None, "RN-TURN-002", f"run failed: {outcome.error!r}")
     sent = input_summary(outcome.input_of(1))
     expect(
@@ -103,14 +103,14 @@ def test_append_user_text_refuses_empty_text(text: str, mode: Mode) -> None:
             except ValueError as error:
                 refusals.append(error)
 
-    Harness(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode).iterate(on_turn)
+    ScenarioRun(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode).iterate(on_turn)
     expect(len(refusals) == 1, "RN-TURN-002", f"text {text!r} was accepted")
 
 
 @pytest.mark.clause("RN-TURN-003")
 @pytest.mark.parametrize("mode", modes(eager=False, ledger=False))
 def test_closing_iterator_at_boundary_runs_nothing(mode: Mode) -> None:
-    harness = Harness(load("one-function"), Setup(), mode)
+    harness = ScenarioRun(load("one-function"), Setup(), mode)
     runner = harness.build_runner()
     kwargs = harness.run_kwargs()
     if mode.flavour == "sync":
@@ -134,7 +134,7 @@ def test_closing_iterator_at_boundary_runs_nothing(mode: Mode) -> None:
 @pytest.mark.clause("RN-DIAG-001")
 @pytest.mark.parametrize("mode", modes())
 def test_each_request_reports_usage(mode: Mode) -> None:
-    outcome = Harness(load("one-function"), Setup(), mode).run()
+    outcome = ScenarioRun(load("one-function"), Setup(), mode).run()
     requests = [d for d in outcome.diagnostics if d["stage"] == "request" and d["reason"] == "completed"]
     expect(len(requests) == 2, "RN-DIAG-001", f"request diagnostics: {requests}")
     expect(
@@ -157,7 +157,7 @@ def test_cancelled_predicate_stops_with_receipts(mode: Mode) -> None:
         functions=(Function("lookup", side_effect=lambda arguments: flag.append(True)), Function("note")),
         run_options={"cancelled": lambda: bool(flag)},
     )
-    outcome = Harness(load("cancel-during-call"), setup, mode).run()
+    outcome = ScenarioRun(load("cancel-during-call"), setup, mode).run()
     expect(outcome.error is not None, "RN-CANCEL-001", "the run must stop once cancelled")
     expect(outcome.timeline.calls() == ["c1"], "RN-CANCEL-001", f"calls after cancellation: {outcome.timeline.calls()}")
     expect(outcome.receipts == (("c1",), ("c1",)), "RN-CANCEL-001", f"receipts: {outcome.receipts}")

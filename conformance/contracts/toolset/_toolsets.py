@@ -11,28 +11,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
-from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.types.responses import ResponseComputerToolCall, ResponseFunctionToolCall
 
 from conformance.assertions import violation
-from conformance.probes import Flavour, ProbeLog, browser_probe
+from conformance.flavours import Flavour
+from conformance.probes import ProbeLog, browser_probe
+from conformance.rig.runners import BrowserToolsetOf, browser_toolset
 
 # Fixed texts are part of the SDK's observable behaviour, but the documents only promise that a refusal or
 # failure is reported with ok false; checks therefore look at ok/state/driver calls, not at these strings,
 # except where the documents say the text passes through (BrowserError).
 
-Toolset = BrowserToolset | AsyncBrowserToolset
-
-
-def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> Toolset:
-    kind = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
-    return kind(driver, **options)
-
-
-def computer_toolset(flavour: Flavour, driver: Any) -> ComputerToolset | AsyncComputerToolset:
-    kind = ComputerToolset if flavour == "sync" else AsyncComputerToolset
-    return kind(driver)
+Toolset = BrowserToolsetOf
 
 
 def function_call(member: str, arguments: dict[str, Any] | str, call_id: str = "call-1") -> ResponseFunctionToolCall:

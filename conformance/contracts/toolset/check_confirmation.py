@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import (
+from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
     browser_toolset,
     callback,

@@ -9,15 +9,15 @@ import pytest
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import (
+from conformance.contracts.toolset._toolsets import (
     browser_toolset,
     computer_call,
-    computer_toolset,
     execute,
     function_call,
     payload,
 )
 from conformance.probes import Flavour, browser_probe, computer_probe
+from conformance.rig import computer_toolset
 
 FIELDS = {"api", "stage", "reason", "duration_ms", "call_id", "member", "usage"}
 SECRET_URL = "https://secret.example/account?token=SECRET-URL"

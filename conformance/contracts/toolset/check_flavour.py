@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import (
+from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
     browser_toolset,
-    computer_toolset,
     execute,
     function_call,
     payload,
 )
 from conformance.probes import Flavour, browser_probe, computer_probe
+from conformance.rig import computer_toolset
 
 
 def _other(flavour: Flavour) -> Flavour:

@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import (
+from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
     browser_toolset,
     computer_call,
-    computer_toolset,
     execute,
     expect_stop,
     function_call,
@@ -21,6 +20,7 @@ from conformance.contracts.toolset._harness import (
     payload,
 )
 from conformance.probes import Act, Flavour, Script, browser_probe, computer_probe
+from conformance.rig import computer_toolset
 
 WAIT = [{"type": "wait"}]
 

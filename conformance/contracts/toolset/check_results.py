@@ -15,7 +15,7 @@ import pytest
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import VALID_ARGUMENTS, execute, function_call, gated, payload
+from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
 from conformance.probes import PIXEL_DATA_URL, Act, Flavour, Script, Shared
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import browser_toolset
+from conformance.contracts.toolset._toolsets import browser_toolset
 from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
 from conformance.probes import Flavour, browser_probe
 

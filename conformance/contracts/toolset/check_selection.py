@@ -9,7 +9,7 @@ from openai.lib import browser as sdk_browser
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import (
+from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
     browser_toolset,
     execute,

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import VALID_ARGUMENTS, execute, function_call, gated, payload
+from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.members import ALL_NAMES
 from conformance.probes import Flavour
 
