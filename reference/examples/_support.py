@@ -71,7 +71,7 @@ def load_cassette(name: str) -> cassettes.Cassette:
     path = STREAMS_DIR / f"{name}.jsonl"
     if not path.is_file():
         raise ExampleConfigurationError(
-            f"rehearsal cassette {path} is missing; run python -m reference.examples.cassettes --write"
+            f"rehearsal cassette {path} is missing; run python -m tools.cassettes --write from the repository root"
         )
     return cassettes.load(path)
 

@@ -26,7 +26,6 @@ from reference.fieldwork import FORM_PAGE
 
 from ._exec_tool import execution_function
 from ._support import Outcome, final_text, fixture_pages, main_sync
-from .cassettes import EXEC_JS_RESERVATION
 from .fieldwork import saved_matches
 
 TASK = (
@@ -64,6 +63,18 @@ def exec_js_function(
     return execution_function(EXEC_JS_TOOL, "javascript", "browser", endpoint, token, session_id, approve, outputs)
 
 
+# What the example's reservation must end up as, checked against the page's record (the rehearsal
+# cassette in tools/cassettes/example_sources.py books the same).
+RESERVATION: Final = {
+    "guest_name": "Ada Lovelace",
+    "date": "2026-12-10",
+    "party_size": 3,
+    "time_slot": "18:30",
+    "notes": "Quiet table.",
+    "accessibility": False,
+}
+
+
 def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | None:
     """The application, not the model, puts the session's page on the form; returns a problem, or None."""
     code = f"await page.goto({url!r}); await page.waitForSelector('#reservation-form'); console.log('ready')"
@@ -88,7 +99,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
             answer = final_text(response)
         except Exception as error:  # the page's record still says what happened
             answer = f"(run stopped: {type(error).__name__})"
-        verified, evidence = saved_matches(pages, EXEC_JS_RESERVATION)
+        verified, evidence = saved_matches(pages, RESERVATION)
     images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
     if verified:
         evidence += f"; the runtime returned {images} screenshot(s) over {len(outputs)} call(s)"

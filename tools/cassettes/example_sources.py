@@ -2,31 +2,21 @@
 
 Each cassette is what a model would answer in the example's task; refs in them are the ones the Fieldwork driver
 issues on a fresh form (``d1-g1-<field>``: first document, first rendering). Regenerate with
-``python -m reference.examples.cassettes --write``; ``--check`` (and ``tests/examples``) fail if a committed file
-drifts from its source here.
+``python -m tools.cassettes --write``; ``tests/tools/test_cassette_sources.py`` fails if a committed file drifts
+from its source here.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Callable
 from typing import Final
 
-from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
+from reference.examples import exec_py, fieldwork, mixed, reader
+from reference.examples._support import REHEARSAL_MODEL, STREAMS_DIR
+from tools.cassettes.registry import SourceRegistry
 
-from ._support import REHEARSAL_MODEL, STREAMS_DIR
-
-SOURCES: dict[str, Callable[[], CassetteBuilder]] = {}
-
-
-def _source(name: str) -> Callable[[Callable[[], CassetteBuilder]], Callable[[], CassetteBuilder]]:
-    def register(make: Callable[[], CassetteBuilder]) -> Callable[[], CassetteBuilder]:
-        SOURCES[name] = make
-        return make
-
-    return register
+EXAMPLES = SourceRegistry(STREAMS_DIR)
+_source = EXAMPLES.source
 
 
 def browser(member: str, call_id: str, **arguments: object) -> dict[str, object]:
@@ -37,29 +27,8 @@ def ref(field: str) -> str:
     return f"d1-g1-{field}"
 
 
-# What the reservation in the fieldwork and mixed examples must end up as, checked against the page's record.
-FIELDWORK_RESERVATION: Final = {
-    "guest_name": "Grace Hopper",
-    "date": "2026-12-24",
-    "party_size": 4,
-    "time_slot": "19:00",
-    "notes": "Window seat, please.",
-    "accessibility": True,
-}
-MIXED_RESERVATION: Final = {
-    "guest_name": "Katherine Johnson",
-    "date": "2026-12-31",
-    "party_size": 2,
-    "time_slot": "19:30",
-    "notes": "Member M-2047",
-    "accessibility": True,
-}
-
-
 @_source("reader")
 def _reader() -> CassetteBuilder:
-    from . import reader  # here, not at the top: the example imports this module
-
     return (
         CassetteBuilder("reader", description="Read the dispatch queue, then answer from it.")
         .turn(browser("get_page_text", "read-1"))
@@ -82,12 +51,10 @@ def _fill(reservation: dict[str, object], first_id: int) -> list[dict[str, objec
 
 @_source("fieldwork")
 def _fieldwork() -> CassetteBuilder:
-    from . import fieldwork  # here, not at the top: the example imports this module
-
     return (
         CassetteBuilder("fieldwork", description="Read the form, fill it, confirm, read the confirmation, answer.")
         .turn(browser("read_page", "read-1", filter="interactive"))
-        .turn(*_fill(FIELDWORK_RESERVATION, 1))
+        .turn(*_fill(fieldwork.RESERVATION, 1))
         .turn(browser("click", "confirm-1", target=ref("confirm")))
         .turn(browser("get_page_text", "read-2"))
         .turn(message("Booked: Grace Hopper, 4 guests, 24 December 2026 at 19:00, step-free access, window seat."))
@@ -106,8 +73,6 @@ def _review() -> CassetteBuilder:
 
 @_source("mixed")
 def _mixed() -> CassetteBuilder:
-    from . import fieldwork, mixed  # here, not at the top: the example imports this module
-
     return (
         CassetteBuilder("mixed", description="Look up the member and availability, then book through the form.")
         .turn(
@@ -117,7 +82,7 @@ def _mixed() -> CassetteBuilder:
             ),
         )
         .turn(browser("read_page", "read-1", filter="interactive"))
-        .turn(*_fill(MIXED_RESERVATION, 1))
+        .turn(*_fill(mixed.RESERVATION, 1))
         .turn(browser("click", "confirm-1", target=ref("confirm")))
         .turn(message("Katherine Johnson is booked for 2 on 31 December 2026 at 19:30 with step-free access."))
         .replayable(
@@ -138,8 +103,6 @@ EXEC_PY_CLICK: Final = "pyautogui.click(screen.width // 2, screen.height // 2)\n
 
 @_source("exec-py")
 def _exec_py() -> CassetteBuilder:
-    from . import exec_py  # here, not at the top: the example imports this module
-
     return (
         CassetteBuilder("exec-py", description="Look at the desktop, then click its centre reusing a variable.")
         .turn(function_call("exec_py", {"code": EXEC_PY_LOOK}, call_id="exec-1"))
@@ -151,14 +114,6 @@ def _exec_py() -> CassetteBuilder:
 
 # exec_js: the page already shows the reservation form; the first call looks and keeps the form's fields in
 # globalThis, the second fills them from that variable and confirms.
-EXEC_JS_RESERVATION: Final = {
-    "guest_name": "Ada Lovelace",
-    "date": "2026-12-10",
-    "party_size": 3,
-    "time_slot": "18:30",
-    "notes": "Quiet table.",
-    "accessibility": False,
-}
 EXEC_JS_LOOK: Final = (
     "await page.waitForSelector('#reservation-form');\n"
     "globalThis.fields = await page.$$eval('[data-field]', (els) => els.map((el) => el.id));\n"
@@ -187,25 +142,3 @@ def _exec_js() -> CassetteBuilder:
         .turn(function_call("exec_js", {"code": EXEC_JS_BOOK}, call_id="exec-2"))
         .turn(message("Ada Lovelace is booked for 3 guests on 10 December 2026 at 18:30."))
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write or check the example cassettes.")
-    parser.add_argument("--write", action="store_true", help="write every cassette")
-    options = parser.parse_args(argv)
-    drifted = []
-    for name, make in SOURCES.items():
-        path = STREAMS_DIR / f"{name}.jsonl"
-        built = make().build()
-        if options.write:
-            cassettes.save(built, path)
-        elif not path.is_file() or path.read_text(encoding="utf-8") != built.dumps():
-            drifted.append(name)
-    if drifted:
-        print(f"out of date: {', '.join(drifted)} (run with --write)", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,8 @@
 """The builder source of every runner cassette committed under ``fixtures/streams/``.
 
 The committed JSONL files are what the checks load; this module is how they were made, so a reviewer can read a
-scenario in a few lines and ``python -m conformance.contracts.runner.cassette_sources --write`` regenerates
-them. ``tests/test_cassettes_fixtures.py`` fails if a committed file drifts from its source.
+scenario in a few lines and ``python -m tools.cassettes --write`` regenerates them.
+``tests/tools/test_cassette_sources.py`` fails if a committed file drifts from its source.
 
 Convention: every function call passes its own call ID as ``reference``, so the harness timeline shows which
 call ran (``call:lookup:c1``).
@@ -10,10 +10,7 @@ call ran (``call:lookup:c1``).
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
-
-from conformance import cassettes
+from conformance import resources
 from conformance.cassette_builder import (
     CassetteBuilder,
     computer_call,
@@ -25,20 +22,15 @@ from conformance.cassette_builder import (
     web_search_call,
 )
 from conformance.cassettes import JSONObject
-from conformance.contracts.runner._harness import STREAMS_DIR
+from conformance.contracts.runner._scenario import (
+    PRIVATE_API_ERROR,
+    PRIVATE_ARGUMENT,
+    PRIVATE_CLICK_TARGET,
+)
+from tools.cassettes.registry import SourceRegistry
 
-Source = Callable[[], CassetteBuilder]
-SOURCES: dict[str, Source] = {}
-
-
-def source(name: str) -> Callable[[Source], Source]:
-    def register(make: Source) -> Source:
-        if name in SOURCES:
-            raise ValueError(f"duplicate cassette {name}")
-        SOURCES[name] = make
-        return make
-
-    return register
+RUNNER = SourceRegistry(resources.streams())
+source = RUNNER.source
 
 
 def call(name: str, call_id: str) -> dict[str, object]:
@@ -342,8 +334,6 @@ def _context_budget_browser() -> CassetteBuilder:
 
 # ------------------------------------------------------------------------------------------ MCP
 
-MCP_TOOL = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example/sse"}
-
 
 @source("mcp-approval")
 def _mcp_approval() -> CassetteBuilder:
@@ -517,13 +507,9 @@ def _computer_checks_added_late() -> CassetteBuilder:
 
 # ------------------------------------------------------------------------------------------ diagnostics
 
+
 # Distinctive strings planted in private places (arguments, URLs, page text...): a diagnostic that carries one
 # of them leaked private data. The checks in test_decisions_diagnostics.py import them from here.
-PRIVATE_ARGUMENT = "argument-canary-7c41"
-PRIVATE_CLICK_TARGET = "target-canary-2e9b"
-PRIVATE_API_ERROR = "api-error-canary-6a5f: account acct_9921 suspended"
-
-
 @source("diagnostics-private-data")
 def _diagnostics_private_data() -> CassetteBuilder:
     return (
@@ -772,23 +758,3 @@ def _context_images_function_then_read() -> CassetteBuilder:
 
 
 # ---- end of scenarios
-
-
-def build_all() -> dict[str, cassettes.Cassette]:
-    return {name: make().build() for name, make in SOURCES.items()}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Regenerate the runner cassettes under fixtures/streams/.")
-    parser.add_argument("--write", action="store_true", help="write the files (default: only list them)")
-    args = parser.parse_args(argv)
-    for name, cassette in build_all().items():
-        target = STREAMS_DIR / f"{name}.jsonl"
-        if args.write:
-            cassettes.save(cassette, target)
-        print(f"{target} ({len(cassette.exchanges)} exchange(s))")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
