@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, overload
 
 import openai
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
@@ -27,7 +27,6 @@ from openai.lib.responses_tool_runner import (
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.flavours import Flavour
 
-Result = TypeVar("Result")
 # The runner of either flavour; its ``run`` returns the final response (async: awaitable).
 Runner = ResponsesToolRunner | AsyncResponsesToolRunner
 Client = openai.OpenAI | openai.AsyncOpenAI
@@ -46,6 +45,36 @@ def in_flavour(flavour: Flavour, callback: Callable[..., Any]) -> Callable[..., 
         return callback(*args, **kwargs)
 
     return awaited
+
+
+@overload
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Literal["sync"],
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> openai.OpenAI: ...
+
+
+@overload
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Literal["async"],
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> openai.AsyncOpenAI: ...
+
+
+@overload
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Flavour,
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> Client: ...
 
 
 def cassette_client(

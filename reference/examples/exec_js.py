@@ -25,7 +25,7 @@ from reference.execution import ExecutionService, execute_in_sandbox
 from reference.fieldwork import FORM_PAGE
 
 from ._exec_tool import execution_function
-from ._support import Outcome, final_text, fixture_pages, main_sync
+from ._support import ExampleResult, final_text, fixture_pages, main_sync
 from .fieldwork import saved_matches
 
 TASK = (
@@ -83,7 +83,7 @@ def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | Non
     return None if texts == ["ready\n"] else "the runtime could not open the form: " + " ".join(texts)[:300]
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> ExampleResult:
     token = secrets.token_urlsafe(24)
     outputs: list[ResponseFunctionCallOutputItemListParam] = []
     session_id = f"exec-js-example-{secrets.token_hex(4)}"
@@ -91,7 +91,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
     with fixture_pages() as pages, ExecutionService(token, display=None, isolate_network=False) as service:
         problem = open_page(service.endpoint, token, session_id, pages.url(FORM_PAGE))
         if problem is not None:
-            return Outcome(False, problem, "")
+            return ExampleResult(False, problem, "")
         function = exec_js_function(service.endpoint, token, session_id, approve, outputs)
         runner = ResponsesToolRunner(functions=[function])
         try:
@@ -103,7 +103,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
     images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
     if verified:
         evidence += f"; the runtime returned {images} screenshot(s) over {len(outputs)} call(s)"
-    return Outcome(verified, evidence, answer)
+    return ExampleResult(verified, evidence, answer)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

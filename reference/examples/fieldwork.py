@@ -21,7 +21,7 @@ from reference.browser import SyncBrowserProcess
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     PageSession,
     describe_call,
     final_text,
@@ -77,7 +77,7 @@ def approving(approve: Callable[[str], bool], log: list[str]) -> Callable[[Brows
     return confirm
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
     approvals: list[str] = []
     with fixture_pages() as pages:
         process = SyncBrowserProcess.start()
@@ -97,7 +97,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
                 context.close()
         finally:
             process.close()
-    return Outcome(verified, evidence, answer, approvals)
+    return ExampleResult(verified, evidence, answer, approvals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from reference.browser import SyncBrowserProcess
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     final_text,
     fixture_pages,
     main_sync,
@@ -98,7 +98,7 @@ AVAILABILITY_TOOL = RegisteredFunction.from_tool(
 )
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
     approvals: list[str] = []
     with fixture_pages() as pages:
         process = SyncBrowserProcess.start()
@@ -118,7 +118,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
                 context.close()
         finally:
             process.close()
-    return Outcome(verified, evidence, answer, approvals)
+    return ExampleResult(verified, evidence, answer, approvals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
