@@ -19,7 +19,7 @@ from conformance.deviations import (
     parse_deviations,
 )
 
-TEST = "toolset/test_selection.py::test_exported_member_tuples_are_the_documented_vocabulary"
+TEST = "toolset/check_selection.py::test_exported_member_tuples_are_the_documented_vocabulary"
 ENTRY = f"""
 [[deviation]]
 id = "DEV-1"
@@ -52,8 +52,8 @@ BROKEN: dict[str, tuple[str, str]] = {
     "missing-key": (ENTRY.replace('sdk = "Exports lists instead of tuples."', ""), "missing keys ['sdk']"),
     "extra-key": (ENTRY + 'owner = "me"\n', "unknown keys ['owner']"),
     "duplicate-id": (ENTRY + ENTRY, "duplicate id"),
-    "bad-test-id": (ENTRY.replace(TEST, "test_selection"), "is not '<dir>/<module>.py::<test>'"),
-    "missing-module": (ENTRY.replace("test_selection.py", "test_nothing.py"), "does not exist"),
+    "bad-test-id": (ENTRY.replace(TEST, "check_selection"), "is not '<dir>/<module>.py::<test>'"),
+    "missing-module": (ENTRY.replace("check_selection.py", "check_nothing.py"), "does not exist"),
     "empty-tests": (ENTRY.replace(f'["{TEST}"]', "[]"), "tests must be a nonempty list"),
     "multiline-sdk": (ENTRY.replace('"Exports lists instead of tuples."', '"""one\ntwo"""'), "one nonempty line"),
     "wrong-table": ('[deviation]\nid = "x"\n', "array of tables"),
@@ -120,7 +120,7 @@ def _xfails(item: FakeItem) -> list[pytest.Mark]:
 def test_apply_marks_every_parametrization_strictly(tmp_path: Path) -> None:
     _write(tmp_path, "3.57.0", ENTRY)
     sync, asynchronous = (FakeItem(f"{TEST}[{flavour}]", ["TS-SEL-009"]) for flavour in ("sync", "async"))
-    other = FakeItem("toolset/test_selection.py::test_list_tabs_needs_only_state[sync]", ["TS-SEL-006"])
+    other = FakeItem("toolset/check_selection.py::test_list_tabs_needs_only_state[sync]", ["TS-SEL-006"])
     applied = apply_deviations([sync, asynchronous, other], "3.57.0", tmp_path)
     assert [deviation.id for deviation in applied] == ["DEV-1"]
     for item in (sync, asynchronous):

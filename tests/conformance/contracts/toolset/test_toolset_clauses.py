@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+import conformance.contracts.toolset
 from conformance.clauses import registry
 from conformance.clauses.toolset import CLAUSES
 
-SUITE = Path(__file__).resolve().parent.parent / "conformance" / "contracts" / "toolset"
+SUITE = Path(conformance.contracts.toolset.__file__).parent
 SPEC_DIR = Path("/work/shared/spec")
 # The kit cites documents by title; the tests find their files on this machine by key (``000_<hash>.txt``).
 SPEC_FILES = {path.name[:3]: path.name for path in SPEC_DIR.glob("*.txt")}
