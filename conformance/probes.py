@@ -37,7 +37,6 @@ from typing import Any, Final, TypeAlias
 from conformance.flavours import FLAVOURS, Flavour
 from conformance.members import ALL_NAMES, COMPUTER_METHODS, DRIVER_METHOD_NAMES
 
-
 # A one-pixel PNG: small, valid, and obviously synthetic.
 PIXEL_DATA_URL: Final[str] = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="

@@ -692,7 +692,11 @@ def _context_images_computer() -> CassetteBuilder:
 
 @source("context-images-safety")
 def _context_images_safety() -> CassetteBuilder:
-    check = {"id": "sc_1", "code": "malicious_instructions", "message": "Review the page before clicking."}
+    check: dict[str, object] = {
+        "id": "sc_1",
+        "code": "malicious_instructions",
+        "message": "Review the page before clicking.",
+    }
     return (
         _b("context-images-safety", "A computer click carrying a safety check, then two plain clicks.")
         .turn(_click("c1", [check]))

@@ -49,7 +49,7 @@ ASYNC_MODES = [pytest.param(mode, id=mode.id) for mode in ALL_MODES if mode.flav
 def _first_turn(name: str) -> list[dict[str, Any]]:
     """The output items of the cassette's first response (from its terminal event)."""
     events = load(name).exchanges[0].response.events or ()
-    return list(events[-1]["response"]["output"])  # type: ignore[call-overload, index]
+    return list(events[-1]["response"]["output"])  # type: ignore[index]
 
 
 def _computer_item(name: str) -> dict[str, Any]:
@@ -115,7 +115,9 @@ def _stopped_after_first_request(outcome: CapturedRun, clause: str) -> None:
 
 
 def _released(harness: ScenarioRun, clause: str) -> None:
-    status = harness.computer_toolset.close()
+    toolset = harness.computer_toolset
+    assert toolset is not None, "the scenario declared no computer toolset"
+    status = toolset.close()
     expect(status == {"status": "closed"}, clause, f"the computer toolset was not released: {status}")
 
 

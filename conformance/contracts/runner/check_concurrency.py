@@ -146,7 +146,7 @@ def test_default_window_holds_exactly_two_calls(mode: Mode) -> None:
 # ------------------------------------------------------------------------------------------ barriers
 
 
-BARRIERS = {
+BARRIERS: dict[str, tuple[dict[str, Any], str]] = {
     # cassette -> (extra setup, timeline entry of the call that must wait)
     "independent-then-browser": ({"browser": ("get_page_text",)}, "call:browser_get_page_text:"),
     "independent-then-computer": ({"computer": True}, "call:computer_click:"),

@@ -5,6 +5,8 @@ spec/000 "Selecting guarded actions with Decisions".
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from conformance.assertions import expect
@@ -34,7 +36,7 @@ def test_verified_after_action_and_done(flavour: Flavour) -> None:
         "RN-DEC-001",
         f"receipts: {outcome.result}",
     )
-    second = outcome.requests[1].body or {}
+    second: dict[str, Any] = dict(outcome.requests[1].body or {})
     texts = [message["content"] for message in second["input"]]
     expect(texts == ["Review the document", "second"], "RN-DEC-007", f"second request input: {texts}")
     choices = [choice["value"] for choice in second["questions"][0]["choices"]]

@@ -132,7 +132,16 @@ def test_open_approval_without_callback_stops_before_request(mode: Mode) -> None
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
     asked: list[str] = []
-    setup = _mcp(approve_mcp=lambda request: asked.append(request.id) or True)
+
+    def approve_once(request: Any) -> bool:
+        asked.append(request.id)
+        return True
+
+    def refuse_again(request: Any) -> bool:
+        asked.append(f"again:{request.id}")
+        return False
+
+    setup = _mcp(approve_mcp=approve_once)
     harness = ScenarioRun(load("mcp-resume"), setup, mode)
     first = harness.run()
     expect(first.error is not None, "RN-MCP-006", "run 1 must fail on the HTTP 500")
@@ -147,9 +156,9 @@ def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
     second = harness.run(
         params={"model": "gpt-test", "input": "continue", "tools": [MCP_TOOL]},
         ledger=harness.ledger(resume_from=boundary),
-        approve_mcp=in_flavour(mode.flavour, lambda request: asked.append(f"again:{request.id}") or False),
+        approve_mcp=in_flavour(mode.flavour, refuse_again),
     )
     expect(second.error is None, "RN-MCP-006", f"resume failed: {second.error!r}")
     expect(asked == ["apr_1", "again:apr_1"], "RN-MCP-006", f"approval calls: {asked}")
-    resumed = input_summary(harness.transport.sent[sent_before].body["input"])  # type: ignore[index]
+    resumed = input_summary(harness.transport.sent[sent_before].body["input"])  # type: ignore[index,arg-type]
     expect("mcp_approval_response:apr_1:False" in resumed, "RN-MCP-006", f"resumed input: {resumed}")

@@ -178,7 +178,7 @@ def test_task_cancellation_raises_runner_cancelled_error(stream: bool, eager: bo
         functions=[AsyncRegisteredFunction(tool=function_tool("lookup"), execute=slow)]  # type: ignore[arg-type]
     )
     transport = CassetteTransport(load("one-function"), match="endpoint")
-    caught: list[BaseException] = []
+    caught: list[ToolRunnerCancelledError] = []
 
     async def task_body() -> None:
         try:

@@ -16,7 +16,7 @@ from openai.types.responses import ResponseComputerToolCall, ResponseFunctionToo
 from conformance.assertions import violation
 from conformance.flavours import Flavour
 from conformance.probes import ProbeLog, browser_probe
-from conformance.rig.runners import BrowserToolsetOf, browser_toolset
+from conformance.rig.runners import BrowserToolsetOf, browser_toolset, computer_toolset
 
 # Fixed texts are part of the SDK's observable behaviour, but the documents only promise that a refusal or
 # failure is reported with ok false; checks therefore look at ok/state/driver calls, not at these strings,
@@ -128,3 +128,18 @@ def expect_stop(clause: str, what: str) -> Iterator[None]:
     except Exception:
         return
     violation(clause, f"{what} did not stop the call")
+
+
+__all__ = [
+    "VALID_ARGUMENTS",
+    "Toolset",
+    "browser_toolset",
+    "callback",
+    "computer_call",
+    "computer_toolset",
+    "execute",
+    "expect_stop",
+    "function_call",
+    "gated",
+    "payload",
+]

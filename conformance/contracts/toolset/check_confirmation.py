@@ -26,6 +26,12 @@ GATED_NAMES = tuple(name for name in ALL_NAMES if BY_NAME[name].changes_state)
 PLAIN_READS = tuple(name for name in READ_ONLY_NAMES)
 
 
+def _context_url(context: object) -> object:
+    """The ``url`` argument a recorded confirm context carries (None when the context has another shape)."""
+    arguments = context.get("arguments") if isinstance(context, dict) else None
+    return arguments.get("url") if isinstance(arguments, dict) else None
+
+
 @pytest.mark.clause("TS-CONF-001")
 @pytest.mark.parametrize("member", GATED_NAMES)
 def test_selected_state_changing_member_requires_confirm(flavour: Flavour, member: str) -> None:
@@ -99,8 +105,10 @@ NOT_TRUE: dict[str, object] = {
 @pytest.mark.parametrize("which", ["confirm", "url_policy"])
 def test_only_exactly_true_approves(flavour: Flavour, reply: str, which: str) -> None:
     answer = NOT_TRUE[reply]
-    options = {"confirm_reply": answer} if which == "confirm" else {"policy_reply": answer}
-    toolset, driver = gated(flavour, ["navigate"], **options)
+    if which == "confirm":
+        toolset, driver = gated(flavour, ["navigate"], confirm_reply=answer)
+    else:
+        toolset, driver = gated(flavour, ["navigate"], policy_reply=answer)
     report = payload(execute(toolset, function_call("navigate", VALID_ARGUMENTS["navigate"])))
     expect(
         report.get("ok") is False and driver.log.count("navigate") == 0,
@@ -162,7 +170,7 @@ def test_callbacks_get_detached_copies(flavour: Flavour) -> None:
         f"confirm context lacks call_id/member/arguments/state: {seen}",
     )
     expect(
-        log.of("confirm")[0].argument["arguments"]["url"] == VALID_ARGUMENTS["navigate"]["url"],
+        _context_url(log.of("confirm")[0].argument) == VALID_ARGUMENTS["navigate"]["url"],
         "TS-CONF-005",
         "url_policy's edit showed up in the context handed to confirm",
     )
@@ -220,7 +228,7 @@ def test_refused_protected_read_returns_no_state(flavour: Flavour, member: str) 
 @pytest.mark.clause("TS-CONF-007")
 def test_protected_read_refusals_share_one_fixed_text(flavour: Flavour) -> None:
     """Refusal, a raising callback and an invalid call all return the same fixed text: nothing call-specific."""
-    texts = set()
+    texts: set[str] = set()
     for reply, arguments in (
         (False, {"tab_id": None}),
         (RuntimeError("denied"), {"tab_id": "tab-1"}),
@@ -258,7 +266,7 @@ def test_confirm_reads_lists_only_registered_reads(flavour: Flavour, case: str) 
 @pytest.mark.parametrize("which", ["confirm", "url_policy"])
 def test_callbacks_must_match_the_toolset_flavour(flavour: Flavour, which: str) -> None:
     """A callback of the other flavour must never approve: construction refuses it or the call is refused."""
-    other = "async" if flavour == "sync" else "sync"
+    other: Flavour = "async" if flavour == "sync" else "sync"
     driver = browser_probe(flavour, ["navigate"])
     callbacks = {
         "confirm": callback(driver.log, "confirm", other if which == "confirm" else flavour),

@@ -4,7 +4,7 @@ contract", "Computer driver contract")."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -40,8 +40,9 @@ def test_browser_constructor_rejects_the_other_flavour(flavour: Flavour, members
 
 @pytest.mark.clause("TS-FLAV-001")
 def test_browser_constructor_rejects_a_single_mismatched_method(flavour: Flavour) -> None:
-    driver = browser_probe(flavour, ["get_page_text"])
-    stranger = browser_probe(_other(flavour), ["find"])
+    # Any: the check swaps a method on the probe, which its class does not declare.
+    driver: Any = browser_probe(flavour, ["get_page_text"])
+    stranger: Any = browser_probe(_other(flavour), ["find"])
     driver.find = stranger.find
     with pytest.raises((TypeError, ValueError)):
         browser_toolset(flavour, driver, members=["get_page_text", "find"])
@@ -51,24 +52,31 @@ def test_browser_constructor_rejects_a_single_mismatched_method(flavour: Flavour
 @pytest.mark.parametrize("wrapping", ["functools-wraps", "return-annotation"])
 def test_wrapped_methods_keep_their_flavour(flavour: Flavour, wrapping: str) -> None:
     """A wrapper that preserves decorator metadata or declares its return type is a known flavour."""
-    driver = browser_probe(flavour, ["get_page_text"])
-    inner = browser_probe(_other(flavour), ["get_page_text"]).get_page_text
+    driver: Any = browser_probe(flavour, ["get_page_text"])
+    other: Any = browser_probe(_other(flavour), ["get_page_text"])
+    inner: Callable[..., Any] = other.get_page_text
+    wrapper: Callable[..., Any]
     if wrapping == "functools-wraps":
 
         @functools.wraps(inner)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
             return inner(*args, **kwargs)
 
+        wrapper = wrapped
     elif flavour == "sync":
 
-        def wrapper(*args: Any, **kwargs: Any) -> Awaitable[str]:
-            return inner(*args, **kwargs)
+        def awaitable_text(*args: Any, **kwargs: Any) -> Awaitable[str]:
+            result: Awaitable[str] = inner(*args, **kwargs)
+            return result
 
+        wrapper = awaitable_text
     else:
 
-        def wrapper(*args: Any, **kwargs: Any) -> str:
-            return inner(*args, **kwargs)
+        def plain_text(*args: Any, **kwargs: Any) -> str:
+            result: str = inner(*args, **kwargs)
+            return result
 
+        wrapper = plain_text
     driver.get_page_text = wrapper
     with pytest.raises((TypeError, ValueError)):
         browser_toolset(flavour, driver, members=["get_page_text"])
@@ -83,7 +91,7 @@ def test_computer_constructor_rejects_the_other_flavour(flavour: Flavour) -> Non
 @pytest.mark.clause("TS-FLAV-002")
 def test_opaque_method_of_the_wrong_flavour_is_caught_when_called(flavour: Flavour) -> None:
     """An unannotated wrapper hides its flavour; calling it must not turn a mismatch into a success."""
-    driver = browser_probe(flavour, ["get_page_text"])
+    driver: Any = browser_probe(flavour, ["get_page_text"])
 
     async def coroutine_text() -> str:
         return "late text"

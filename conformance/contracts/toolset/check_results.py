@@ -486,7 +486,8 @@ def _state_of(flavour: Flavour, tabs: list[dict[str, Any]], observation: dict[st
         state["observation"] = observation
     toolset, _ = _run(flavour, "state", state)
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
-    return report["state"]
+    state_reported: dict[str, Any] = report["state"]
+    return state_reported
 
 
 @pytest.mark.clause("TS-RES-012")
