@@ -24,7 +24,6 @@ from conformance import resources
 FORMAT_NAME: Final = "driverkit.responses"
 FORMAT_VERSION: Final = 1
 
-JSONValue = object
 JSONObject = dict[str, object]
 
 # Terminal stream events: the response object they carry is what a non-streamed request would have returned.

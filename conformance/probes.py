@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
-from conformance.flavours import FLAVOURS, Flavour
+from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, COMPUTER_METHODS, DRIVER_METHOD_NAMES
 
 # A one-pixel PNG: small, valid, and obviously synthetic.
@@ -357,7 +357,6 @@ def computer_probe(flavour: Flavour, **options: Any) -> _ComputerProbeBase:
 
 __all__ = [
     "DEFAULT_STATE",
-    "FLAVOURS",
     "PIXEL_DATA_URL",
     "Act",
     "AsyncProbeBrowser",

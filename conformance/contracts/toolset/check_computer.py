@@ -9,8 +9,9 @@ import pytest
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import computer_call, execute, expect_stop
+from conformance.flavours import Flavour
 from conformance.members import COMPUTER_METHODS
-from conformance.probes import PIXEL_DATA_URL, Act, Flavour, Script, computer_probe
+from conformance.probes import PIXEL_DATA_URL, Act, Script, computer_probe
 from conformance.rig import computer_toolset
 
 # One valid native action per type (screenshot excluded: it is the capture that follows every batch).

@@ -18,8 +18,9 @@ from conformance.contracts.toolset._toolsets import (
     gated,
     payload,
 )
+from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, BY_NAME, READ_ONLY_NAMES
-from conformance.probes import Act, Flavour, browser_probe
+from conformance.probes import Act, browser_probe
 
 # Members whose calls change state (or read diagnostics) and therefore need confirm.
 GATED_NAMES = tuple(name for name in ALL_NAMES if BY_NAME[name].changes_state)

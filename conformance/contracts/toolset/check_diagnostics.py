@@ -16,7 +16,8 @@ from conformance.contracts.toolset._toolsets import (
     function_call,
     payload,
 )
-from conformance.probes import Flavour, browser_probe, computer_probe
+from conformance.flavours import Flavour
+from conformance.probes import browser_probe, computer_probe
 from conformance.rig import computer_toolset
 
 FIELDS = {"api", "stage", "reason", "duration_ms", "call_id", "member", "usage"}

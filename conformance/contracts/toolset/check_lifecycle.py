@@ -19,7 +19,8 @@ from conformance.contracts.toolset._toolsets import (
     gated,
     payload,
 )
-from conformance.probes import Act, Flavour, Script, browser_probe, computer_probe
+from conformance.flavours import Flavour
+from conformance.probes import Act, Script, browser_probe, computer_probe
 from conformance.rig import computer_toolset
 
 WAIT = [{"type": "wait"}]

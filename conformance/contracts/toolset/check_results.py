@@ -16,8 +16,9 @@ from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
+from conformance.flavours import Flavour
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
-from conformance.probes import PIXEL_DATA_URL, Act, Flavour, Script, Shared
+from conformance.probes import PIXEL_DATA_URL, Act, Script, Shared
 
 TAB = {"id": "tab-1", "title": "Probe page", "url": "https://probe.example/", "active": True}
 

@@ -9,8 +9,9 @@ import pytest
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import browser_toolset
+from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
-from conformance.probes import Flavour, browser_probe
+from conformance.probes import browser_probe
 
 
 def _every_member_toolset(flavour: Flavour) -> Any:

@@ -16,8 +16,9 @@ from conformance.contracts.toolset._toolsets import (
     function_call,
     payload,
 )
+from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES, READ_ONLY_NAMES
-from conformance.probes import Flavour, browser_probe
+from conformance.probes import browser_probe
 
 
 def _names(toolset: Any) -> list[str]:

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
+from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES
-from conformance.probes import Flavour
 
 SAFE_MAX = 2**53 - 1
 TWO_BYTE = "é"  # two UTF-8 bytes, so byte limits and character counts differ
