@@ -36,7 +36,7 @@ from openai.lib.responses_tool_runner import (
     ToolRunnerError,
 )
 
-from conformance import cassettes
+from conformance import cassettes, rig
 from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
 from conformance.driver import DriverSetupError
@@ -46,17 +46,7 @@ from conformance.harness import BrowserHarness
 from conformance.loading import SpecError, load_callable
 from conformance.members import ALL_NAMES
 from conformance.probes import ProbeLog, browser_probe, computer_probe
-from conformance.rig import (
-    ALL_MODES,
-    Mode,
-    browser_toolset,
-    build_runner,
-    cassette_client,
-    checkpoint_ledger,
-    computer_toolset,
-    in_flavour,
-    run_to_end,
-)
+from conformance.rig import ALL_MODES, Mode
 from conformance.rig.runners import Runner
 from conformance.subject import Subject
 
@@ -370,10 +360,10 @@ class _Replay:
         if settings.budget_limits is not None:
             options["context_budget"] = {
                 **settings.budget_limits,
-                "compact": in_flavour(self.flavour, self._budget_policy),
+                "compact": rig.in_flavour(self.flavour, self._budget_policy),
             }
         if settings.ledger:
-            options["ledger"] = checkpoint_ledger(self.flavour, "driverkit-replay", self.checkpoints.append)
+            options["ledger"] = rig.checkpoint_ledger(self.flavour, "driverkit-replay", self.checkpoints.append)
         if settings.max_steps is not None:
             options["max_steps"] = settings.max_steps
         if settings.max_concurrent_calls is not None:
@@ -400,7 +390,7 @@ class _Replay:
         return browser_probe(self.flavour, self.plan.browser_members, log=self.log)
 
     def _function(self, tool: JSONObject) -> RegisteredFunction | AsyncRegisteredFunction:
-        answer = in_flavour(self.flavour, self._function_answer(tool))
+        answer = rig.in_flavour(self.flavour, self._function_answer(tool))
         if self.flavour == "sync":
             return RegisteredFunction(tool=tool, execute=answer)  # type: ignore[arg-type]
         return AsyncRegisteredFunction(tool=tool, execute=answer)  # type: ignore[arg-type]
@@ -409,23 +399,23 @@ class _Replay:
         """The runner the recording implies, and the run options that answer its callbacks as recorded."""
         browser = None
         if self.plan.browser_members:
-            browser = browser_toolset(
+            browser = rig.browser_toolset(
                 self.flavour,
                 self._browser_driver(),
                 members=self.plan.browser_members,
-                confirm=in_flavour(self.flavour, lambda context: True),
-                url_policy=in_flavour(self.flavour, lambda context, url: True),
+                confirm=rig.in_flavour(self.flavour, lambda context: True),
+                url_policy=rig.in_flavour(self.flavour, lambda context, url: True),
             )
         computer = None
         if self.plan.computer:
-            computer = computer_toolset(self.flavour, computer_probe(self.flavour, log=self.log))
-        runner = build_runner(
+            computer = rig.computer_toolset(self.flavour, computer_probe(self.flavour, log=self.log))
+        runner = rig.build_runner(
             self.flavour,
             browser=browser,
             computer=computer,
             functions=[self._function(tool) for tool in self.plan.functions],
         )
-        return runner, {"approve_mcp": in_flavour(self.flavour, self._approve)}
+        return runner, {"approve_mcp": rig.in_flavour(self.flavour, self._approve)}
 
 
 def replay(
@@ -467,13 +457,13 @@ def replay(
             run_options["max_steps"] = max_steps
         response: Any = None
         error: BaseException | None = None
-        client = cassette_client(transport, chosen.flavour)
+        client = rig.cassette_client(transport, chosen.flavour)
         try:
             if subject is None:
-                response = run_to_end(chosen.flavour, runner, client, plan.params, run_options)
+                response = rig.run_to_end(chosen.flavour, runner, client, plan.params, run_options)
             else:
                 # An async driver from a factory lives on the harness loop it was made on.
-                response = run_to_end(chosen.flavour, runner, client, plan.params, run_options, loop=subject.run)
+                response = rig.run_to_end(chosen.flavour, runner, client, plan.params, run_options, loop=subject.run)
         except (ToolRunnerError, ToolRunnerCancelledError, ValueError) as caught:
             error = caught
         return _report(source, mode, loaded, transport, session, response, error, strict)

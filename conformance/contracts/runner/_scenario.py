@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -33,7 +34,7 @@ from openai.lib.responses_tool_runner import (
     ToolRunnerError,
 )
 
-from conformance import cassettes
+from conformance import cassettes, rig
 from conformance.fake_responses import CassetteTransport, SentRequest
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import (
@@ -44,17 +45,7 @@ from conformance.probes import (
     default_browser_reply,
     default_computer_screenshot,
 )
-from conformance.rig import (
-    ALL_MODES,
-    Mode,
-    browser_toolset,
-    build_runner,
-    cassette_client,
-    checkpoint_ledger,
-    computer_toolset,
-    in_flavour,
-    run_to_end,
-)
+from conformance.rig import ALL_MODES, Mode
 from conformance.rig.runners import ComputerToolsetOf
 
 # How often a call held by ``Function.hold_until`` looks at the timeline again.
@@ -228,6 +219,12 @@ class CapturedRun:
         return tuple(error.attempted_call_ids), tuple(error.completed_call_ids)
 
 
+def _reply_of(spec: Function) -> object:
+    if isinstance(spec.reply, BaseException):
+        raise spec.reply
+    return spec.reply
+
+
 def load(name: str) -> cassettes.Cassette:
     return cassettes.bundled(name)
 
@@ -266,55 +263,49 @@ class ScenarioRun:
 
     # ------------------------------------------------------------------ registrations
 
+    @contextmanager
+    def _recorded_call(self, spec: Function, arguments: dict[str, object]) -> Iterator[None]:
+        """Put one function call on the timeline: ``call:<name>:<ref>`` as it starts, then ``done:...`` when the
+        executor returned or ``failed:...`` when it raised, so checks see when each call ended relative to
+        stream events and other calls."""
+        label = f"{spec.name}:{arguments.get('reference', '')}"
+        self.timeline.enter()
+        self.timeline.add(f"call:{label}")
+        finished = "failed"
+        try:
+            if spec.side_effect is not None:
+                spec.side_effect(arguments)
+            yield
+            finished = "done"
+        finally:
+            self.timeline.add(f"{finished}:{label}")
+            self.timeline.leave()
+
+    def _pauses(self, spec: Function) -> Iterator[float]:
+        """The sleeps a held call makes: short polls until ``hold_until`` appears (``hold`` at most), or one
+        ``hold``."""
+        if spec.hold_until is not None:
+            deadline = time.monotonic() + spec.hold
+            while not self.timeline.has(spec.hold_until) and time.monotonic() < deadline:
+                yield _POLL
+        elif spec.hold:
+            yield spec.hold
+
     def _sync_execute(self, spec: Function) -> Callable[[dict[str, object]], object]:
         def execute(arguments: dict[str, object]) -> object:
-            label = f"{spec.name}:{arguments.get('reference', '')}"
-            self.timeline.enter()
-            self.timeline.add(f"call:{label}")
-            finished = "failed"
-            try:
-                if spec.side_effect is not None:
-                    spec.side_effect(arguments)
-                if spec.hold_until is not None:
-                    deadline = time.monotonic() + spec.hold
-                    while not self.timeline.has(spec.hold_until) and time.monotonic() < deadline:
-                        time.sleep(_POLL)
-                elif spec.hold:
-                    time.sleep(spec.hold)
-                if isinstance(spec.reply, BaseException):
-                    raise spec.reply
-                finished = "done"
-                return spec.reply
-            finally:
-                # "done:<name>:<ref>" when the executor returned, "failed:..." when it raised: lets checks see
-                # when each call ended relative to stream events and other calls.
-                self.timeline.add(f"{finished}:{label}")
-                self.timeline.leave()
+            with self._recorded_call(spec, arguments):
+                for pause in self._pauses(spec):
+                    time.sleep(pause)
+                return _reply_of(spec)
 
         return execute
 
     def _async_execute(self, spec: Function) -> Callable[[dict[str, object]], Any]:
         async def execute(arguments: dict[str, object]) -> object:
-            label = f"{spec.name}:{arguments.get('reference', '')}"
-            self.timeline.enter()
-            self.timeline.add(f"call:{label}")
-            finished = "failed"
-            try:
-                if spec.side_effect is not None:
-                    spec.side_effect(arguments)
-                if spec.hold_until is not None:
-                    deadline = time.monotonic() + spec.hold
-                    while not self.timeline.has(spec.hold_until) and time.monotonic() < deadline:
-                        await asyncio.sleep(_POLL)
-                elif spec.hold:
-                    await asyncio.sleep(spec.hold)
-                if isinstance(spec.reply, BaseException):
-                    raise spec.reply
-                finished = "done"
-                return spec.reply
-            finally:
-                self.timeline.add(f"{finished}:{label}")
-                self.timeline.leave()
+            with self._recorded_call(spec, arguments):
+                for pause in self._pauses(spec):
+                    await asyncio.sleep(pause)
+                return _reply_of(spec)
 
         return execute
 
@@ -360,13 +351,13 @@ class ScenarioRun:
             probe = browser_probe(
                 flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log, **state
             )
-            browser = browser_toolset(flavour, probe, confirm=in_flavour(flavour, lambda context: True))
+            browser = rig.browser_toolset(flavour, probe, confirm=rig.in_flavour(flavour, lambda context: True))
         if self.setup.computer:
             computer_driver = computer_probe(flavour, log=self.probe_log, replies=self._computer_replies())
-            computer = computer_toolset(flavour, computer_driver)
+            computer = rig.computer_toolset(flavour, computer_driver)
             self.computer_toolset = computer
         registration = self._sync_registration if flavour == "sync" else self._async_registration
-        return build_runner(
+        return rig.build_runner(
             flavour,
             browser=browser,
             computer=computer,
@@ -441,12 +432,12 @@ class ScenarioRun:
                 if user_on_event is not None:
                     user_on_event(event)
 
-            options["on_event"] = in_flavour(self.mode.flavour, combined)
+            options["on_event"] = rig.in_flavour(self.mode.flavour, combined)
         else:
             options.pop("on_event", None)
         for name in ("before_early_call", "approve_mcp", "approve_safety_checks", "before_action"):
             if name in options:
-                options[name] = in_flavour(self.mode.flavour, options[name])
+                options[name] = rig.in_flavour(self.mode.flavour, options[name])
         for name, spec in (
             ("approve_safety_checks", self.setup.approve_safety_checks),
             ("before_action", self.setup.before_action),
@@ -461,13 +452,13 @@ class ScenarioRun:
         return {"stream": self.mode.stream, "eager": self.mode.eager, **options}
 
     def ledger(self, resume_from: Any = None, run_id: str = "run-1") -> Any:
-        return checkpoint_ledger(self.mode.flavour, run_id, self.checkpoints.append, resume_from)
+        return rig.checkpoint_ledger(self.mode.flavour, run_id, self.checkpoints.append, resume_from)
 
     # ------------------------------------------------------------------ running
 
     def client(self) -> Any:
         """A client of the mode's flavour answered by the scenario's cassette."""
-        return cassette_client(
+        return rig.cassette_client(
             self.transport, self.mode.flavour, max_retries=self.setup.max_retries, options=self.setup.client_options
         )
 
@@ -489,7 +480,7 @@ class ScenarioRun:
         kwargs = {**self.run_kwargs(), **overrides}
         params = dict(self.setup.params if params is None else params)
         try:
-            return self.captured(run_to_end(self.mode.flavour, runner, self.client(), params, kwargs), None)
+            return self.captured(rig.run_to_end(self.mode.flavour, runner, self.client(), params, kwargs), None)
         except (ToolRunnerError, ValueError) as error:
             return self.captured(None, error)
 
