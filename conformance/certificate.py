@@ -45,7 +45,7 @@ def _version(distribution: str) -> str | None:
 
 
 def _bounded(text: str, limit: int = REASON_LIMIT) -> str:
-    # Kept in step with conformance.driver.bounded; repeated here so the certificate needs nothing from the harness.
+    # Kept in step with conformance.harness.errors.bounded; repeated so the certificate needs nothing from the harness.
     return text if len(text) <= limit else f"{text[:limit]}... [{len(text):,} characters in all]"
 
 
@@ -84,7 +84,7 @@ def verdict_of_results(results: Sequence[ClauseResult], incomplete: Sequence[str
 
 
 @dataclass(frozen=True)
-class Subject:
+class CertifiedSubject:
     """What was certified: the option values that named it and the profile the kit found."""
 
     kind: str  # "browser driver", "computer driver", "SDK toolsets and runners"
@@ -93,7 +93,7 @@ class Subject:
 
 
 def build(
-    subjects: Sequence[Subject],
+    subjects: Sequence[CertifiedSubject],
     results: Sequence[ClauseResult],
     extra: Mapping[str, Any] | None = None,
     incomplete: Sequence[str] = (),

@@ -213,9 +213,9 @@ def test_browser_checks_skip_without_driver(project: pytest.Pytester) -> None:
 
 
 def test_a_named_check_module_is_collected_once(project: pytest.Pytester) -> None:
-    from conformance.plugin import CHECK_DIRECTORIES
+    from conformance.plugin import CONTRACTS
 
-    module = sorted(CHECK_DIRECTORIES[0].glob("check_*.py"))[0]
+    module = sorted((CONTRACTS / "browser").glob("check_*.py"))[0]
     result = project.runpytest_subprocess("--driver=tinydrivers:plain", "--collect-only", "-q", str(module))
     collected = [line for line in result.stdout.lines if "::" in line]
     assert collected, result.stdout.str()

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from conformance.driver import bounded, describe_error
+from conformance.harness.errors import bounded, describe_error
 from tests.resilience.drivers import HUGE
 
 REPOSITORY = Path(__file__).resolve().parents[1]

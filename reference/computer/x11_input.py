@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from Xlib import XK, X
 from Xlib.ext import xtest
 
-from .x11_connection import open_display
+from conformance.harness.desktops.x11_connection import open_display
 
 # How long clients get to pick up a remapped keymap before the remapped keys are pressed. 20 ms lost characters
 # on a loaded two-core machine; 50 ms has not.

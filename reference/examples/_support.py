@@ -17,7 +17,7 @@ import openai
 
 from conformance import cassettes, resources
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
-from conformance.fixture_server import Effect, FixtureServer
+from conformance.harness.fixture_server import Effect, FixtureServer
 
 Mode = Literal["rehearse", "live"]
 STREAMS_DIR: Final = resources.streams("examples")

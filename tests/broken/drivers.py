@@ -3,7 +3,7 @@
 Approach
 --------
 Every broken driver wraps a working one: the reference sync driver made by ``reference.browser.sync_factory``
-(unwrapped with :func:`conformance.driver.open_driver`, exactly as the harness unwraps any factory). The
+(unwrapped with :func:`conformance.harness.loop.open_driver`, exactly as the harness unwraps any factory). The
 wrapper, :class:`BrokenDriver`, exposes each member the reference implements. A member passes straight through
 unless the subclass defines a hook for it - ``broken_<member>(self, arguments, forward)``, or
 ``broken_state(self, forward)`` - and that hook is where the single defect lives. ``forward`` runs the
@@ -47,10 +47,11 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 from openai.lib.browser import BrowserError
 from PIL import Image
 
-from conformance.driver import HarnessLoop, open_driver
-from conformance.environment import Environment
+from conformance.harness.environment import Environment
+from conformance.harness.factory import open_driver
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.profile import declares_cancelled
 from conformance.members import DRIVER_METHOD_NAMES
-from conformance.subject import declares_cancelled
 
 Arguments = dict[str, Any]
 Forward = Callable[..., Any]

@@ -1,6 +1,6 @@
 """Fixtures for the reference driver tests: the kit's fixture server, one session per test, one browser per module.
 
-Tests see the server through the kit's own per-check view (:class:`conformance.environment.Environment`): each
+Tests see the server through the kit's own per-check view (:class:`conformance.harness.environment.Environment`): each
 test gets a fresh session token, so its effect and request records hold only what its own pages did.
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.environment import Environment
-from conformance.fixture_server import FixtureServer
+from conformance.harness.environment import Environment
+from conformance.harness.fixture_server import FixtureServer
 from reference.browser import BrowserLimits, PlaywrightBrowserDriver, SyncBrowserProcess
 from reference.grants import GrantStore
 

@@ -17,9 +17,9 @@ from urllib.parse import quote, urlsplit
 from PIL import Image
 
 from conformance.assertions import expect, unverified, violation
-from conformance.driver import describe_error
-from conformance.environment import Effect, Environment
-from conformance.subject import Outcome, Subject
+from conformance.harness.environment import Effect, Environment
+from conformance.harness.errors import describe_error
+from conformance.harness.subject import BrowserSubject, CallOutcome
 
 from ._effects import INPUT_KINDS
 from ._tabs import tabs_of
@@ -37,7 +37,7 @@ REF_SOURCES = ("read_page", "find", "read_page_scoped")
 _SCOPES_TRIED = 8
 
 
-def _structured_elements(outcome: Outcome, notes: list[str]) -> list[Mapping[str, Any]] | None:
+def _structured_elements(outcome: CallOutcome, notes: list[str]) -> list[Mapping[str, Any]] | None:
     """The elements of a structured read, or None with a note saying why this read offered no refs.
 
     A read whose result or state the SDK rejected is a defect of its own (the run would stop), not a reason
@@ -60,11 +60,11 @@ def _lists(elements: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> bool
 
 
 def _scoped_elements(
-    subject: Subject, labels: Sequence[str], filter_: str, notes: list[str]
+    subject: BrowserSubject, labels: Sequence[str], filter_: str, notes: list[str]
 ) -> list[Mapping[str, Any]]:
     """Elements from read_page_scoped: the null root first, then each discovered section until all are listed."""
 
-    def read(root: str | None) -> Outcome:
+    def read(root: str | None) -> CallOutcome:
         return subject.call("read_page_scoped", tab_id=None, root=root, depth=32, filter=filter_)
 
     discovered = read(None)
@@ -78,7 +78,7 @@ def _scoped_elements(
     return merged
 
 
-def structured_elements(subject: Subject, *labels: str, filter_: str = "all") -> list[Mapping[str, Any]] | None:
+def structured_elements(subject: BrowserSubject, *labels: str, filter_: str = "all") -> list[Mapping[str, Any]] | None:
     """Elements listing every control in ``labels`` from the first structured read the driver offers, or None.
 
     read_page is asked first, then find (one query per label), then read_page_scoped: a driver whose
@@ -88,7 +88,7 @@ def structured_elements(subject: Subject, *labels: str, filter_: str = "all") ->
 
 
 def _elements_from_sources(
-    subject: Subject, labels: Sequence[str], filter_: str, notes: list[str]
+    subject: BrowserSubject, labels: Sequence[str], filter_: str, notes: list[str]
 ) -> list[Mapping[str, Any]] | None:
     if subject.implements("read_page"):
         elements = _structured_elements(subject.call("read_page", filter=filter_, tab_id=None), notes)
@@ -113,7 +113,7 @@ def _missing(elements: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> st
     return ", ".join(repr(label) for label in labels if ref_of(elements, label) is None)
 
 
-def elements_for(subject: Subject, member: str, *labels: str, filter_: str = "all") -> list[Mapping[str, Any]]:
+def elements_for(subject: BrowserSubject, member: str, *labels: str, filter_: str = "all") -> list[Mapping[str, Any]]:
     """Elements listing the controls ``member`` will be tried on; without them ``member`` is unverified.
 
     A driver that implements ``member`` but offers no structured read listing those controls cannot be
@@ -156,7 +156,9 @@ def find_ref(elements: Sequence[Mapping[str, Any]], label: str, *, role: str | N
     return ref
 
 
-def require_ref(subject: Subject, member: str, label: str, *, role: str | None = None, filter_: str = "all") -> str:
+def require_ref(
+    subject: BrowserSubject, member: str, label: str, *, role: str | None = None, filter_: str = "all"
+) -> str:
     """A ref for the control labelled ``label``, from a fresh structured read, to call ``member`` with."""
     return find_ref(elements_for(subject, member, label, filter_=filter_), label, role=role)
 
@@ -178,7 +180,7 @@ def state_problem(state: Any) -> str | None:
     return None
 
 
-def current_state(subject: Subject, clause: str) -> Any:
+def current_state(subject: BrowserSubject, clause: str) -> Any:
     """state() read directly; failing to report state is a failure of ``clause``."""
     try:
         return subject.state()
@@ -186,7 +188,7 @@ def current_state(subject: Subject, clause: str) -> Any:
         violation(clause, f"state() raised {describe_error(error)}")
 
 
-def expect_valid_state(subject: Subject, clause: str, after: str) -> Any:
+def expect_valid_state(subject: BrowserSubject, clause: str, after: str) -> Any:
     state = current_state(subject, clause)
     problem = state_problem(state)
     expect(problem is None, clause, f"after {after}, state() is inconsistent: {problem}")
@@ -196,22 +198,22 @@ def expect_valid_state(subject: Subject, clause: str, after: str) -> Any:
 # --- outcomes ----------------------------------------------------------------------------------------------
 
 
-def describe(outcome: Outcome) -> str:
+def describe(outcome: CallOutcome) -> str:
     return outcome.describe()
 
 
-def expect_done(outcome: Outcome, clause: str) -> None:
+def expect_done(outcome: CallOutcome, clause: str) -> None:
     """The member ran without raising (otherwise its effect cannot be checked, and ``clause`` is broken)."""
     expect(outcome.raised is None and outcome.member_call is not None, clause, f"the call failed: {describe(outcome)}")
 
 
-def expect_refused(outcome: Outcome, clause: str, why: str) -> None:
+def expect_refused(outcome: CallOutcome, clause: str, why: str) -> None:
     """The driver refused the call by raising; a normal return would claim an action it must not perform."""
     expect(outcome.member_call is not None, clause, f"{outcome.describe()} ({why})")
     expect(outcome.raised is not None, clause, f"{why}, but {describe(outcome)}")
 
 
-def expect_text_result(outcome: Outcome) -> None:
+def expect_text_result(outcome: CallOutcome) -> None:
     """BR-ACT-001: action members return a string or None."""
     expect(
         outcome.raw is None or isinstance(outcome.raw, str),
@@ -220,7 +222,7 @@ def expect_text_result(outcome: Outcome) -> None:
     )
 
 
-def finish(outcome: Outcome) -> None:
+def finish(outcome: CallOutcome) -> None:
     """The closing checks of a successful action: result type, then the SDK's acceptance."""
     expect_text_result(outcome)
     outcome.expect_sdk_accepted()
@@ -241,7 +243,7 @@ def start_page(env: Environment) -> str:
     return urlsplit(env.start_url).path.rsplit("/", 1)[-1] or "blank.html"
 
 
-def start_page_shown(subject: Subject) -> Effect:
+def start_page_shown(subject: BrowserSubject) -> Effect:
     """The start page's own load record: the precondition of every check that judges what happens on it.
 
     Without it the check fails on :data:`START_PAGE_CLAUSE`, never on the clause it was about to judge.
@@ -259,7 +261,7 @@ def start_page_shown(subject: Subject) -> Effect:
     return loaded
 
 
-def mark(subject: Subject) -> int:
+def mark(subject: BrowserSubject) -> int:
     """A position in the effect record after the page has gone quiet; later effects are the call's.
 
     The start page's own load record comes first (its absence fails :data:`START_PAGE_CLAUSE`): a beacon
@@ -288,7 +290,7 @@ def input_effects_since(env: Environment, position: int, *, ignore: Iterable[str
 
 
 def await_effect(
-    subject: Subject,
+    subject: BrowserSubject,
     clause: str,
     kind: str,
     predicate: Callable[[Effect], bool] | None = None,
@@ -310,7 +312,7 @@ def await_effect(
 
 
 def await_new_effect(
-    subject: Subject,
+    subject: BrowserSubject,
     clause: str,
     position: int,
     kind: str,
@@ -339,7 +341,7 @@ def near(effect: Effect, x: int, y: int, tolerance: int = 1) -> bool:
     return abs(int(effect.get("x", -9999)) - x) <= tolerance and abs(int(effect.get("y", -9999)) - y) <= tolerance
 
 
-def page_viewport(subject: Subject, page: str) -> tuple[int, int]:
+def page_viewport(subject: BrowserSubject, page: str) -> tuple[int, int]:
     """The CSS viewport the page itself measured when it loaded."""
     if page == start_page(subject.env):
         loaded: Effect | None = start_page_shown(subject)

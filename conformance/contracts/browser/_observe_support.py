@@ -14,9 +14,9 @@ from typing import Any
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect, not_implemented, unverified
-from conformance.environment import Environment
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import OMISSION_CODES, READ_ROLES
-from conformance.subject import Outcome, Subject
 
 # Values the fixture pages put into private fields (private.html, sections.html). They never appear in any
 # markup, so the only way a report can contain them is by reading the live field.
@@ -187,7 +187,7 @@ def is_browser_error(error: BaseException | None) -> bool:
     return isinstance(error, BrowserError)
 
 
-def expect_refused(outcome: Outcome, clause: str, what: str) -> None:
+def expect_refused(outcome: CallOutcome, clause: str, what: str) -> None:
     """The driver raised BrowserError (a safe, recoverable refusal) for ``what``."""
     error = outcome.raised
     expect(
@@ -198,7 +198,7 @@ def expect_refused(outcome: Outcome, clause: str, what: str) -> None:
     )
 
 
-def first_action(subject: Subject) -> str:
+def first_action(subject: BrowserSubject) -> str:
     """An element action the driver implements, for checks that need to try a ref (click preferred)."""
     for member in ("click", "hover", "scroll_to"):
         if subject.implements(member):
@@ -206,7 +206,7 @@ def first_action(subject: Subject) -> str:
     not_implemented("click, hover or scroll_to (an element action to try refs with)")
 
 
-def act_on(subject: Subject, member: str, ref: str, tab_id: str | None = None) -> Outcome:
+def act_on(subject: BrowserSubject, member: str, ref: str, tab_id: str | None = None) -> CallOutcome:
     return subject.call(member, target=ref, tab_id=tab_id)
 
 
@@ -220,7 +220,7 @@ def activation_effects(env: Environment, probe: str) -> list[Any]:
 
 
 def structured_read(
-    subject: Subject, *, filter: str = "all", tab_id: str | None = None, for_member: str | None = None
+    subject: BrowserSubject, *, filter: str = "all", tab_id: str | None = None, for_member: str | None = None
 ) -> dict[str, Any]:
     """A read_page result as a structured read; checks about refs cannot run on a text-only driver.
 

@@ -22,8 +22,8 @@ from conformance.contracts.browser._act_support import (
     structured_elements,
 )
 from conformance.contracts.browser._tabs import active_tab, tab_ids
+from conformance.harness.profile import declares_cancelled
 from conformance.members import BY_NAME
-from conformance.subject import declares_cancelled
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

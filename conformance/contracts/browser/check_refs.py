@@ -15,8 +15,8 @@ from conformance.contracts.browser._observe_support import (
     structured_read,
 )
 from conformance.contracts.browser._tabs import tab_ids
-from conformance.environment import Environment
-from conformance.subject import Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-REF-001")
-def test_refs_are_stable_while_the_page_is_unchanged(subject: Subject, env: Environment) -> None:
+def test_refs_are_stable_while_the_page_is_unchanged(subject: BrowserSubject, env: Environment) -> None:
     first = structured_read(subject)
     second = structured_read(subject)
     refs_first = {str(e.get("label")): e.get("ref") for e in read_elements(first)}
@@ -44,7 +44,7 @@ def test_refs_are_stable_while_the_page_is_unchanged(subject: Subject, env: Envi
 
 @pytest.mark.page("rerender.html")
 @pytest.mark.clause("BR-REF-002", "BR-ERR-003")
-def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environment) -> None:
+def test_a_ref_to_a_rerendered_control_is_refused(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("click")  # the check re-renders the page by clicking its Rebuild button
     before = structured_read(subject, for_member=action)
@@ -71,7 +71,7 @@ def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environ
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-REF-003")
-def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Environment) -> None:
+def test_a_ref_from_before_a_navigation_is_refused(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("navigate")
     old = structured_read(subject, for_member=action)
@@ -92,7 +92,7 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Enviro
 
 @pytest.mark.page("blank.html")
 @pytest.mark.clause("BR-REF-004", "BR-REF-005")
-def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
+def test_refs_stay_with_their_tab(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("new_tab", "close_tab")
     start = subject.state()

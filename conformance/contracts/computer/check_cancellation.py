@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from openai.types.responses import computer_action as actions
 
 from conformance.assertions import expect, not_implemented
-from conformance.computer_harness import ComputerEnvironment, accepts_cancelled, call
+from conformance.harness.computer_environment import ComputerEnvironment
+from conformance.harness.computer_subject import ComputerSubject
 
 from ._support import click, describe, of_type, points, take_shot
 
@@ -30,13 +30,15 @@ def _flips_after(calls: int) -> Callable[[], bool]:
 
 
 @pytest.mark.clause("CO-CANCEL-001")
-def test_typing_stops_when_cancelled(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    if not accepts_cancelled(computer_driver, "type"):
+def test_typing_stops_when_cancelled(
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment
+) -> None:
+    if not computer_subject.takes_cancelled("type"):
         not_implemented("the cancelled keyword on type")
     mark = computer_environment.mark()
     # Stopping by raising is as good as stopping by returning.
     with contextlib.suppress(Exception):
-        call(computer_driver, "type", actions.Type(type="type", text=LONG_TEXT), cancelled=_flips_after(3))
+        computer_subject.call_direct("type", actions.Type(type="type", text=LONG_TEXT), cancelled=_flips_after(3))
     computer_environment.settle()
     typed = computer_environment.typed_since(mark)
     expect(
@@ -55,18 +57,18 @@ def test_typing_stops_when_cancelled(computer_driver: Any, computer_environment:
 
 
 @pytest.mark.clause("CO-CANCEL-001")
-def test_wait_ends_early_when_cancelled(computer_driver: Any) -> None:
-    if not accepts_cancelled(computer_driver, "wait"):
+def test_wait_ends_early_when_cancelled(computer_subject: ComputerSubject) -> None:
+    if not computer_subject.takes_cancelled("wait"):
         not_implemented("the cancelled keyword on wait")
     started = time.monotonic()
-    call(computer_driver, "wait", actions.Wait(type="wait"))
+    computer_subject.call_direct("wait", actions.Wait(type="wait"))
     full = time.monotonic() - started
     if full < 0.1:
         pytest.skip(f"wait lasts {full * 1000:.0f} ms, too short to tell an early end")
     deadline = time.monotonic() + full / 4
     started = time.monotonic()
     with contextlib.suppress(Exception):
-        call(computer_driver, "wait", actions.Wait(type="wait"), cancelled=lambda: time.monotonic() > deadline)
+        computer_subject.call_direct("wait", actions.Wait(type="wait"), cancelled=lambda: time.monotonic() > deadline)
     cancelled_after = time.monotonic() - started
     expect(
         cancelled_after < full * 0.75,
@@ -78,11 +80,11 @@ def test_wait_ends_early_when_cancelled(computer_driver: Any) -> None:
 @pytest.mark.clause("CO-CANCEL-002")
 @pytest.mark.parametrize("method", ["click", "type", "drag"])
 def test_already_cancelled_sends_nothing(
-    computer_driver: Any, computer_environment: ComputerEnvironment, method: str
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment, method: str
 ) -> None:
-    if not accepts_cancelled(computer_driver, method):
+    if not computer_subject.takes_cancelled(method):
         not_implemented(f"the cancelled keyword on {method}")
-    shot = take_shot(computer_driver, computer_environment)
+    shot = take_shot(computer_subject)
     x, y = shot.to_shot(*points(computer_environment)[0])
     action = {
         "click": click(x, y),
@@ -91,7 +93,7 @@ def test_already_cancelled_sends_nothing(
     }[method]
     mark = computer_environment.mark()
     with contextlib.suppress(Exception):
-        call(computer_driver, method, action, cancelled=lambda: True)
+        computer_subject.call_direct(method, action, cancelled=lambda: True)
     events = [e for e in computer_environment.quiet(mark) if e.get("type") != "pointermove" or method == "drag"]
     expect(
         not of_type(events, "mousedown", "mouseup", "click", "keydown", "input", "pointermove"),

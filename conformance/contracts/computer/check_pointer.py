@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from openai.types.responses import computer_action as actions
 
 from conformance.assertions import expect
-from conformance.computer_harness import ComputerEnvironment, call
+from conformance.harness.computer_environment import ComputerEnvironment
+from conformance.harness.computer_subject import ComputerSubject
 
 from ._support import click, describe, drag_path, near, of_type, points, take_shot
 
@@ -17,11 +16,13 @@ DOM_BUTTON = {"left": 0, "wheel": 1, "right": 2, "back": 3, "forward": 4}
 
 
 @pytest.mark.clause("CO-CLICK-001")
-def test_click_lands_once_at_the_point(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+def test_click_lands_once_at_the_point(
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment
+) -> None:
+    shot = take_shot(computer_subject)
     x, y = points(computer_environment)[0]
     mark = computer_environment.mark()
-    call(computer_driver, "click", click(*shot.to_shot(x, y)))
+    computer_subject.act(click(*shot.to_shot(x, y)))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
     presses = of_type(events, "mousedown", "mouseup", "click")
     expect(
@@ -39,12 +40,12 @@ def test_click_lands_once_at_the_point(computer_driver: Any, computer_environmen
 @pytest.mark.clause("CO-CLICK-002")
 @pytest.mark.parametrize("button", ["right", "wheel", "back", "forward", "left"])
 def test_click_uses_the_requested_button(
-    computer_driver: Any, computer_environment: ComputerEnvironment, button: str
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment, button: str
 ) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+    shot = take_shot(computer_subject)
     x, y = points(computer_environment)[1]
     mark = computer_environment.mark()
-    call(computer_driver, "click", click(*shot.to_shot(x, y), button=button))
+    computer_subject.act(click(*shot.to_shot(x, y), button=button))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
     buttons = [event["button"] for event in of_type(events, "mousedown", "mouseup")]
     expect(
@@ -55,11 +56,13 @@ def test_click_uses_the_requested_button(
 
 
 @pytest.mark.clause("CO-CLICK-003")
-def test_keys_are_held_during_a_click(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+def test_keys_are_held_during_a_click(
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment
+) -> None:
+    shot = take_shot(computer_subject)
     x, y = points(computer_environment)[2]
     mark = computer_environment.mark()
-    call(computer_driver, "click", click(*shot.to_shot(x, y), keys=["shift"]))
+    computer_subject.act(click(*shot.to_shot(x, y), keys=["shift"]))
     events = computer_environment.wait_for(
         mark, lambda seen: bool(of_type(seen, "click")) and any(e.get("key") == "Shift" for e in of_type(seen, "keyup"))
     )
@@ -74,12 +77,14 @@ def test_keys_are_held_during_a_click(computer_driver: Any, computer_environment
 
 
 @pytest.mark.clause("CO-DCLICK-001")
-def test_double_click_is_a_double_click(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+def test_double_click_is_a_double_click(
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment
+) -> None:
+    shot = take_shot(computer_subject)
     x, y = points(computer_environment)[3]
     mark = computer_environment.mark()
     sx, sy = shot.to_shot(x, y)
-    call(computer_driver, "double_click", actions.DoubleClick(type="double_click", x=sx, y=sy))
+    computer_subject.act(actions.DoubleClick(type="double_click", x=sx, y=sy))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "dblclick")))
     doubles = of_type(events, "dblclick")
     expect(len(doubles) == 1, "CO-DCLICK-001", f"expected one dblclick, got {describe(events)}")
@@ -91,12 +96,14 @@ def test_double_click_is_a_double_click(computer_driver: Any, computer_environme
 
 
 @pytest.mark.clause("CO-MOVE-001")
-def test_move_moves_without_pressing(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+def test_move_moves_without_pressing(
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment
+) -> None:
+    shot = take_shot(computer_subject)
     x, y = points(computer_environment)[1]
     mark = computer_environment.mark()
     sx, sy = shot.to_shot(x, y)
-    call(computer_driver, "move", actions.Move(type="move", x=sx, y=sy))
+    computer_subject.act(actions.Move(type="move", x=sx, y=sy))
     events = computer_environment.wait_for(
         mark, lambda seen: any(near(e, x, y, shot.tolerance) for e in of_type(seen, "pointermove"))
     )
@@ -114,12 +121,12 @@ def test_move_moves_without_pressing(computer_driver: Any, computer_environment:
 
 
 @pytest.mark.clause("CO-DRAG-001")
-def test_drag_follows_the_path(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+def test_drag_follows_the_path(computer_subject: ComputerSubject, computer_environment: ComputerEnvironment) -> None:
+    shot = take_shot(computer_subject)
     screen_path = drag_path(computer_environment)
     path = [dict(zip(("x", "y"), shot.to_shot(x, y), strict=True)) for x, y in screen_path]
     mark = computer_environment.mark()
-    call(computer_driver, "drag", actions.Drag(type="drag", path=path))  # type: ignore[arg-type]
+    computer_subject.act(actions.Drag(type="drag", path=path))  # type: ignore[arg-type]
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
     downs, ups = of_type(events, "mousedown"), of_type(events, "mouseup")
     expect(
@@ -150,13 +157,13 @@ def test_drag_follows_the_path(computer_driver: Any, computer_environment: Compu
 @pytest.mark.clause("CO-SCROLL-001")
 @pytest.mark.parametrize(("scroll_x", "scroll_y"), [(0, 240), (0, -360), (240, 0), (-120, 0)])
 def test_scroll_goes_the_right_way_by_about_the_distance(
-    computer_driver: Any, computer_environment: ComputerEnvironment, scroll_x: int, scroll_y: int
+    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment, scroll_x: int, scroll_y: int
 ) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+    shot = take_shot(computer_subject)
     x, y = points(computer_environment)[2]
     sx, sy = shot.to_shot(x, y)
     mark = computer_environment.mark()
-    call(computer_driver, "scroll", actions.Scroll(type="scroll", x=sx, y=sy, scroll_x=scroll_x, scroll_y=scroll_y))
+    computer_subject.act(actions.Scroll(type="scroll", x=sx, y=sy, scroll_x=scroll_x, scroll_y=scroll_y))
     events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "wheel")))
     wheels = of_type(events, "wheel")
     expect(

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from conformance import generated_pages, resources
+from conformance import resources
+from conformance.harness import generated_pages
 
 Origin = Literal["main", "other"]
 Effect = Mapping[str, Any]

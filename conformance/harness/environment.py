@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from conformance.fixture_server import Effect, EffectStore, EffectTimeout, FixtureServer, RecordedRequest
+from conformance.harness.fixture_server import Effect, EffectStore, EffectTimeout, FixtureServer, RecordedRequest
 
 T = TypeVar("T")
 Origin = Literal["main", "other"]
