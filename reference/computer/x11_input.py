@@ -89,9 +89,6 @@ class X11Input:
             raise RuntimeError("the X keymap has no unused keycode, so characters outside it cannot be typed")
         return strokes, spare
 
-    def stroke_for(self, keysym: int) -> KeyStroke | None:
-        return self._strokes.get(keysym)
-
     def _bind(self, keysyms: Sequence[int]) -> None:
         """Make every keysym in ``keysyms`` typeable, binding spare keycodes to those the keymap lacks.
 
@@ -158,10 +155,6 @@ class X11Input:
             xtest.fake_input(self._display, X.ButtonPress, button)
             xtest.fake_input(self._display, X.ButtonRelease, button)
             self._display.sync()
-
-    def pointer_position(self) -> tuple[int, int]:
-        pointer = self._root.query_pointer()
-        return int(pointer.root_x), int(pointer.root_y)
 
     # -- keyboard --------------------------------------------------------------------------------------------
 

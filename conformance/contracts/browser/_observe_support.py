@@ -66,10 +66,6 @@ def contains_any(value: Any, needles: Iterable[str]) -> list[str]:
     return [needle for needle in needles if needle in haystack]
 
 
-def is_structured(raw: Any) -> bool:
-    return isinstance(raw, dict)
-
-
 def read_text(raw: Any) -> str:
     """The text of a read result: the string itself, a structured read's text, or "" for None."""
     if isinstance(raw, str):
