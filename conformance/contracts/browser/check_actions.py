@@ -12,22 +12,11 @@ import time
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    NEVER_ISSUED_REF,
-    await_effect,
-    await_new_effect,
-    brief,
-    elements_for,
-    expect_done,
-    expect_refused,
-    expect_valid_state,
-    find_ref,
-    finish,
-    input_effects_since,
-    mark,
-    require_ref,
-    since,
-)
+
+from ._effects import await_effect, await_new_effect, brief, input_effects_since, mark, since
+from ._expectations import expect_done, expect_refused, finish
+from ._refs import NEVER_ISSUED_REF, elements_for, find_ref, require_ref
+from ._tabs import expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

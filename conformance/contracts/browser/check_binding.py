@@ -10,16 +10,10 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    await_new_effect,
-    brief,
-    expect_refused,
-    input_effects_since,
-    mark,
-    require_ref,
-    since,
-)
+
+from ._effects import await_effect, await_new_effect, brief, input_effects_since, mark, since
+from ._expectations import expect_refused
+from ._refs import require_ref
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -14,16 +14,12 @@ import time
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._act_support import (
-    brief,
-    mark,
-    ref_of,
-    since,
-    structured_elements,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.harness.profile import declares_cancelled
 from conformance.members import BY_NAME
+
+from ._effects import brief, mark, since
+from ._refs import ref_of, structured_elements
+from ._tabs import active_tab, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

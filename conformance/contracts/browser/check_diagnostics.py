@@ -13,14 +13,11 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    contains_any,
-    read_text,
-    valid_unicode,
-)
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import OMISSION_CODES
+
+from ._reads import contains_any, read_text, valid_unicode
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

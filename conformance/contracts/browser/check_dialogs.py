@@ -13,13 +13,11 @@ import time
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    expect_done,
-    expect_valid_state,
-    ref_of,
-    structured_elements,
-)
+
+from ._effects import await_effect
+from ._expectations import expect_done
+from ._refs import ref_of, structured_elements
+from ._tabs import expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -8,15 +8,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._observe_support import (
-    RAW_ERROR_MARKERS,
-    act_on,
-    first_action,
-    is_browser_error,
-    read_text,
-)
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._expectations import is_browser_error
+from ._reads import RAW_ERROR_MARKERS, read_text
+from ._refs import act_on, first_action
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, unverified
-from conformance.contracts.browser._observe_support import (
-    is_browser_error,
-)
 from conformance.harness.environment import Environment, FileGrant
 from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
+
+from ._expectations import is_browser_error
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -10,19 +10,11 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect, unverified
-from conformance.contracts.browser._act_support import (
-    PERMITTED_IMAGE_KEYS,
-    await_new_effect,
-    brief,
-    decode_image,
-    expect_done,
-    expect_refused,
-    input_effects_since,
-    mark,
-    page_viewport,
-    share_of_colour,
-)
-from conformance.contracts.browser._tabs import active_tab
+
+from ._effects import await_new_effect, brief, input_effects_since, mark, page_viewport
+from ._expectations import expect_done, expect_refused
+from ._images import PERMITTED_IMAGE_KEYS, decode_image, share_of_colour
+from ._tabs import active_tab
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

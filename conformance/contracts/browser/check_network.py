@@ -13,15 +13,10 @@ from urllib.parse import quote
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    expect_done,
-    expect_refused,
-    expect_valid_state,
-    other_origin_contacts,
-    with_other,
-)
-from conformance.contracts.browser._tabs import active_tab
+
+from ._effects import await_effect, other_origin_contacts, with_other
+from ._expectations import expect_done, expect_refused
+from ._tabs import active_tab, expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -10,12 +10,11 @@ import pytest
 
 from conformance import resources
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._observe_support import (
-    utf8_length,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
+
+from ._reads import utf8_length
+from ._tabs import active_tab, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

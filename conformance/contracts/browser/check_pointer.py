@@ -12,18 +12,9 @@ import time
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    await_new_effect,
-    brief,
-    expect_done,
-    expect_refused,
-    finish,
-    mark,
-    near,
-    page_viewport,
-    since,
-)
+
+from ._effects import await_effect, await_new_effect, brief, mark, near, page_viewport, since
+from ._expectations import expect_done, expect_refused, finish
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -11,15 +11,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._observe_support import (
-    PRIVATE_VALUES,
-    act_on,
-    contains_any,
-    first_action,
-    is_browser_error,
-)
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._expectations import is_browser_error
+from ._reads import PRIVATE_VALUES, contains_any
+from ._refs import act_on, first_action
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -7,17 +7,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._effects import INTERACTION_KINDS
-from conformance.contracts.browser._observe_support import (
-    check_read_report,
-    check_result_kind,
-    read_elements,
-    read_text,
-    squash,
-    strings_in,
-)
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._effects import INTERACTION_KINDS
+from ._reads import check_read_report, check_result_kind, read_text, squash, strings_in
+from ._refs import read_elements
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

@@ -11,21 +11,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    PRIVATE_VALUES,
-    act_on,
-    check_read_report,
-    contains_any,
-    expect_refused,
-    first_action,
-    read_elements,
-    squash,
-    strings_in,
-    utf8_length,
-    valid_unicode,
-)
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._expectations import expect_browser_error
+from ._reads import PRIVATE_VALUES, check_read_report, contains_any, squash, strings_in, utf8_length, valid_unicode
+from ._refs import act_on, first_action, read_elements
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -148,7 +139,7 @@ def test_scope_refs_select_reads_only(subject: BrowserSubject, env: Environment)
     env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, payment)
-    expect_refused(outcome, "BR-SCOPE-007", f"{action} with the scope ref of the Payment section")
+    expect_browser_error(outcome, "BR-SCOPE-007", f"{action} with the scope ref of the Payment section")
     env.settle()
     caused = [(e.get("kind"), e.get("target")) for e in env.effects()[before:] if e.get("kind") != "load"]
     expect(not caused, "BR-SCOPE-007", f"acting on a scope ref had page effects {caused}")
@@ -156,7 +147,7 @@ def test_scope_refs_select_reads_only(subject: BrowserSubject, env: Environment)
     for selector in ("aside", "#cardholder", "main > p", "//main"):
         if selector in issued:
             continue
-        expect_refused(scoped(subject, selector), "BR-SCOPE-008", f"read_page_scoped with root {selector!r}")
+        expect_browser_error(scoped(subject, selector), "BR-SCOPE-008", f"read_page_scoped with root {selector!r}")
 
 
 @pytest.mark.page("sections.html")
@@ -168,4 +159,4 @@ def test_scope_refs_expire_with_their_document(subject: BrowserSubject, env: Env
     assert payment, "discovery must offer the Payment section (BR-SCOPE-002)"
     moved = subject.call("navigate", url=env.url("forms.html"), tab_id=None)
     assert moved.raised is None, f"navigating to a permitted page failed: {moved.raised!r}"
-    expect_refused(scoped(subject, payment), "BR-SCOPE-009", "read_page_scoped with a scope ref of the old page")
+    expect_browser_error(scoped(subject, payment), "BR-SCOPE-009", "read_page_scoped with a scope ref of the old page")

@@ -12,12 +12,11 @@ import time
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    is_browser_error,
-    valid_unicode,
-)
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
+
+from ._expectations import is_browser_error
+from ._reads import valid_unicode
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

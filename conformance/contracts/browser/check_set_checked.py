@@ -10,18 +10,10 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    brief,
-    elements_for,
-    expect_done,
-    expect_refused,
-    find_ref,
-    finish,
-    mark,
-    require_ref,
-    since,
-)
+
+from ._effects import await_effect, brief, mark, since
+from ._expectations import expect_done, expect_refused, finish
+from ._refs import elements_for, find_ref, require_ref
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

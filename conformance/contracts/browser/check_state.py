@@ -8,12 +8,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    contains_any,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_ids
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
+
+from ._reads import contains_any
+from ._tabs import active_tab, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

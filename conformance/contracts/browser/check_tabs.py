@@ -9,19 +9,10 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    NEVER_ISSUED_TAB,
-    await_effect,
-    await_new_effect,
-    brief,
-    expect_done,
-    expect_refused,
-    expect_valid_state,
-    finish,
-    mark,
-    since,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_by_id, tab_ids
+
+from ._effects import await_effect, await_new_effect, brief, mark, since
+from ._expectations import expect_done, expect_refused, finish
+from ._tabs import NEVER_ISSUED_TAB, active_tab, expect_valid_state, tab_by_id, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")

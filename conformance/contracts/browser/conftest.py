@@ -6,7 +6,7 @@ import pytest
 
 from conformance.harness.subject import BrowserSubject
 
-from ._act_support import start_page_shown
+from ._effects import start_page_shown
 
 
 @pytest.fixture
