@@ -182,3 +182,26 @@ def other_origin_contacts(env: Environment) -> list[str]:
         if effect.get("origin") == "other"
     ]
     return seen
+
+
+# Effect predicates made by a function, so a check's loop binds this iteration's value (not the last one).
+
+
+def recorded_since(env: Environment, position: int) -> Callable[[Effect], bool]:
+    """Whether an effect was recorded after ``position`` (a :func:`mark`)."""
+    return lambda effect: effect in since(env, position)
+
+
+def targeting(probe: str) -> Callable[[Effect], bool]:
+    """Whether an effect is about the element with ``data-probe=probe``."""
+    return lambda effect: effect.get("target") == probe
+
+
+def on_page(page: str) -> Callable[[Effect], bool]:
+    """Whether an effect was recorded by ``page``."""
+    return lambda effect: effect.get("page") == page
+
+
+def counted(count: int) -> Callable[[Effect], bool]:
+    """Whether a click effect was the ``count``-th click of a series (its ``detail``)."""
+    return lambda effect: effect.get("detail") == count

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect, unverified
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
 
 from ._effects import await_new_effect, brief, input_effects_since, mark, page_viewport
 from ._expectations import expect_done, expect_refused
@@ -27,7 +29,7 @@ BLUE_BOX = (860, 40, 980, 120)
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-001", "BR-IMG-002", "BR-IMG-003", "BR-IMG-006")
-def test_screenshot_shows_the_current_viewport(subject, env):
+def test_screenshot_shows_the_current_viewport(subject: BrowserSubject, env: Environment) -> None:
     subject.require("screenshot")
     width, height = page_viewport(subject, "actions.html")
     tab = active_tab(subject.state())
@@ -61,7 +63,7 @@ def test_screenshot_shows_the_current_viewport(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-004", "BR-IMG-006")
-def test_zoom_returns_exactly_the_requested_region(subject, env):
+def test_zoom_returns_exactly_the_requested_region(subject: BrowserSubject, env: Environment) -> None:
     subject.require("zoom")
     page_viewport(subject, "actions.html")
     position = mark(subject)
@@ -85,7 +87,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
         f"the zoom image is {picture.width}x{picture.height}, not the shape of a {right - left}x{bottom - top} region",
     )
 
-    def part(x0, x1):  # CSS x range inside the region -> image box
+    def part(x0: float, x1: float) -> tuple[int, int, int, int]:  # CSS x range inside the region -> image box
         scale = picture.width / (right - left)
         return (
             int((x0 - left) * scale),
@@ -111,7 +113,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-005")
-def test_zoom_refuses_regions_outside_the_viewport(subject, env):
+def test_zoom_refuses_regions_outside_the_viewport(subject: BrowserSubject, env: Environment) -> None:
     subject.require("zoom")
     width, height = page_viewport(subject, "actions.html")
     for region in ([0, 0, width + 200, height], [0, 0, width, height + 200], [width + 10, 0, width + 60, 50]):
@@ -120,7 +122,7 @@ def test_zoom_refuses_regions_outside_the_viewport(subject, env):
         outcome.expect_sdk_accepted()
 
 
-def _red_share(subject, tab_id, clause):
+def _red_share(subject: BrowserSubject, tab_id: str | None, clause: str) -> float:
     outcome = subject.call("screenshot", tab_id=tab_id)
     expect_done(outcome, clause)
     return share_of_colour(decode_image(outcome.raw, clause), RED, RED_BOX)
@@ -128,7 +130,7 @@ def _red_share(subject, tab_id, clause):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-003")
-def test_a_screenshot_follows_the_page_it_shows(subject, env):
+def test_a_screenshot_follows_the_page_it_shows(subject: BrowserSubject, env: Environment) -> None:
     subject.require("screenshot")
     page_viewport(subject, "actions.html")
     first = _red_share(subject, None, "BR-IMG-003")

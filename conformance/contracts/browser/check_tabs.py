@@ -6,11 +6,15 @@ word, and state is checked for the invariants the documents give it (unique IDs,
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from conformance.assertions import expect
+from conformance.assertions import expect, violation
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, await_new_effect, brief, mark, since
+from ._effects import await_effect, await_new_effect, brief, mark, on_page, since
 from ._expectations import expect_done, expect_refused, finish
 from ._tabs import NEVER_ISSUED_TAB, active_tab, expect_valid_state, tab_by_id, tab_ids
 
@@ -18,11 +22,12 @@ from ._tabs import NEVER_ISSUED_TAB, active_tab, expect_valid_state, tab_by_id, 
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
-def _open_second_tab(subject, env, clause):
+def _open_second_tab(subject: BrowserSubject, env: Environment, clause: str) -> tuple[str, str]:
     """Open tabs-a.html in a new tab; returns (first tab ID, new tab ID)."""
     before = expect_valid_state(subject, clause, "the driver was created")
     first = active_tab(before)
-    expect(first is not None, clause, "the driver starts with no active tab")
+    if first is None:
+        violation(clause, "the driver starts with no active tab")
     outcome = subject.call("new_tab", url=env.url("tabs-a.html"))
     expect_done(outcome, clause)
     await_effect(subject, clause, "load", lambda e: e.get("page") == "tabs-a.html", what="tabs-a.html in the new tab")
@@ -35,7 +40,7 @@ def _open_second_tab(subject, env, clause):
 
 
 @pytest.mark.clause("BR-TAB-001", "BR-TAB-006", "BR-ACT-001")
-def test_new_tab_with_a_url_opens_that_page(subject, env):
+def test_new_tab_with_a_url_opens_that_page(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab")
     _first, added = _open_second_tab(subject, env, "BR-TAB-001")
     tab = tab_by_id(subject.state(), added)
@@ -43,7 +48,7 @@ def test_new_tab_with_a_url_opens_that_page(subject, env):
 
 
 @pytest.mark.clause("BR-TAB-002", "BR-ACT-001")
-def test_new_tab_without_a_url_opens_a_blank_page(subject, env):
+def test_new_tab_without_a_url_opens_a_blank_page(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab")
     before = expect_valid_state(subject, "BR-TAB-002", "the driver was created")
     position = mark(subject)
@@ -60,7 +65,7 @@ def test_new_tab_without_a_url_opens_a_blank_page(subject, env):
 
 
 @pytest.mark.clause("BR-TAB-003", "BR-TAB-004", "BR-TAB-006", "BR-ACT-001")
-def test_switch_and_close_change_the_real_tabs(subject, env):
+def test_switch_and_close_change_the_real_tabs(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab", "switch_tab", "close_tab")
     first, second = _open_second_tab(subject, env, "BR-TAB-003")
     for target in (first, second, first):
@@ -99,7 +104,7 @@ def test_switch_and_close_change_the_real_tabs(subject, env):
 
 
 @pytest.mark.clause("BR-TAB-008")
-def test_a_null_tab_id_follows_the_active_tab(subject, env):
+def test_a_null_tab_id_follows_the_active_tab(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab", "switch_tab", "navigate")
     first, second = _open_second_tab(subject, env, "BR-TAB-008")
     for target, page, title in ((first, "tabs-b.html", "Tabs B"), (second, "blank.html", "Blank fixture")):
@@ -108,9 +113,7 @@ def test_a_null_tab_id_follows_the_active_tab(subject, env):
         outcome = subject.call("navigate", url=env.url(page), tab_id=None)
         expect_done(outcome, "BR-TAB-008")
         # blank.html is also the start page: only a load after the mark is this navigation's.
-        await_new_effect(
-            subject, "BR-TAB-008", position, "load", lambda e, page=page: e.get("page") == page, what=f"{page} loading"
-        )
+        await_new_effect(subject, "BR-TAB-008", position, "load", on_page(page), what=f"{page} loading")
         loads = since(env, position, "load")
         expect(len(loads) == 1, "BR-TAB-008", f"one navigation loaded {len(loads)} pages")
         tab = tab_by_id(subject.state(), target)
@@ -122,7 +125,7 @@ def test_a_null_tab_id_follows_the_active_tab(subject, env):
 
 
 # Members whose tab_id can be checked without a target; sample arguments with an unknown tab.
-_UNKNOWN_TAB_CALLS = {
+_UNKNOWN_TAB_CALLS: dict[str, dict[str, Any]] = {
     "navigate": {"url": "tabs-a.html", "tab_id": NEVER_ISSUED_TAB},
     "key": {"keys": ["Enter"], "tab_id": NEVER_ISSUED_TAB},
     "scroll": {"direction": "down", "amount": 3, "tab_id": NEVER_ISSUED_TAB},
@@ -139,7 +142,7 @@ _UNKNOWN_TAB_CALLS = {
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-TAB-005", "BR-TAB-007", "BR-ACT-014")
-def test_unknown_tab_ids_are_refused_and_touch_no_tab(subject, env):
+def test_unknown_tab_ids_are_refused_and_touch_no_tab(subject: BrowserSubject, env: Environment) -> None:
     checked = [member for member in ("switch_tab", "close_tab", *_UNKNOWN_TAB_CALLS) if subject.implements(member)]
     if not checked:
         subject.require("switch_tab")
