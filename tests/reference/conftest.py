@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from conformance.contracts.browser._endpoints import ENDPOINTS
 from conformance.harness.environment import Environment
 from conformance.harness.fixture_server import FixtureServer
 from reference.browser import BrowserLimits, PlaywrightBrowserDriver, SyncBrowserProcess
@@ -18,7 +19,7 @@ from reference.grants import GrantStore
 
 @pytest.fixture(scope="session")
 def fixture_server() -> Iterator[FixtureServer]:
-    with FixtureServer() as server:
+    with FixtureServer(endpoints=ENDPOINTS) as server:
         yield server
 
 
