@@ -68,7 +68,9 @@ class EffectTimeout(AssertionError):
 
 
 @dataclass(frozen=True)
-class RecordedRequest:
+class ServedRequest:
+    """A request the fixture server answered for a session (the log checks read to prove a fetch happened or not)."""
+
     method: str
     path: str  # relative to the session: "forms.html", "__auth"
     query: str
@@ -82,7 +84,7 @@ class RecordedRequest:
 @dataclass
 class _Session:
     effects: list[Effect] = field(default_factory=list)
-    requests: list[RecordedRequest] = field(default_factory=list)
+    requests: list[ServedRequest] = field(default_factory=list)
 
 
 class EffectStore:
@@ -113,7 +115,7 @@ class EffectStore:
                 session.effects.append(dict(effect, received=time.monotonic()))
                 self._changed.notify_all()
 
-    def add_request(self, token: str, request: RecordedRequest) -> None:
+    def add_request(self, token: str, request: ServedRequest) -> None:
         with self._changed:
             session = self._sessions.get(token)
             if session is not None:
@@ -125,7 +127,7 @@ class EffectStore:
             session = self._sessions.get(token)
             return list(session.effects) if session else []
 
-    def requests(self, token: str) -> list[RecordedRequest]:
+    def requests(self, token: str) -> list[ServedRequest]:
         with self._changed:
             session = self._sessions.get(token)
             return list(session.requests) if session else []
@@ -205,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(HTTPStatus.NOT_FOUND, b"unknown session\n", "text/plain")
             return
         if method != "POST" or not rest.endswith("__effect"):
-            request = RecordedRequest(
+            request = ServedRequest(
                 method, rest, parts.query, self.server.origin_name, time.time(), "Authorization" in self.headers
             )
             store.add_request(token, request)
