@@ -15,7 +15,7 @@ method's own signature: the SDK keeps finding the same flavour (sync) and the sa
 ``cancelled`` parameter it would find on the reference driver. A defect therefore never hides behind a changed
 signature, and a check that fails can only have failed on the behaviour the hook changed.
 
-Each class's docstring says what it breaks; ``tests/test_broken_drivers.py`` says which clause the contract
+Each class's docstring says what it breaks; ``tests/conformance/contracts/browser/test_broken_drivers.py`` says which clause the contract
 suite must blame for it. Every ``--driver`` factory below is a generator (one of the documented factory forms)
 that closes the reference driver when the check is done::
 
@@ -27,7 +27,7 @@ returning from navigate before the page has loaded, retiring the session after a
 must accept them. They guard the checks against false positives and against judging the reference's habits.
 
 ``TextReadsClickNeverClicks`` is neither: it implements click, but offers no structured read, so no check can
-reach click. Its certificate must say click is unverified (``tests/test_broken_drivers.py``).
+reach click. Its certificate must say click is unverified (``tests/conformance/contracts/browser/test_broken_drivers.py``).
 """
 
 from __future__ import annotations

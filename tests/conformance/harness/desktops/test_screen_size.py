@@ -13,7 +13,7 @@ import pytest
 from conformance.contracts.computer._support import FREE_LEFT, FREE_TOP, PATH_FRACTIONS, POINT_FRACTIONS, _at
 from conformance.harness.desktops.settings import COMMON_SCREENS, parse_screen_size
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[4]
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ import pytest
 from conformance.harness.errors import bounded, describe_error
 from tests.resilience.drivers import HUGE
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[3]
 DRIVERS = "tests.resilience.drivers"
 # Guards the outer suite only; every run is bounded by the deadlines it passes the kit.
 GUARD_SECONDS = float(os.environ.get("DRIVERKIT_TEST_GUARD", "300"))
