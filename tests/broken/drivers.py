@@ -15,9 +15,9 @@ method's own signature: the SDK keeps finding the same flavour (sync) and the sa
 ``cancelled`` parameter it would find on the reference driver. A defect therefore never hides behind a changed
 signature, and a check that fails can only have failed on the behaviour the hook changed.
 
-Each class's docstring says what it breaks; ``tests/conformance/contracts/browser/test_broken_drivers.py`` says which clause the contract
-suite must blame for it. Every ``--driver`` factory below is a generator (one of the documented factory forms)
-that closes the reference driver when the check is done::
+Each class's docstring says what it breaks; ``test_broken_drivers.py`` (in tests/conformance/contracts/browser)
+says which clause the contract suite must blame for it. Every ``--driver`` factory below is a generator (one of
+the documented factory forms) that closes the reference driver when the check is done::
 
     pytest --driver=tests.broken.drivers:duplicate_refs --certificate=out -k test_read_page_reports_the_form
 
@@ -27,7 +27,7 @@ returning from navigate before the page has loaded, retiring the session after a
 must accept them. They guard the checks against false positives and against judging the reference's habits.
 
 ``TextReadsClickNeverClicks`` is neither: it implements click, but offers no structured read, so no check can
-reach click. Its certificate must say click is unverified (``tests/conformance/contracts/browser/test_broken_drivers.py``).
+reach click. Its certificate must say click is unverified (``test_broken_drivers.py``).
 """
 
 from __future__ import annotations
