@@ -28,3 +28,21 @@ def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester, monk
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 4  # wait, two unknown-key variants, double click
     assert outcomes.get("passed") == 1  # the plain click still conforms
+
+
+def test_a_screenshot_the_sdk_refuses_fails_only_the_screenshot_clause(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    result = pytester.runpytest_subprocess(
+        "--computer-driver=tests.desktop.broken_computer_drivers:untyped_screenshot_factory",
+        "-p",
+        "no:randomly",
+        "-k",
+        "click_lands or is_a_computer_screenshot",
+    )
+    output = result.stdout.str()
+    assert "FAILED CO-SHOT-001" in output, output[-3000:]
+    # The click check needs a screenshot first: the refusal blames the screenshot clause, never the click.
+    assert "FAILED CO-CLICK-001" not in output, output[-3000:]
+    assert result.parseoutcomes().get("failed") == 2
