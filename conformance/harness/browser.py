@@ -20,8 +20,8 @@ from typing import Any
 from conformance import software
 from conformance.assertions import EnvironmentProblem
 from conformance.harness.environment import DriverHints, Environment, SharedResources
-from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
-from conformance.harness.factory import Cleanup, close_driver, open_driver
+from conformance.harness.errors import DriverSetupError, describe_error
+from conformance.harness.factory import Cleanup, close_driver, open_on_driver_thread
 from conformance.harness.fixture_server import FixtureServer
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import DriverProfile
@@ -53,15 +53,7 @@ class BrowserHarness:
 
     def open(self, env: Environment) -> tuple[object, Cleanup]:
         """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
-        try:
-            made: tuple[object, Cleanup] = self.loop.run(
-                lambda: open_driver(self.factory, env, self.loop, self.factory_timeout),
-                what="the driver factory",
-                timeout=self.factory_timeout,
-            )
-        except DriverTimeout as timeout:
-            raise DriverSetupError(f"{timeout} (the driver was abandoned)") from None
-        return made
+        return open_on_driver_thread(self.factory, env, self.loop, self.factory_timeout)
 
     @contextmanager
     def subject(

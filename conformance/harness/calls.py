@@ -39,6 +39,24 @@ class CallRecord:
         return None if self.ended is None else self.ended - self.started
 
 
+@dataclass
+class RecordedCalls:
+    """The driver calls one toolset execution made, and the member (or action) it was asked for."""
+
+    member: str
+    calls: list[CallRecord] = field(default_factory=list)
+
+    @property
+    def member_call(self) -> CallRecord | None:
+        return next((call for call in self.calls if call.member == self.member), None)
+
+    @property
+    def raw(self) -> Any:
+        """What the driver's method returned (None when it raised or was never called)."""
+        call = self.member_call
+        return call.returned if call else None
+
+
 class RecordingProxy:
     """Exposes exactly the named members of a driver, appending a :class:`CallRecord` to ``log`` for each call."""
 

@@ -19,8 +19,8 @@ from conformance import software
 from conformance.assertions import EnvironmentProblem
 from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.computer_subject import ComputerSubject
-from conformance.harness.errors import DriverSetupError, DriverTimeout
-from conformance.harness.factory import Cleanup, close_driver, open_driver
+from conformance.harness.errors import DriverSetupError
+from conformance.harness.factory import Cleanup, close_driver, open_on_driver_thread
 from conformance.harness.loop import HarnessLoop
 
 Note = Callable[[str], None]
@@ -41,15 +41,7 @@ class ComputerHarness:
 
     def open(self, env: ComputerEnvironment) -> tuple[object, Cleanup]:
         """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
-        try:
-            made: tuple[object, Cleanup] = self.loop.run(
-                lambda: open_driver(self.factory, env, self.loop, self.factory_timeout),
-                what="the driver factory",
-                timeout=self.factory_timeout,
-            )
-        except DriverTimeout as timeout:
-            raise DriverSetupError(f"{timeout} (the driver was abandoned)") from None
-        return made
+        return open_on_driver_thread(self.factory, env, self.loop, self.factory_timeout)
 
     @contextmanager
     def subject(self, env: ComputerEnvironment, note: Note) -> Iterator[ComputerSubject]:

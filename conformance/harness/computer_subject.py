@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from openai import AsyncComputerToolset, ComputerToolset
@@ -23,7 +23,7 @@ from openai.types.responses import computer_action as actions
 
 from conformance.assertions import expect
 from conformance.flavours import Flavour
-from conformance.harness.calls import CallRecord, RecordingProxy, naming_the_pending_call, on_driver
+from conformance.harness.calls import RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
 from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.errors import DriverSetupError, DriverTimeout, bounded, describe_error
 from conformance.harness.loop import HarnessLoop
@@ -50,25 +50,13 @@ ComputerAction = (
 
 
 @dataclass
-class ActionOutcome:
+class ActionOutcome(RecordedCalls):
     """The result of one action executed through the SDK's computer toolset."""
 
-    member: str
-    calls: list[CallRecord] = field(default_factory=list)
     output: dict[str, Any] | None = None
     sdk_error: BaseException | None = None
     # The toolset would not take the driver at all (constructor refused it): nothing was called.
     toolset_refused: bool = False
-
-    @property
-    def member_call(self) -> CallRecord | None:
-        return next((call for call in self.calls if call.member == self.member), None)
-
-    @property
-    def raw(self) -> Any:
-        """What the driver's method returned (None when it raised or was never called)."""
-        call = self.member_call
-        return call.returned if call else None
 
     @property
     def raised(self) -> BaseException | None:

@@ -112,6 +112,22 @@ def open_driver(
         raise DriverSetupError(f"the driver factory raised {describe_error(error)}") from error
 
 
+def open_on_driver_thread(
+    factory: Callable[[Any], object], env: object, loop: HarnessLoop, timeout: float
+) -> tuple[object, Cleanup]:
+    """:func:`open_driver` where the driver's code runs (the loop's worker), the whole of it under ``timeout``.
+
+    A factory that hangs is abandoned with its thread and reported as a :class:`DriverSetupError`.
+    """
+    try:
+        made: tuple[object, Cleanup] = loop.run(
+            lambda: open_driver(factory, env, loop, timeout), what="the driver factory", timeout=timeout
+        )
+    except DriverTimeout as hung:
+        raise DriverSetupError(f"{hung} (the driver was abandoned)") from None
+    return made
+
+
 def close_driver(loop: HarnessLoop, cleanup: Cleanup, generation: int) -> str | None:
     """Run a driver's ``cleanup`` under the deadline; what went wrong in one line, or None.
 

@@ -20,7 +20,7 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from conformance.assertions import expect, not_implemented
 from conformance.flavours import Flavour
-from conformance.harness.calls import CallRecord, RecordingProxy, naming_the_pending_call, on_driver
+from conformance.harness.calls import RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
 from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout, bounded, describe_error
 from conformance.harness.loop import HarnessLoop
@@ -36,25 +36,13 @@ SDK_ACCEPTS_CLAUSE = "BR-SDK-001"
 
 
 @dataclass
-class CallOutcome:
+class CallOutcome(RecordedCalls):
     """The result of one member call through the SDK toolset."""
 
-    member: str
-    arguments: dict[str, Any]
-    calls: list[CallRecord] = field(default_factory=list)
+    arguments: dict[str, Any] = field(default_factory=dict)
     payload: dict[str, Any] | None = None
     image: dict[str, Any] | None = None
     sdk_error: BaseException | None = None
-
-    @property
-    def member_call(self) -> CallRecord | None:
-        return next((call for call in self.calls if call.member == self.member), None)
-
-    @property
-    def raw(self) -> Any:
-        """What the driver's method returned (None when it raised or was never called)."""
-        call = self.member_call
-        return call.returned if call else None
 
     @property
     def raised(self) -> BaseException | None:
@@ -158,7 +146,7 @@ class BrowserSubject:
         self.require(member)
         if member not in BY_NAME:
             raise ValueError(f"{member!r} is not a browser member")
-        outcome = CallOutcome(member, dict(arguments))
+        outcome = CallOutcome(member, arguments=dict(arguments))
         proxy: Any = RecordingProxy(self.driver, ("state", *self.profile.implemented), self.flavour, outcome.calls)
         call = ResponseFunctionToolCall(
             type="function_call",
