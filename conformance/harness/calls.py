@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,35 +66,34 @@ class RecordingProxy:
             setattr(self, name, _record(getattr(driver, name), name, flavour, log))
 
 
+@contextmanager
+def _recorded(log: list[CallRecord], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[CallRecord]:
+    record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
+    log.append(record)
+    try:
+        yield record
+    except BaseException as error:
+        record.raised = error
+        raise
+    finally:
+        record.finished, record.ended = True, time.monotonic()
+
+
 def _record(method: Callable[..., Any], name: str, flavour: Flavour, log: list[CallRecord]) -> Callable[..., Any]:
     if flavour == "async":
 
         @functools.wraps(method)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
-            log.append(record)
-            try:
+            with _recorded(log, name, args, kwargs) as record:
                 record.returned = await method(*args, **kwargs)
-            except BaseException as error:
-                record.raised = error
-                raise
-            finally:
-                record.finished, record.ended = True, time.monotonic()
             return record.returned
 
         return async_wrapper
 
     @functools.wraps(method)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
-        log.append(record)
-        try:
+        with _recorded(log, name, args, kwargs) as record:
             record.returned = method(*args, **kwargs)
-        except BaseException as error:
-            record.raised = error
-            raise
-        finally:
-            record.finished, record.ended = True, time.monotonic()
         return record.returned
 
     return wrapper

@@ -192,16 +192,6 @@ def recorded_since(env: Environment, position: int) -> Callable[[Effect], bool]:
     return lambda effect: effect in since(env, position)
 
 
-def targeting(probe: str) -> Callable[[Effect], bool]:
-    """Whether an effect is about the element with ``data-probe=probe``."""
-    return lambda effect: effect.get("target") == probe
-
-
-def on_page(page: str) -> Callable[[Effect], bool]:
-    """Whether an effect was recorded by ``page``."""
-    return lambda effect: effect.get("page") == page
-
-
-def counted(count: int) -> Callable[[Effect], bool]:
-    """Whether a click effect was the ``count``-th click of a series (its ``detail``)."""
-    return lambda effect: effect.get("detail") == count
+def effect_with(**fields: object) -> Callable[[Effect], bool]:
+    """Whether an effect has every one of ``fields`` (``target=probe``, ``page=page``, ``detail=count``...)."""
+    return lambda effect: all(effect.get(name) == value for name, value in fields.items())

@@ -20,11 +20,11 @@ from ._effects import (
     await_effect,
     await_new_effect,
     brief,
+    effect_with,
     input_effects_since,
     mark,
     recorded_since,
     since,
-    targeting,
 )
 from ._expectations import expect_done, expect_refused, finish
 from ._refs import NEVER_ISSUED_REF, elements_for, find_ref, require_ref
@@ -275,7 +275,7 @@ def test_select_option_selects_exactly_the_requested_values(subject: BrowserSubj
         ref = find_ref(elements, label)
         outcome = subject.call("select_option", target=ref, values=values, tab_id=None)
         expect_done(outcome, "BR-ACT-012")
-        await_effect(subject, "BR-ACT-012", "change", targeting(probe), what=f"{label} changing")
+        await_effect(subject, "BR-ACT-012", "change", effect_with(target=probe), what=f"{label} changing")
         subject.env.settle()
         # A driver may select option by option; what counts is the selection the page ends with.
         final = [e.get("values") for e in since(env, 0, "change") if e.get("target") == probe][-1]

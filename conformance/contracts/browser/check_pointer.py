@@ -21,7 +21,7 @@ from ._effects import (
     await_effect,
     await_new_effect,
     brief,
-    counted,
+    effect_with,
     mark,
     near,
     page_viewport,
@@ -83,7 +83,7 @@ def test_click_at_uses_the_point_button_and_click_count(subject: BrowserSubject,
             "BR-PTR-003",
             position,
             "click",
-            counted(count),
+            effect_with(detail=count),
             what=f"a click counted as {count}",
         )
         subject.env.settle(quiet=0.3)

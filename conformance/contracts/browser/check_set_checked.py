@@ -13,7 +13,7 @@ from conformance.assertions import expect
 from conformance.harness.environment import Effect, Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, brief, mark, since, targeting
+from ._effects import await_effect, brief, effect_with, mark, since
 from ._expectations import expect_done, expect_refused, finish
 from ._refs import elements_for, find_ref, require_ref
 
@@ -34,7 +34,7 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject: BrowserSubje
         position = mark(subject)
         outcome = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(outcome, "BR-CHK-001")
-        await_effect(subject, "BR-CHK-001", "change", targeting(probe), what=f"{label} changing")
+        await_effect(subject, "BR-CHK-001", "change", effect_with(target=probe), what=f"{label} changing")
         subject.env.settle()
         changes = _changes(env, position, probe)
         expect(

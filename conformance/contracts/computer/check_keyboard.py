@@ -31,21 +31,17 @@ def _type_and_read(subject: ComputerSubject, environment: ComputerEnvironment, t
         pytest.param("line one\nline two", id="newline"),
     ],
 )
-def test_type_enters_exactly_the_text(
-    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment, text: str
-) -> None:
-    actual = _type_and_read(computer_subject, computer_environment, text)
+def test_type_enters_exactly_the_text(computer_subject: ComputerSubject, text: str) -> None:
+    actual = _type_and_read(computer_subject, computer_subject.env, text)
     expect(actual == text, "CO-TYPE-001", f"typed {text!r}; the page received {actual!r}")
 
 
 @pytest.mark.clause("CO-KEY-001")
-def test_keypress_presses_a_combination(
-    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment
-) -> None:
+def test_keypress_presses_a_combination(computer_subject: ComputerSubject) -> None:
     # Ctrl+Alt+Z: a combination Chromium does not bind, so the page sees it (Ctrl+Shift+A would open a menu).
-    mark = computer_environment.mark()
+    mark = computer_subject.env.mark()
     computer_subject.act(actions.Keypress(type="keypress", keys=["ctrl", "alt", "z"]))
-    events = computer_environment.wait_for(
+    events = computer_subject.env.wait_for(
         mark, lambda seen: sum(1 for e in of_type(seen, "keyup") if e["key"] in ("Control", "Alt", "z", "Z")) >= 3
     )
     downs = [e for e in of_type(events, "keydown") if e["key"].lower() == "z"]
@@ -70,11 +66,9 @@ def test_keypress_presses_a_combination(
         ("END", "End"),
     ],
 )
-def test_keypress_knows_common_key_names(
-    computer_subject: ComputerSubject, computer_environment: ComputerEnvironment, name: str, dom_key: str
-) -> None:
-    mark = computer_environment.mark()
+def test_keypress_knows_common_key_names(computer_subject: ComputerSubject, name: str, dom_key: str) -> None:
+    mark = computer_subject.env.mark()
     computer_subject.act(actions.Keypress(type="keypress", keys=[name]))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "keyup")))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "keyup")))
     pressed = [e["key"] for e in of_type(events, "keydown")]
     expect(pressed == [dom_key], "CO-KEY-002", f"keypress [{name!r}] should press {dom_key}, got {describe(events)}")
