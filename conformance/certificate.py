@@ -95,12 +95,13 @@ class CertifiedSubject:
 def build(
     subjects: Sequence[CertifiedSubject],
     results: Sequence[ClauseResult],
-    extra: Mapping[str, Any] | None = None,
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The certificate as JSON data. ``extra`` adds versions; ``incomplete`` says what cut the run short (it
-    caps the verdict at "not fully checked"); ``notes`` are harness findings that concern no clause."""
+    """The certificate as JSON data. Its versions are the kit's, the SDK's and Python's plus what each subject's
+    profile says its driver runs on (never anything of the kit's own reference browser); ``incomplete`` says what
+    cut the run short (it caps the verdict at "not fully checked"); ``notes`` are harness findings that concern
+    no clause."""
     counts: Counter[str] = Counter(result.status for result in results)
     verdict = verdict_of_results(results, incomplete)
     software: dict[str, Any] = {}
@@ -116,7 +117,6 @@ def build(
             "openai": _version("openai"),
             "python": platform.python_version(),
             **software,
-            **(extra or {}),
         },
         "contract": [document.title for document in DOCUMENTS.values()],
         "subjects": [

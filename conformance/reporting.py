@@ -74,7 +74,7 @@ def write_certificate(
     computer_software: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
     found = subjects(config, run, computer_software)
-    built = certificate.build(found, clause_results(run, config), None, incomplete, notes)
+    built = certificate.build(found, clause_results(run, config), incomplete, notes)
     return certificate.write(directory, built)
 
 
