@@ -3,7 +3,7 @@
 :class:`HarnessLoop` runs sync driver code on one worker thread and async driver code on one event loop in its own
 thread, every call under a deadline (``--driver-timeout``), so a driver that hangs fails its check with
 :class:`~conformance.harness.errors.DriverTimeout` and is abandoned instead of stalling the run. The plugin makes
-the one loop of a run (:func:`conformance.harness.fixtures.harness_loop`); nothing else creates one.
+the one loop of a run (kept under ``fixtures.LOOP_KEY``); only a harness used on its own makes another.
 """
 
 from __future__ import annotations
