@@ -160,13 +160,13 @@ def pytest_configure(config: pytest.Config) -> None:
         if problem:
             raise pytest.UsageError(f"--certificate={directory}: {problem}")
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
+    config.addinivalue_line("markers", "covers(*ids): clauses a check also covers, blamed only by name")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
     config.addinivalue_line("markers", "known_deviation(clause, id): set by the known-deviation file, not by hand")
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
-    config.addinivalue_line("markers", "covers(*ids): clauses a check also covers, blamed only by name")
     factories = {}
     for option in ("--driver", "--computer-driver"):
         spec = config.getoption(option)
