@@ -45,7 +45,7 @@ def _version(distribution: str) -> str | None:
 
 
 def _bounded(text: str, limit: int = REASON_LIMIT) -> str:
-    # Kept in step with conformance.driver.bounded; repeated here so the certificate needs nothing from the harness.
+    # Kept in step with conformance.harness.errors.bounded; repeated so the certificate needs nothing from the harness.
     return text if len(text) <= limit else f"{text[:limit]}... [{len(text):,} characters in all]"
 
 
@@ -84,7 +84,7 @@ def verdict_of_results(results: Sequence[ClauseResult], incomplete: Sequence[str
 
 
 @dataclass(frozen=True)
-class Subject:
+class CertifiedSubject:
     """What was certified: the option values that named it and the profile the kit found."""
 
     kind: str  # "browser driver", "computer driver", "SDK toolsets and runners"
@@ -93,14 +93,15 @@ class Subject:
 
 
 def build(
-    subjects: Sequence[Subject],
+    subjects: Sequence[CertifiedSubject],
     results: Sequence[ClauseResult],
-    extra: Mapping[str, Any] | None = None,
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The certificate as JSON data. ``extra`` adds versions; ``incomplete`` says what cut the run short (it
-    caps the verdict at "not fully checked"); ``notes`` are harness findings that concern no clause."""
+    """The certificate as JSON data. Its versions are the kit's, the SDK's and Python's plus what each subject's
+    profile says its driver runs on (never anything of the kit's own reference browser); ``incomplete`` says what
+    cut the run short (it caps the verdict at "not fully checked"); ``notes`` are harness findings that concern
+    no clause."""
     counts: Counter[str] = Counter(result.status for result in results)
     verdict = verdict_of_results(results, incomplete)
     software: dict[str, Any] = {}
@@ -116,7 +117,6 @@ def build(
             "openai": _version("openai"),
             "python": platform.python_version(),
             **software,
-            **(extra or {}),
         },
         "contract": [document.title for document in DOCUMENTS.values()],
         "subjects": [

@@ -19,7 +19,6 @@ from conformance import resources
 from conformance.clauses import registry
 
 DEFAULT_DRIVER = "reference.browser:sync_factory"
-SDK_SUITES = ("conformance.contracts.toolset", "conformance.contracts.runner")
 
 
 def _certify(args: argparse.Namespace) -> int:
@@ -29,7 +28,7 @@ def _certify(args: argparse.Namespace) -> int:
         # setting that only the host project's configuration could give.
         pytest_args += ["-o", "asyncio_default_fixture_loop_scope=function"]
     if args.sdk:
-        pytest_args += ["--pyargs", *SDK_SUITES]
+        pytest_args.append("--sdk")
     if args.driver or not (args.sdk or args.computer_driver):
         pytest_args.append(f"--driver={args.driver or DEFAULT_DRIVER}")
     if args.computer_driver:

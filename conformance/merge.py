@@ -191,14 +191,16 @@ def merge(shards: Sequence[Shard]) -> dict[str, Any]:
         if item.get("profile")
     }
     subjects = [
-        certificate.Subject(item["kind"], item["spec"], profiles.get((item["kind"], item["spec"])))
+        certificate.CertifiedSubject(item["kind"], item["spec"], profiles.get((item["kind"], item["spec"])))
         for item in shards[0].data["subjects"]
     ]
     versions, notes = _versions(shards)
     incomplete = [f"{shard.name}: {item}" for shard in shards for item in shard.data["run"].get("incomplete", [])]
     notes += [f"{shard.name}: {note}" for shard in shards for note in shard.data["run"].get("notes", [])]
     notes.append(f"merged from {len(shards)} certificates: {', '.join(str(shard.path) for shard in shards)}")
-    built = certificate.build(subjects, [item.result for item in merged], versions, incomplete, notes)
+    built = certificate.build(subjects, [item.result for item in merged], incomplete, notes)
+    # The shards' own versions, not this machine's: the merge may run where another kit or SDK is installed.
+    built["versions"] = versions
     disagreements = [(item.result.clause.id, item.disagreement) for item in merged if item.disagreement]
     if disagreements:
         shown = "; ".join(f"{clause_id} ({where})" for clause_id, where in disagreements[:DISAGREEMENTS_SHOWN])

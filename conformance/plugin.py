@@ -1,8 +1,10 @@
 """The driverkit pytest plugin: options and hooks only; the work lives in the modules it calls.
 
 Registered through the ``pytest11`` entry point, so ``pytest --driver=mypkg:make_driver`` works in any project.
-Given ``--driver`` and no explicit paths, pytest collects the kit's bundled browser contract checks
-(``conformance/contracts/browser/check_*.py``) whatever the host project's ``python_files`` says.
+Every shipped contract check is a ``check_*.py`` file in a suite folder under ``conformance/contracts/``, collected
+by this plugin whatever the host project's ``python_files`` says. Each option selects its suite when no explicit
+paths are given: ``--driver`` the browser suite, ``--computer-driver`` the computer suite, ``--sdk`` the toolset
+and runner suites.
 """
 
 from __future__ import annotations
@@ -10,32 +12,42 @@ from __future__ import annotations
 import fnmatch
 import json
 import sys
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance import reporting
 from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
-from conformance.driver import DEFAULT_DRIVER_TIMEOUT, DriverSetupError, DriverTimeout, bounded, describe_error
-from conformance.fixtures import HARNESS_KEY, NOTE_PROPERTY, SOFTWARE_PROPERTY
-from conformance.harness import BrowserHarness
+from conformance.harness import fixtures
+from conformance.harness.browser import BrowserHarness
+from conformance.harness.computer import ComputerHarness
+from conformance.harness.errors import DriverSetupError, DriverTimeout, bounded, describe_error
+from conformance.harness.factory import SpecError, load_callable
+from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
+from conformance.harness.loop import DEFAULT_DRIVER_TIMEOUT, HarnessLoop
 from conformance.hypothesis_profiles import register_profiles
-from conformance.loading import SpecError, load_callable
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
 
-# reference.desktop.settings.DEFAULT_SCREEN; the desktop package is imported only for computer certification.
+# conformance.harness.desktops.settings.DEFAULT_SCREEN; the desktops (python-xlib) load only for computer runs.
 DEFAULT_SCREEN_SIZE = "1280x800"
 
 # Before pytest configures itself: the hypothesis plugin resolves --hypothesis-profile during configuration.
 register_profiles()
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
-SDK_ACCEPTS_CLAUSE = "BR-SDK-001"
-BROWSER_CHECKS = CONTRACTS / "browser"
-COMPUTER_CHECKS = CONTRACTS / "computer"
-CHECK_DIRECTORIES = (BROWSER_CHECKS, COMPUTER_CHECKS, CONTRACTS / "toolset", CONTRACTS / "runner")
+# Which suites each option selects; a suite is a folder of check_*.py files under CONTRACTS.
+SUITES_BY_OPTION = {
+    "--driver": ("browser",),
+    "--computer-driver": ("computer",),
+    "--sdk": ("toolset", "runner"),
+}
+
+
+# The factories the options name, loaded once per process while configuring.
+_FACTORIES_KEY = pytest.StashKey[dict[str, Callable[..., Any]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +61,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--computer-driver",
         metavar="MODULE:FACTORY",
         help="certify the computer driver made by FACTORY(env) on a desktop showing the kit's input recorder page",
+    )
+    group.addoption(
+        "--sdk",
+        action="store_true",
+        help="check the installed SDK's toolsets and runners against recorded streams (the toolset and runner suites)",
     )
     group.addoption(
         "--desktop",
@@ -125,7 +142,7 @@ def factory_timeout(config: pytest.Config) -> float:
 def screen_size(config: pytest.Config) -> tuple[int, int]:
     """The computer desktop's ``--screen-size`` (default 1280x800)."""
     text = config.getoption("--screen-size", None) or DEFAULT_SCREEN_SIZE
-    from reference.desktop.settings import parse_screen_size
+    from conformance.harness.desktops.settings import parse_screen_size
 
     try:
         return parse_screen_size(str(text))
@@ -143,29 +160,31 @@ def pytest_configure(config: pytest.Config) -> None:
         if problem:
             raise pytest.UsageError(f"--certificate={directory}: {problem}")
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
+    config.addinivalue_line("markers", "covers(*ids): clauses a check also covers, blamed only by name")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
     config.addinivalue_line("markers", "known_deviation(clause, id): set by the known-deviation file, not by hand")
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
-    suites = []
-    for option, directory in (("--driver", BROWSER_CHECKS), ("--computer-driver", COMPUTER_CHECKS)):
+    factories = {}
+    for option in ("--driver", "--computer-driver"):
         spec = config.getoption(option)
         if spec:
             try:
-                load_callable(spec, option, search=[config.rootpath])
+                factories[option] = load_callable(spec, option, search=[config.rootpath])
             except SpecError as error:
                 raise pytest.UsageError(str(error)) from None
-            suites.append(str(directory))
+    config.stash[_FACTORIES_KEY] = factories
+    suites = [
+        str(CONTRACTS / suite)
+        for option, names in SUITES_BY_OPTION.items()
+        if config.getoption(option)
+        for suite in names
+    ]
     if suites and config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = suites
-    if config.getoption("--computer-driver"):
-        from conformance import computer_harness
-
-        if not config.pluginmanager.is_registered(computer_harness):
-            config.pluginmanager.register(computer_harness, "driverkit-computer")
-    from conformance import fixtures, replay
+    from conformance import replay
 
     for name, module in (("driverkit-fixtures", fixtures), ("driverkit-replay", replay)):
         if not config.pluginmanager.is_registered(module):
@@ -174,20 +193,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
-    spec = config.getoption("--driver")
-    if not spec:
+    factories = config.stash.get(_FACTORIES_KEY, {})
+    if not factories:
         return
-    harness = BrowserHarness(spec, load_callable(spec, "--driver"), driver_timeout(config), factory_timeout(config))
+    # The run's one harness loop: every browser and computer driver call of this process runs on it.
+    loop = config.stash[fixtures.LOOP_KEY] = HarnessLoop(driver_timeout(config))
+    if "--computer-driver" in factories:
+        spec = config.getoption("--computer-driver")
+        harness = ComputerHarness(spec, factories["--computer-driver"], loop, factory_timeout(config))
+        config.stash[fixtures.COMPUTER_HARNESS_KEY] = harness
+        config.stash[fixtures.DESKTOP_KEY] = (str(config.getoption("--desktop")), screen_size(config))
+    if "--driver" not in factories:
+        return
+    spec = config.getoption("--driver")
+    browser = BrowserHarness(spec, factories["--driver"], loop, factory_timeout(config))
     try:
-        harness.probe()
+        browser.probe()
     except DriverSetupError as error:
-        harness.close()
+        browser.close()
         raise pytest.UsageError(f"--driver={spec}: {bounded(str(error))}") from None
     if _is_xdist_controller(config):
         # The controller only probes, so a bad factory is one usage error; its workers run the checks.
-        harness.close()
+        browser.close()
     else:
-        config.stash[HARNESS_KEY] = harness
+        config.stash[fixtures.HARNESS_KEY] = browser
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
@@ -195,7 +224,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Mod
     # accident; collect them here unless the host's python_files already does.
     if file_path.suffix != ".py" or not file_path.name.startswith("check_"):
         return None
-    if not any(file_path.is_relative_to(directory) for directory in CHECK_DIRECTORIES):
+    if not file_path.is_relative_to(CONTRACTS):
         return None
     # pytest collects a path named on the command line itself, and any file its python_files matches.
     if parent.session.isinitpath(file_path):
@@ -227,11 +256,11 @@ def pytest_runtest_makereport(
     if not decisive:
         return report
     outcome, blamed, reason, member = _classify(report, call, marker_ids)
-    harness = item.config.stash.get(HARNESS_KEY, None)
+    harness = item.config.stash.get(fixtures.HARNESS_KEY, None)
     profile = harness.profile.to_json() if harness and harness.profile else None
-    # Every browser check calls the driver through the SDK toolset, so each one also covers the clause that the
-    # SDK accepts what the driver returns; it is blamed only by name (Outcome.expect_sdk_accepted).
-    covered = (*marker_ids, SDK_ACCEPTS_CLAUSE) if "subject" in getattr(item, "fixturenames", ()) else marker_ids
+    # Clauses a check covers without blaming them (the subject fixture marks every browser check with the one
+    # that the SDK accepts what the driver returns; that clause is blamed only by name).
+    covered = (*marker_ids, *(str(clause_id) for marker in item.iter_markers("covers") for clause_id in marker.args))
     deviates = tuple(str(mark.args[0]) for mark in item.iter_markers("known_deviation") if mark.args)
     result = CheckResult(
         item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, bounded(reason), profile, deviates, member
@@ -327,16 +356,13 @@ class _Recorder:
             self.incomplete.append(f"the run stopped early ({reason}) before every check ran")
         # The certificate first: whatever the driver left behind must not cost the results.
         self._write_certificate()
-        harness = self.config.stash.get(HARNESS_KEY, None)
-        if harness is not None:
-            del self.config.stash[HARNESS_KEY]
-            problems = harness.close()
-            if problems:
-                self.notes.extend(bounded(problem) for problem in problems)
-                self._write_certificate()
-                if _is_xdist_worker(self.config):
-                    for problem in problems:
-                        sys.stderr.write(f"driverkit: {problem}\n")
+        problems = _close_harnesses(self.config)
+        if problems:
+            self.notes.extend(bounded(problem) for problem in problems)
+            self._write_certificate()
+            if _is_xdist_worker(self.config):
+                for problem in problems:
+                    sys.stderr.write(f"driverkit: {problem}\n")
 
     def _write_certificate(self) -> None:
         directory = self.config.getoption("--certificate")
@@ -355,6 +381,20 @@ class _Recorder:
         certifying = self.config.getoption("--driver") or self.config.getoption("--computer-driver")
         if self.run.results or (self.incomplete and certifying):
             reporting.summarize(terminalreporter, self.config, self.run, self.incomplete, self.notes)
+
+
+def _close_harnesses(config: pytest.Config) -> list[str]:
+    """Close the browser harness, then the run's loop (bounded); what went wrong, one line each."""
+    problems: list[str] = []
+    browser = config.stash.get(fixtures.HARNESS_KEY, None)
+    if browser is not None:
+        del config.stash[fixtures.HARNESS_KEY]
+        problems += browser.close()
+    loop = config.stash.get(fixtures.LOOP_KEY, None)
+    if loop is not None:
+        del config.stash[fixtures.LOOP_KEY]
+        problems += [f"still running when the run ended: {task}" for task in loop.close()]
+    return problems
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -39,16 +39,16 @@ from openai.lib.responses_tool_runner import (
 from conformance import cassettes, rig
 from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
-from conformance.driver import DriverSetupError
 from conformance.fake_responses import CassetteTransport, Divergence, comparable_body
 from conformance.flavours import Flavour
-from conformance.harness import BrowserHarness
-from conformance.loading import SpecError, load_callable
+from conformance.harness.browser import BrowserHarness
+from conformance.harness.errors import DriverSetupError
+from conformance.harness.factory import SpecError, load_callable
+from conformance.harness.subject import BrowserSubject
 from conformance.members import ALL_NAMES
 from conformance.probes import ProbeLog, browser_probe, computer_probe
 from conformance.rig import ALL_MODES, Mode
 from conformance.rig.runners import Runner
-from conformance.subject import Subject
 
 # The modes a replay can be asked for; whether it keeps a ledger comes from the recording (meta.run), not --mode.
 MODES: Final[dict[str, Mode]] = {mode.id: mode for mode in ALL_MODES if not mode.ledger}
@@ -320,7 +320,7 @@ def load_factory(spec: str) -> Callable[..., Any]:
 
 
 @contextmanager
-def _factory_driver(factory: Callable[..., Any]) -> Iterator[Subject]:
+def _factory_driver(factory: Callable[..., Any]) -> Iterator[BrowserSubject]:
     """The driver ``factory`` makes, called as certification calls it: with an :class:`Environment` (on the kit's
     fixture server), returning a driver, a context manager or a generator. Cleaned up when the block ends."""
     harness = BrowserHarness(getattr(factory, "__qualname__", repr(factory)), factory)

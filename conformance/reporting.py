@@ -29,20 +29,20 @@ def clause_results(run: CertificationSession, config: pytest.Config | None = Non
 
 def subjects(
     config: pytest.Config, run: CertificationSession, computer_software: Mapping[str, str] | None = None
-) -> list[certificate.Subject]:
+) -> list[certificate.CertifiedSubject]:
     found = []
     driver = config.getoption("--driver", None)
     if driver:
-        found.append(certificate.Subject("browser driver", driver, run.profile))
+        found.append(certificate.CertifiedSubject("browser driver", driver, run.profile))
     computer = config.getoption("--computer-driver", None) if _has_option(config, "--computer-driver") else None
     if computer:
         screen = config.getoption("--screen-size", None) or "1280x800"
         profile: dict[str, object] = {"screen size": str(screen)}
         if computer_software:
             profile["software"] = dict(computer_software)
-        found.append(certificate.Subject("computer driver", computer, profile))
+        found.append(certificate.CertifiedSubject("computer driver", computer, profile))
     if run.prefixes() & {"TS", "RN"}:
-        found.append(certificate.Subject("SDK toolsets and runners", None, None))
+        found.append(certificate.CertifiedSubject("SDK toolsets and runners", None, None))
     return found
 
 
@@ -74,7 +74,7 @@ def write_certificate(
     computer_software: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path]:
     found = subjects(config, run, computer_software)
-    built = certificate.build(found, clause_results(run, config), None, incomplete, notes)
+    built = certificate.build(found, clause_results(run, config), incomplete, notes)
     return certificate.write(directory, built)
 
 

@@ -23,7 +23,7 @@ from openai.lib.responses_tool_runner import ToolRunnerError
 from conformance.cassette_builder import CassetteBuilder, function_call, message
 from conformance.cli import build_parser
 from conformance.fake_responses import CassetteTransport, fake_client
-from conformance.harness import BrowserHarness
+from conformance.harness.browser import BrowserHarness
 from conformance.replay import replay
 from reference.execution import ExecutionService
 

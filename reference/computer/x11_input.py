@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from Xlib import XK, X
 from Xlib.ext import xtest
 
-from .x11_connection import open_display
+from conformance.harness.desktops.x11_connection import open_display
 
 # How long clients get to pick up a remapped keymap before the remapped keys are pressed. 20 ms lost characters
 # on a loaded two-core machine; 50 ms has not.
@@ -89,9 +89,6 @@ class X11Input:
             raise RuntimeError("the X keymap has no unused keycode, so characters outside it cannot be typed")
         return strokes, spare
 
-    def stroke_for(self, keysym: int) -> KeyStroke | None:
-        return self._strokes.get(keysym)
-
     def _bind(self, keysyms: Sequence[int]) -> None:
         """Make every keysym in ``keysyms`` typeable, binding spare keycodes to those the keymap lacks.
 
@@ -158,10 +155,6 @@ class X11Input:
             xtest.fake_input(self._display, X.ButtonPress, button)
             xtest.fake_input(self._display, X.ButtonRelease, button)
             self._display.sync()
-
-    def pointer_position(self) -> tuple[int, int]:
-        pointer = self._root.query_pointer()
-        return int(pointer.root_x), int(pointer.root_y)
 
     # -- keyboard --------------------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import openai
 
 from conformance import cassettes, resources
 from conformance.fake_responses import CassetteTransport
-from conformance.fixture_server import Effect, FixtureServer
+from conformance.harness.fixture_server import Effect, FixtureServer
 from conformance.rig import cassette_client
 
 RunMode = Literal["rehearse", "live"]

@@ -22,7 +22,7 @@ from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRu
 from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
 
 from conformance import resources
-from reference.desktop import Desktop, DesktopSettings, LocalDesktop
+from conformance.harness.desktops import Desktop, DesktopSettings, LocalDesktop
 from reference.execution import ExecutionService
 
 from ._exec_tool import execution_function

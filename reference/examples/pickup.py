@@ -3,7 +3,7 @@
     python -m reference.examples.pickup --rehearse   # recorded model turns, real desktop and reference driver
     python -m reference.examples.pickup --live       # OPENAI_API_KEY and OPENAI_MODEL; asks before each action
 
-The desktop (Xvfb, openbox, kiosk Chromium; see reference.desktop) shows an order page whose pickup code appears
+The desktop (Xvfb, openbox, kiosk Chromium; conformance.harness.desktops) shows an order page whose pickup code appears
 only after a click. ``ComputerToolset.run`` drives it through the reference XTEST driver, asking before every
 action (and before any pending safety check). Success is the page's own record that the details were revealed:
 the model's final message is printed but proves nothing.
@@ -25,8 +25,8 @@ from openai import ComputerToolset
 from conformance import resources
 from conformance.cassette_builder import CassetteBuilder, computer_call, message
 from conformance.cassettes import Cassette
+from conformance.harness.desktops import Desktop, DesktopSettings, LocalDesktop
 from reference.computer import XvfbComputerDriver
-from reference.desktop import Desktop, DesktopSettings, LocalDesktop
 
 from ._support import (
     ExampleResult,

@@ -30,9 +30,9 @@ import mss
 import mss.tools
 from openai.types.responses import computer_action as actions
 
+from conformance.harness.desktops import DesktopSettings, LocalDesktop
 from reference.computer import XvfbComputerDriver
 from reference.computer.capture import DEFAULT_PNG_LEVEL
-from reference.desktop import DesktopSettings, LocalDesktop
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
 

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from conformance.fixture_server import FixtureServer
+from conformance.harness.fixture_server import FixtureServer
 from reference.browser import PlaywrightBrowserDriver, launch
 
 READ_TARGET = 1.5

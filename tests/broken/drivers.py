@@ -3,7 +3,7 @@
 Approach
 --------
 Every broken driver wraps a working one: the reference sync driver made by ``reference.browser.sync_factory``
-(unwrapped with :func:`conformance.driver.open_driver`, exactly as the harness unwraps any factory). The
+(unwrapped with :func:`conformance.harness.loop.open_driver`, exactly as the harness unwraps any factory). The
 wrapper, :class:`BrokenDriver`, exposes each member the reference implements. A member passes straight through
 unless the subclass defines a hook for it - ``broken_<member>(self, arguments, forward)``, or
 ``broken_state(self, forward)`` - and that hook is where the single defect lives. ``forward`` runs the
@@ -15,9 +15,9 @@ method's own signature: the SDK keeps finding the same flavour (sync) and the sa
 ``cancelled`` parameter it would find on the reference driver. A defect therefore never hides behind a changed
 signature, and a check that fails can only have failed on the behaviour the hook changed.
 
-Each class's docstring says what it breaks; ``tests/test_broken_drivers.py`` says which clause the contract
-suite must blame for it. Every ``--driver`` factory below is a generator (one of the documented factory forms)
-that closes the reference driver when the check is done::
+Each class's docstring says what it breaks; ``test_broken_drivers.py`` (in tests/conformance/contracts/browser)
+says which clause the contract suite must blame for it. Every ``--driver`` factory below is a generator (one of
+the documented factory forms) that closes the reference driver when the check is done::
 
     pytest --driver=tests.broken.drivers:duplicate_refs --certificate=out -k test_read_page_reports_the_form
 
@@ -27,7 +27,7 @@ returning from navigate before the page has loaded, retiring the session after a
 must accept them. They guard the checks against false positives and against judging the reference's habits.
 
 ``TextReadsClickNeverClicks`` is neither: it implements click, but offers no structured read, so no check can
-reach click. Its certificate must say click is unverified (``tests/test_broken_drivers.py``).
+reach click. Its certificate must say click is unverified (``test_broken_drivers.py``).
 """
 
 from __future__ import annotations
@@ -47,10 +47,11 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 from openai.lib.browser import BrowserError
 from PIL import Image
 
-from conformance.driver import HarnessLoop, open_driver
-from conformance.environment import Environment
+from conformance.harness.environment import Environment
+from conformance.harness.factory import open_driver
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.profile import declares_cancelled
 from conformance.members import DRIVER_METHOD_NAMES
-from conformance.subject import declares_cancelled
 
 Arguments = dict[str, Any]
 Forward = Callable[..., Any]

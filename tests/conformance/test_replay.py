@@ -17,8 +17,8 @@ from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRu
 from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
 from conformance.contracts.runner._scenario import function_tool
-from conformance.environment import Environment
 from conformance.fake_responses import CassetteTransport
+from conformance.harness.environment import Environment
 from conformance.probes import ProbeBrowser, browser_probe
 from conformance.recording import record_client
 from conformance.replay import MODES, ReplayError, add_arguments, replay, run

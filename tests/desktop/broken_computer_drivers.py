@@ -29,3 +29,21 @@ class CornerCuttingDriver(XvfbComputerDriver):
 def corner_cutting_factory(environment: DesktopEnvironment) -> Iterator[CornerCuttingDriver]:
     with CornerCuttingDriver(environment.display) as driver:
         yield driver
+
+
+class UntypedScreenshotDriver(XvfbComputerDriver):
+    """Returns its screenshot without ``"type": "computer_screenshot"``: the SDK refuses it, after every action too.
+
+    Every action the suite performs goes through the SDK's toolset, which ends each call with a screenshot, so the
+    one defect must fail only the screenshot clause (CO-SHOT-001), never the click it followed.
+    """
+
+    def screenshot(self, *, cancelled: Any = None) -> Any:
+        shot = dict(super().screenshot(cancelled=cancelled))
+        shot.pop("type", None)
+        return shot
+
+
+def untyped_screenshot_factory(environment: DesktopEnvironment) -> Iterator[UntypedScreenshotDriver]:
+    with UntypedScreenshotDriver(environment.display) as driver:
+        yield driver

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.desktop import DesktopSettings, LocalDesktop
+from conformance.harness.desktops import DesktopSettings, LocalDesktop
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "desktop"
 

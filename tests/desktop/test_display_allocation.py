@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from reference.desktop.displays import NoFreeDisplayError, lock_path, reserve_display
+from conformance.harness.desktops.displays import NoFreeDisplayError, lock_path, reserve_display
 
 # A range no real desktop in the kit uses, so these tests never fight a running suite.
 FIRST, LAST = 950, 989

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from conformance.harness.desktops import DesktopSettings, DesktopStartError, DockerDesktop
+from conformance.harness.desktops.displays import lock_path, socket_path
 from reference.computer import XvfbComputerDriver
-from reference.desktop import DesktopSettings, DesktopStartError, DockerDesktop
-from reference.desktop.displays import lock_path, socket_path
 
 from .conftest import PAGES
 

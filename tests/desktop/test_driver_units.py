@@ -13,6 +13,8 @@ import pytest
 from openai.types.responses import computer_action as actions
 from PIL import Image
 
+from conformance.harness.desktops import LocalDesktop
+from conformance.harness.desktops.x11_connection import open_display
 from reference.computer import (
     ActionCancelled,
     AsyncXvfbComputerDriver,
@@ -21,8 +23,6 @@ from reference.computer import (
     UnknownKeyError,
     XvfbComputerDriver,
 )
-from reference.computer.x11_connection import open_display
-from reference.desktop import LocalDesktop
 
 from .conftest import needs_x
 

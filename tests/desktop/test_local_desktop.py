@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.desktop import DesktopNotRunningError, DesktopSettings, DesktopStartError, LocalDesktop, local
-from reference.desktop.displays import lock_path, socket_path
+from conformance.harness.desktops import DesktopNotRunningError, DesktopSettings, DesktopStartError, LocalDesktop, local
+from conformance.harness.desktops.displays import lock_path, socket_path
 
 from .conftest import PAGES, needs_x
 

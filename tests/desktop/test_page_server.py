@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.desktop.page_server import RecordingPageServer
+from conformance.harness.desktops.page_server import RecordingPageServer
 
 
 def _post(url: str, body: bytes) -> int:

@@ -11,15 +11,20 @@ from .conftest import needs_x
 pytestmark = needs_x
 
 
-def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def _certify(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, factory: str, selection: str
+) -> pytest.RunResult:
+    """The computer suite's checks ``selection`` picks, run on a broken driver in a child pytest."""
     # The plugin loads the factory while configuring, before any rootdir path is added: make `tests` importable.
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
-    result = pytester.runpytest_subprocess(
-        "--computer-driver=tests.desktop.broken_computer_drivers:corner_cutting_factory",
-        "-p",
-        "no:randomly",
-        "-k",
-        "wait_pauses or unknown_key or double_click or click_lands",
+    return pytester.runpytest_subprocess(
+        f"--computer-driver=tests.desktop.broken_computer_drivers:{factory}", "-p", "no:randomly", "-k", selection
+    )
+
+
+def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _certify(
+        pytester, monkeypatch, "corner_cutting_factory", "wait_pauses or unknown_key or double_click or click_lands"
     )
     output = result.stdout.str()
     for clause in ("CO-WAIT-001", "CO-UNSUP-001", "CO-DCLICK-001"):
@@ -28,3 +33,14 @@ def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester, monk
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 4  # wait, two unknown-key variants, double click
     assert outcomes.get("passed") == 1  # the plain click still conforms
+
+
+def test_a_screenshot_the_sdk_refuses_fails_only_the_screenshot_clause(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _certify(pytester, monkeypatch, "untyped_screenshot_factory", "click_lands or is_a_computer_screenshot")
+    output = result.stdout.str()
+    assert "FAILED CO-SHOT-001" in output, output[-3000:]
+    # The click check needs a screenshot first: the refusal blames the screenshot clause, never the click.
+    assert "FAILED CO-CLICK-001" not in output, output[-3000:]
+    assert result.parseoutcomes().get("failed") == 2

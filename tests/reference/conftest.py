@@ -1,6 +1,6 @@
 """Fixtures for the reference driver tests: the kit's fixture server, one session per test, one browser per module.
 
-Tests see the server through the kit's own per-check view (:class:`conformance.environment.Environment`): each
+Tests see the server through the kit's own per-check view (:class:`conformance.harness.environment.Environment`): each
 test gets a fresh session token, so its effect and request records hold only what its own pages did.
 """
 
@@ -10,15 +10,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.environment import Environment
-from conformance.fixture_server import FixtureServer
+from conformance.contracts.browser._endpoints import ENDPOINTS
+from conformance.harness.environment import Environment
+from conformance.harness.fixture_server import FixtureServer
 from reference.browser import BrowserLimits, PlaywrightBrowserDriver, SyncBrowserProcess
 from reference.grants import GrantStore
 
 
 @pytest.fixture(scope="session")
 def fixture_server() -> Iterator[FixtureServer]:
-    with FixtureServer() as server:
+    with FixtureServer(endpoints=ENDPOINTS) as server:
         yield server
 
 

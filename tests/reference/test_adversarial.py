@@ -14,7 +14,7 @@ import pytest
 from openai.lib.browser import BrowserError
 from rdk_helpers import element, read
 
-from conformance.environment import Environment
+from conformance.harness.environment import Environment
 from reference.browser import BrowserLimits
 
 

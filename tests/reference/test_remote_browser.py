@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from conformance.environment import Environment, SharedResources
-from conformance.fixture_server import FixtureServer
+from conformance.harness.environment import Environment, SharedResources
+from conformance.harness.fixture_server import FixtureServer
 from reference.browser import (
     CDP_ENDPOINT_VARIABLE,
     CONNECT_TIMEOUT_VARIABLE,

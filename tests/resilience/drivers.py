@@ -1,6 +1,7 @@
 """Drivers that misbehave towards the harness rather than the contract: they hang, crash, leave tasks behind or
-return enormous text. Each wraps the reference driver and changes one thing; ``tests/test_resilience.py`` runs the
-kit on them in a child pytest and reads the certificate it leaves.
+return enormous text. Each wraps the reference driver and changes one thing;
+``tests/conformance/harness/test_resilience.py`` runs the kit on them in a child pytest and reads the certificate
+it leaves.
 """
 
 from __future__ import annotations

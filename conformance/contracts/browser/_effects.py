@@ -1,6 +1,18 @@
-"""Which page effects (as the fixture pages record them) count as the page having been touched."""
+"""Effects: what the fixture pages record of what happened to them, and waiting for it.
+
+The pages post each event (a click, a key, a load, a contact with the other origin) to the kit's fixture
+server; a check takes a mark, calls the driver and reads what was recorded after it.
+"""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from urllib.parse import quote, urlsplit
+
+from conformance.assertions import violation
+from conformance.harness.environment import Effect, Environment
+from conformance.harness.subject import BrowserSubject
 
 # The page was clicked, typed into, keyed or scrolled: a read must cause none of these.
 INTERACTION_KINDS: frozenset[str] = frozenset(
@@ -20,5 +32,166 @@ INTERACTION_KINDS: frozenset[str] = frozenset(
     }
 )
 
+
 # Any input at all, hovering included: reads, waits and refused calls must cause none of these.
 INPUT_KINDS: frozenset[str] = INTERACTION_KINDS | {"mouseover"}
+
+
+# The clause a check blames when the driver never showed the page the check starts on: every later
+# judgement would be about a page that is not there, so no other clause can be blamed for it.
+START_PAGE_CLAUSE = "BR-STATE-005"
+
+
+# A slow but correct driver may take a while to show its first page; only a missing page is a defect.
+START_PAGE_SECONDS = 20.0
+
+
+def start_page(env: Environment) -> str:
+    """The fixture page (file name) the check's driver was created to show."""
+    return urlsplit(env.start_url).path.rsplit("/", 1)[-1] or "blank.html"
+
+
+def start_page_shown(subject: BrowserSubject) -> Effect:
+    """The start page's own load record: the precondition of every check that judges what happens on it.
+
+    Without it the check fails on :data:`START_PAGE_CLAUSE`, never on the clause it was about to judge.
+    """
+    page = start_page(subject.env)
+    loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page, START_PAGE_SECONDS)
+    if loaded is None:
+        seen = sorted({str(effect.get("page")) for effect in subject.env.effects("load")})
+        violation(
+            START_PAGE_CLAUSE,
+            f"the start page {page} never recorded loading within {START_PAGE_SECONDS:g} s "
+            f"(pages that loaded: {', '.join(seen) or 'none'}): the driver did not show env.start_url in its "
+            "active tab, or its network policy blocked the page's recorder posting to the kit's own origin",
+        )
+    return loaded
+
+
+def mark(subject: BrowserSubject) -> int:
+    """A position in the effect record after the page has gone quiet; later effects are the call's.
+
+    The start page's own load record comes first (its absence fails :data:`START_PAGE_CLAUSE`): a beacon
+    still in flight from it would otherwise land after the mark and be taken for an effect of the call.
+    """
+    start_page_shown(subject)
+    subject.env.settle()
+    return len(subject.env.effects())
+
+
+def since(env: Environment, position: int, kind: str | None = None) -> list[Effect]:
+    """Effects recorded after ``position``, in the order the page made them.
+
+    Beacons can reach the server out of order, so arrival order is not event order. Within one page the
+    recorder's ``seq`` is; a window spanning several pages keeps arrival order, as no shared clock exists.
+    """
+    window = env.effects()[position:]
+    if len({(effect.get("page"), effect.get("origin")) for effect in window}) == 1:
+        window = sorted(window, key=lambda effect: int(effect.get("seq", 0)))
+    return [effect for effect in window if kind is None or effect.get("kind") == kind]
+
+
+def input_effects_since(env: Environment, position: int, *, ignore: Iterable[str] = ()) -> list[Effect]:
+    skipped = set(ignore)
+    return [effect for effect in since(env, position) if effect.get("kind") in INPUT_KINDS - skipped]
+
+
+def await_effect(
+    subject: BrowserSubject,
+    clause: str,
+    kind: str,
+    predicate: Callable[[Effect], bool] | None = None,
+    *,
+    timeout: float = 5.0,
+    what: str,
+) -> Effect:
+    """The first matching effect, or a failure of ``clause`` saying what the page never saw."""
+    found = subject.env.poll_effect(kind, predicate, timeout)
+    if found is None:
+        seen = sorted({str(effect.get("kind")) for effect in subject.env.effects()})
+        silence = subject.env.silence()
+        violation(
+            clause,
+            f"the page never recorded {what} within {timeout:g} s (it recorded: {', '.join(seen) or 'nothing'})"
+            + (f"; {silence}" if silence else ""),
+        )
+    return found
+
+
+def await_new_effect(
+    subject: BrowserSubject,
+    clause: str,
+    position: int,
+    kind: str,
+    predicate: Callable[[Effect], bool] | None = None,
+    *,
+    timeout: float = 5.0,
+    what: str,
+) -> Effect:
+    """Like :func:`await_effect`, but only effects recorded after ``position`` count.
+
+    A wait for a page that was already shown once (the start page loading again in another tab) must not be
+    satisfied by that earlier record: a driver may return from navigate before the new page has loaded.
+    """
+    earlier = {id(effect) for effect in subject.env.effects()[:position]}  # the store hands out the same records
+    return await_effect(
+        subject,
+        clause,
+        kind,
+        lambda effect: id(effect) not in earlier and (predicate is None or predicate(effect)),
+        timeout=timeout,
+        what=what,
+    )
+
+
+def near(effect: Effect, x: int, y: int, tolerance: int = 1) -> bool:
+    return abs(int(effect.get("x", -9999)) - x) <= tolerance and abs(int(effect.get("y", -9999)) - y) <= tolerance
+
+
+def page_viewport(subject: BrowserSubject, page: str) -> tuple[int, int]:
+    """The CSS viewport the page itself measured when it loaded."""
+    if page == start_page(subject.env):
+        loaded: Effect | None = start_page_shown(subject)
+    else:
+        loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page)
+    if loaded is None:
+        silence = subject.env.silence(page)
+        raise AssertionError(f"precondition: {page} never recorded loading{f' ({silence})' if silence else ''}")
+    return int(loaded["width"]), int(loaded["height"])
+
+
+def brief(effects: Sequence[Effect], limit: int = 6) -> str:
+    keep = ("kind", "target", "x", "y", "button", "detail", "key", "value", "values", "checked", "modifiers")
+    return json.dumps([{k: e[k] for k in keep if k in e} for e in effects[:limit]])
+
+
+def with_other(env: Environment, page: str, **query: str) -> str:
+    """URL of ``page`` on the permitted origin, told (``?other=``) where this session lives on the other origin."""
+    parts = [f"other={quote(env.url('blank.html', origin='other'), safe='')}"]
+    parts += [f"{key}={quote(value, safe='')}" for key, value in query.items()]
+    return env.url(f"{page}?{'&'.join(parts)}")
+
+
+def other_origin_contacts(env: Environment) -> list[str]:
+    """Every sign that something in the browser reached the non-permitted origin: requests and page records."""
+    seen = [f"{request.method} {request.path}?{request.query}" for request in env.requests("other")]
+    seen += [
+        f"effect {effect.get('kind')} from {effect.get('page')}"
+        for effect in env.effects()
+        if effect.get("origin") == "other"
+    ]
+    return seen
+
+
+# Effect predicates made by a function, so a check's loop binds this iteration's value (not the last one).
+
+
+def recorded_since(env: Environment, position: int) -> Callable[[Effect], bool]:
+    """Whether an effect was recorded after ``position`` (a :func:`mark`)."""
+    return lambda effect: effect in since(env, position)
+
+
+def effect_with(**fields: object) -> Callable[[Effect], bool]:
+    """Whether an effect has every one of ``fields`` (``target=probe``, ``page=page``, ``detail=count``...)."""
+    return lambda effect: all(effect.get(name) == value for name, value in fields.items())

@@ -8,26 +8,27 @@ Clauses: BR-ACT-001..014.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
-from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    NEVER_ISSUED_REF,
+from conformance.assertions import expect, violation
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import (
     await_effect,
     await_new_effect,
     brief,
-    elements_for,
-    expect_done,
-    expect_refused,
-    expect_valid_state,
-    find_ref,
-    finish,
+    effect_with,
     input_effects_since,
     mark,
-    require_ref,
+    recorded_since,
     since,
 )
+from ._expectations import expect_done, expect_refused, finish
+from ._refs import NEVER_ISSUED_REF, elements_for, find_ref, require_ref
+from ._tabs import expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -35,7 +36,7 @@ pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-002", "BR-ACT-001")
-def test_click_activates_exactly_the_referenced_control(subject, env):
+def test_click_activates_exactly_the_referenced_control(subject: BrowserSubject, env: Environment) -> None:
     ref = require_ref(subject, "click", "Save draft")
     position = mark(subject)
     outcome = subject.call("click", target=ref, tab_id=None)
@@ -53,7 +54,7 @@ def test_click_activates_exactly_the_referenced_control(subject, env):
 
 
 # Sample wire arguments naming a target the driver never issued, for every ref-taking member.
-_UNISSUED_TARGET_CALLS = {
+_UNISSUED_TARGET_CALLS: dict[str, dict[str, Any]] = {
     "click": {"target": NEVER_ISSUED_REF, "tab_id": None},
     "hover": {"target": NEVER_ISSUED_REF, "tab_id": None},
     "scroll_to": {"target": NEVER_ISSUED_REF, "tab_id": None},
@@ -65,7 +66,7 @@ _UNISSUED_TARGET_CALLS = {
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-003", "BR-ACT-014")
-def test_a_target_the_driver_never_issued_is_refused_without_effect(subject, env):
+def test_a_target_the_driver_never_issued_is_refused_without_effect(subject: BrowserSubject, env: Environment) -> None:
     members = [member for member in _UNISSUED_TARGET_CALLS if subject.implements(member)]
     if not members:
         subject.require("click")
@@ -80,7 +81,7 @@ def test_a_target_the_driver_never_issued_is_refused_without_effect(subject, env
         outcome.expect_sdk_accepted()
 
 
-def _let_the_records_catch_up(subject, probe, text):
+def _let_the_records_catch_up(subject: BrowserSubject, probe: str, text: str) -> None:
     """Give the page's records of a typed text time to arrive before judging the final value.
 
     A driver may type key by key, and on a loaded machine the page's records of those keys can arrive with gaps
@@ -92,7 +93,7 @@ def _let_the_records_catch_up(subject, probe, text):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-004", "BR-ACT-001")
-def test_type_fills_the_referenced_control(subject, env):
+def test_type_fills_the_referenced_control(subject: BrowserSubject, env: Environment) -> None:
     ref = require_ref(subject, "type", "Full name")
     # Typed twice into the same control: filling replaces what it held, so the second text must not add to the first.
     for text in ("Ada Lovelace", "Grace Hopper"):
@@ -117,7 +118,7 @@ def test_type_fills_the_referenced_control(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-005", "BR-ACT-001")
-def test_type_with_a_null_target_types_at_the_focus(subject, env):
+def test_type_with_a_null_target_types_at_the_focus(subject: BrowserSubject, env: Environment) -> None:
     subject.require("type")
     # actions.html focuses Notes on load and records it, so the caret is known to be there before the call.
     await_effect(subject, "BR-ACT-005", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
@@ -136,7 +137,7 @@ def test_type_with_a_null_target_types_at_the_focus(subject, env):
 
 @pytest.mark.page("keys.html")
 @pytest.mark.clause("BR-ACT-006", "BR-ACT-001")
-def test_key_presses_keys_and_chords_in_the_focused_control(subject, env):
+def test_key_presses_keys_and_chords_in_the_focused_control(subject: BrowserSubject, env: Environment) -> None:
     subject.require("key")
     await_effect(
         subject, "BR-ACT-006", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
@@ -165,14 +166,14 @@ def test_key_presses_keys_and_chords_in_the_focused_control(subject, env):
     finish(chord)
 
 
-def _latest_scroll(env, position):
+def _latest_scroll(env: Environment, position: int) -> tuple[int, int] | None:
     scrolls = since(env, position, "scroll")
     return (scrolls[-1]["scrollX"], scrolls[-1]["scrollY"]) if scrolls else None
 
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-007", "BR-ACT-001")
-def test_scroll_moves_the_page_in_each_direction(subject, env):
+def test_scroll_moves_the_page_in_each_direction(subject: BrowserSubject, env: Environment) -> None:
     subject.require("scroll")
     offset = (0, 0)
     # Down and right first: the page starts at the top-left corner, where up and left cannot move it.
@@ -182,10 +183,11 @@ def test_scroll_moves_the_page_in_each_direction(subject, env):
         expect_done(outcome, "BR-ACT-007")
         # The page's scroll record can trail the call on a loaded machine: wait for one (a scroll that did not
         # move the page records none, and fails below after the wait).
-        subject.env.poll_effect("scroll", lambda e, p=position: e in since(env, p), timeout=3.0)
+        subject.env.poll_effect("scroll", recorded_since(env, position), timeout=3.0)
         subject.env.settle(quiet=0.3)
         latest = _latest_scroll(env, position)
-        expect(latest is not None, "BR-ACT-007", f"scroll {direction} did not move the page")
+        if latest is None:
+            violation("BR-ACT-007", f"scroll {direction} did not move the page")
         moved = (latest[axis] - offset[axis]) * sign
         expect(moved > 0, "BR-ACT-007", f"scroll {direction} moved the page from {offset} to {latest}")
         offset = latest
@@ -194,7 +196,7 @@ def test_scroll_moves_the_page_in_each_direction(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-008", "BR-ACT-001")
-def test_scroll_to_brings_an_observed_target_into_view(subject, env):
+def test_scroll_to_brings_an_observed_target_into_view(subject: BrowserSubject, env: Environment) -> None:
     # Visibility is the driver's to decide: a driver that reports only on-screen controls offers no such target,
     # and scroll_to stays unverified.
     ref = require_ref(subject, "scroll_to", "Far away button")
@@ -216,7 +218,7 @@ WAIT_PAGE_DELAY_S = 2.5
 
 @pytest.mark.page("wait.html")
 @pytest.mark.clause("BR-ACT-009", "BR-ACT-011")
-def test_wait_for_finds_text_that_appears_late(subject, env):
+def test_wait_for_finds_text_that_appears_late(subject: BrowserSubject, env: Environment) -> None:
     subject.require("wait_for")
     position = mark(subject)
     outcome = subject.call("wait_for", text="Shipment is ready for pickup", timeout_ms=15000, tab_id=None)
@@ -239,7 +241,7 @@ def test_wait_for_finds_text_that_appears_late(subject, env):
 
 @pytest.mark.page("wait.html")
 @pytest.mark.clause("BR-ACT-010", "BR-ACT-011")
-def test_wait_for_absent_text_fails_after_about_its_timeout(subject, env):
+def test_wait_for_absent_text_fails_after_about_its_timeout(subject: BrowserSubject, env: Environment) -> None:
     subject.require("wait_for")
     timeout_ms = 2000
     position = mark(subject)
@@ -264,7 +266,7 @@ def test_wait_for_absent_text_fails_after_about_its_timeout(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-012", "BR-ACT-001")
-def test_select_option_selects_exactly_the_requested_values(subject, env):
+def test_select_option_selects_exactly_the_requested_values(subject: BrowserSubject, env: Environment) -> None:
     elements = elements_for(subject, "select_option", "Shipping speed", "Extras")
     for label, probe, values in (
         ("Shipping speed", "speed", ["express"]),
@@ -273,9 +275,7 @@ def test_select_option_selects_exactly_the_requested_values(subject, env):
         ref = find_ref(elements, label)
         outcome = subject.call("select_option", target=ref, values=values, tab_id=None)
         expect_done(outcome, "BR-ACT-012")
-        await_effect(
-            subject, "BR-ACT-012", "change", lambda e, probe=probe: e.get("target") == probe, what=f"{label} changing"
-        )
+        await_effect(subject, "BR-ACT-012", "change", effect_with(target=probe), what=f"{label} changing")
         subject.env.settle()
         # A driver may select option by option; what counts is the selection the page ends with.
         final = [e.get("values") for e in since(env, 0, "change") if e.get("target") == probe][-1]
@@ -285,7 +285,7 @@ def test_select_option_selects_exactly_the_requested_values(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-ACT-013", "BR-ACT-001")
-def test_hover_puts_the_pointer_over_the_target_without_pressing(subject, env):
+def test_hover_puts_the_pointer_over_the_target_without_pressing(subject: BrowserSubject, env: Environment) -> None:
     ref = require_ref(subject, "hover", "Show help")
     position = mark(subject)
     outcome = subject.call("hover", target=ref, tab_id=None)

@@ -10,16 +10,12 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    await_new_effect,
-    brief,
-    expect_refused,
-    input_effects_since,
-    mark,
-    require_ref,
-    since,
-)
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import await_effect, await_new_effect, brief, input_effects_since, mark, since
+from ._expectations import expect_refused
+from ._refs import require_ref
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -28,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("shows_start_page")
 @pytest.mark.page("actions.html")
 @pytest.mark.hints(bind_targets=True)
 @pytest.mark.clause("BR-BIND-001", "BR-BIND-002")
-def test_bound_consent_refuses_focus_dependent_input(subject, env):
+def test_bound_consent_refuses_focus_dependent_input(subject: BrowserSubject, env: Environment) -> None:
     subject.require("type")
     await_effect(subject, "BR-BIND-001", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
 
@@ -59,7 +55,7 @@ def test_bound_consent_refuses_focus_dependent_input(subject, env):
 @pytest.mark.page("actions.html")
 @pytest.mark.hints(bind_targets=True)
 @pytest.mark.clause("BR-BIND-003")
-def test_bound_consent_refuses_a_ref_from_a_replaced_document(subject, env):
+def test_bound_consent_refuses_a_ref_from_a_replaced_document(subject: BrowserSubject, env: Environment) -> None:
     # A ref read from one document must not act on its replacement, even one that looks the same.
     subject.require("navigate")
     ref = require_ref(subject, "click", "Save draft")

@@ -10,34 +10,34 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._act_support import (
-    brief,
-    mark,
-    ref_of,
-    since,
-    structured_elements,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_ids
+from conformance.harness.environment import Environment
+from conformance.harness.profile import declares_cancelled
+from conformance.harness.subject import BrowserSubject
 from conformance.members import BY_NAME
-from conformance.subject import declares_cancelled
+
+from ._effects import brief, mark, since
+from ._refs import ref_of, structured_elements
+from ._tabs import active_tab, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
-def _declares(subject, member):
+def _declares(subject: BrowserSubject, member: str) -> bool:
     return subject.implements(member) and declares_cancelled(getattr(subject.driver, member))
 
 
-def _always():
+def _always() -> bool:
     return True
 
 
-def _sample_calls(subject, env):
+def _sample_calls(subject: BrowserSubject, env: Environment) -> dict[str, dict[str, Any]]:
     """Arguments for every state-changing member the driver implements, each with an observable effect."""
     refs = {}
     listed = structured_elements(subject) or []
@@ -45,7 +45,7 @@ def _sample_calls(subject, env):
         refs[label] = ref_of(listed, label) or ref_of(structured_elements(subject, label) or [], label)
     state = subject.state()
     active = active_tab(state)
-    calls = {
+    calls: dict[str, dict[str, Any] | None] = {
         "navigate": {"url": env.url("tabs-a.html"), "tab_id": None},
         "new_tab": {"url": env.url("tabs-b.html")},
         "key": {"keys": ["Enter"], "tab_id": None},
@@ -73,7 +73,7 @@ def _sample_calls(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-CANCEL-001")
-def test_an_already_cancelled_call_has_no_effect(subject, env):
+def test_an_already_cancelled_call_has_no_effect(subject: BrowserSubject, env: Environment) -> None:
     calls = _sample_calls(subject, env)
     members = [m for m in calls if _declares(subject, m) and BY_NAME[m].changes_state]
     if not members:
@@ -98,13 +98,13 @@ def test_an_already_cancelled_call_has_no_effect(subject, env):
     expect(not offenders, "BR-CANCEL-001", "cancelled calls still acted: " + "; ".join(offenders))
 
 
-def _cancel_after(seconds):
+def _cancel_after(seconds: float) -> Callable[[], bool]:
     deadline = time.monotonic() + seconds
     return lambda: time.monotonic() >= deadline
 
 
 @pytest.mark.clause("BR-CANCEL-002")
-def test_a_running_wait_stops_when_cancelled(subject, env):
+def test_a_running_wait_stops_when_cancelled(subject: BrowserSubject, env: Environment) -> None:
     if not _declares(subject, "wait_for"):
         not_implemented("wait_for with the cancelled keyword")
     started = time.monotonic()
@@ -120,7 +120,7 @@ def test_a_running_wait_stops_when_cancelled(subject, env):
 
 
 @pytest.mark.clause("BR-CANCEL-003")
-def test_a_running_navigation_stops_when_cancelled(subject, env):
+def test_a_running_navigation_stops_when_cancelled(subject: BrowserSubject, env: Environment) -> None:
     if not _declares(subject, "navigate"):
         not_implemented("navigate with the cancelled keyword")
     started = time.monotonic()

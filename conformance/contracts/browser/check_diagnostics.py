@@ -13,14 +13,11 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    contains_any,
-    read_text,
-    valid_unicode,
-)
-from conformance.environment import Environment
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import OMISSION_CODES
-from conformance.subject import Outcome, Subject
+
+from ._reads import contains_any, read_text, valid_unicode
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -31,11 +28,11 @@ HEADER_SECRETS: tuple[str, ...] = ("SECRET-BEARER-9917",)
 URL_SECRETS: tuple[str, ...] = ("SECRET-TOKEN-6402",)
 
 
-def diagnostics(subject: Subject, source: str, limit: int) -> Outcome:
+def diagnostics(subject: BrowserSubject, source: str, limit: int) -> CallOutcome:
     return subject.call("read_diagnostics", tab_id=None, source=source, limit=limit)
 
 
-def diagnostic_report(outcome: Outcome) -> dict[str, Any]:
+def diagnostic_report(outcome: CallOutcome) -> dict[str, Any]:
     """BR-DIAG-001: a structured read with no elements."""
     if outcome.raised is not None:
         violation("BR-DIAG-001", f"failed on a working page: {outcome.describe()}")
@@ -76,7 +73,7 @@ def entries(text: str, pattern: re.Pattern[str]) -> list[str]:
 @pytest.mark.page("diagnostics.html")
 @pytest.mark.hints(members=("read_diagnostics",))
 @pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-006", "BR-DIAG-007")
-def test_console_diagnostics_are_bounded_and_filtered(subject: Subject, env: Environment) -> None:
+def test_console_diagnostics_are_bounded_and_filtered(subject: BrowserSubject, env: Environment) -> None:
     subject.require("read_diagnostics")
     env.wait_for_effect("diagnostics_ready", timeout=10)
     full = diagnostic_report(diagnostics(subject, "console", 100))
@@ -100,7 +97,7 @@ def test_console_diagnostics_are_bounded_and_filtered(subject: Subject, env: Env
 @pytest.mark.page("diagnostics.html")
 @pytest.mark.hints(members=("read_diagnostics",))
 @pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-003", "BR-DIAG-004", "BR-DIAG-005", "BR-DIAG-008")
-def test_network_diagnostics_are_bounded_and_filtered(subject: Subject, env: Environment) -> None:
+def test_network_diagnostics_are_bounded_and_filtered(subject: BrowserSubject, env: Environment) -> None:
     subject.require("read_diagnostics")
     env.wait_for_effect("diagnostics_ready", timeout=10)
     outcome = diagnostics(subject, "network", 100)

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    expect_done,
-    expect_valid_state,
-    ref_of,
-    structured_elements,
-)
+from conformance.harness.environment import Effect, Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import await_effect
+from ._expectations import expect_done
+from ._refs import ref_of, structured_elements
+from ._tabs import expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.usefixtures("shows_start_page")
 DIALOG_MARKER = "KIT-DIALOG-TEXT-4417"
 
 
-def _answers_while_the_driver_works(subject, timeout=10.0):
+def _answers_while_the_driver_works(subject: BrowserSubject, timeout: float = 10.0) -> dict[Any, Effect]:
     """The page's record of each dialog's return value, keyed by dialog kind.
 
     A sync driver handles browser events only while one of its methods runs, so the check keeps asking for
@@ -44,7 +45,7 @@ def _answers_while_the_driver_works(subject, timeout=10.0):
 
 @pytest.mark.page("dialogs.html")
 @pytest.mark.clause("BR-DLG-001", "BR-DLG-002", "BR-DLG-003", "BR-DLG-004")
-def test_page_dialogs_are_dismissed_and_never_quoted(subject, env):
+def test_page_dialogs_are_dismissed_and_never_quoted(subject: BrowserSubject, env: Environment) -> None:
     answers = _answers_while_the_driver_works(subject)
     expect(
         {"alert", "confirm", "prompt"} <= set(answers),

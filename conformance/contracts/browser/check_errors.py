@@ -8,15 +8,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._observe_support import (
-    RAW_ERROR_MARKERS,
-    act_on,
-    first_action,
-    is_browser_error,
-    read_text,
-)
-from conformance.environment import Environment
-from conformance.subject import Outcome, Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._expectations import is_browser_error
+from ._reads import RAW_ERROR_MARKERS, read_text
+from ._refs import act_on, first_action
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -32,7 +29,7 @@ PAGE_CONTENT: tuple[str, ...] = (
 )
 
 
-def provoke_failures(subject: Subject) -> list[Outcome]:
+def provoke_failures(subject: BrowserSubject) -> list[CallOutcome]:
     """Recoverable failures any driver with an element action can be led into on forms.html."""
     action = first_action(subject)
     failures = [
@@ -52,7 +49,7 @@ def provoke_failures(subject: Subject) -> list[Outcome]:
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-ERR-001", "BR-ERR-002", "BR-ERR-003")
-def test_browser_errors_are_safe_and_recoverable(subject: Subject, env: Environment) -> None:
+def test_browser_errors_are_safe_and_recoverable(subject: BrowserSubject, env: Environment) -> None:
     failures = provoke_failures(subject)
     messages = [str(outcome.raised) for outcome in failures if is_browser_error(outcome.raised)]
     page_path = env.start_url.split("://", 1)[1].split("/", 1)[1]

@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, unverified
-from conformance.contracts.browser._observe_support import (
-    is_browser_error,
-)
-from conformance.environment import Environment, FileGrant
+from conformance.harness.environment import Environment, FileGrant
+from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS
-from conformance.subject import Outcome, Subject
+
+from ._expectations import is_browser_error
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -34,7 +33,7 @@ TINY_DOWNLOAD = FileGrant("kit-download-tiny", "download", "report.txt", max_byt
 NEVER_ISSUED: tuple[str, ...] = ("kit-never-issued", "/etc/passwd", "__download/report.txt", "notes.txt")
 
 
-def check_outcome_shape(outcome: Outcome, where: str) -> dict[str, Any] | None:
+def check_outcome_shape(outcome: CallOutcome, where: str) -> dict[str, Any] | None:
     """BR-FILE-001/002 for a returned outcome; None when the driver raised instead."""
     if outcome.raised is not None:
         return None
@@ -55,7 +54,7 @@ def check_outcome_shape(outcome: Outcome, where: str) -> dict[str, Any] | None:
     return dict(raw)
 
 
-def expect_refusal(outcome: Outcome, clause: str, where: str) -> None:
+def expect_refusal(outcome: CallOutcome, clause: str, where: str) -> None:
     """A refused grant: a refused/none outcome, or a BrowserError. Nothing else counts as refusing."""
     raw = check_outcome_shape(outcome, where)
     if raw is None:
@@ -83,7 +82,7 @@ def downloads(env: Environment) -> list[Any]:
 @pytest.mark.page("files.html")
 @pytest.mark.hints(grants=(UPLOAD,), members=("upload_file",))
 @pytest.mark.clause("BR-FILE-001", "BR-FILE-002", "BR-FILE-003", "BR-FILE-004", "BR-FILE-005")
-def test_an_upload_grant_is_honoured_once(subject: Subject, env: Environment) -> None:
+def test_an_upload_grant_is_honoured_once(subject: BrowserSubject, env: Environment) -> None:
     first = subject.call("upload_file", grant_id=UPLOAD.grant_id)
     raw = check_outcome_shape(first, "first upload")
     if raw is None or raw["status"] == "refused":
@@ -114,7 +113,7 @@ def test_an_upload_grant_is_honoured_once(subject: Subject, env: Environment) ->
 @pytest.mark.clause(
     "BR-FILE-001", "BR-FILE-002", "BR-FILE-004", "BR-FILE-006", "BR-FILE-007", "BR-FILE-008", "BR-FILE-009"
 )
-def test_invalid_upload_grants_are_refused(subject: Subject, env: Environment) -> None:
+def test_invalid_upload_grants_are_refused(subject: BrowserSubject, env: Environment) -> None:
     subject.require("upload_file")
     time.sleep(EXPIRED.expires_in_s + 0.2)
     cases: list[tuple[str, str, str]] = [
@@ -136,7 +135,7 @@ def test_invalid_upload_grants_are_refused(subject: Subject, env: Environment) -
 @pytest.mark.page("files.html")
 @pytest.mark.hints(grants=(DOWNLOAD, TINY_DOWNLOAD, UPLOAD), members=("download_file",))
 @pytest.mark.clause("BR-FILE-001", "BR-FILE-002", "BR-FILE-005", "BR-FILE-009", "BR-FILE-010", "BR-FILE-011")
-def test_a_download_grant_is_honoured_once_within_its_limit(subject: Subject, env: Environment) -> None:
+def test_a_download_grant_is_honoured_once_within_its_limit(subject: BrowserSubject, env: Environment) -> None:
     first = subject.call("download_file", grant_id=DOWNLOAD.grant_id)
     raw = check_outcome_shape(first, "first download")
     if raw is None or raw["status"] == "refused":

@@ -10,19 +10,13 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect, unverified
-from conformance.contracts.browser._act_support import (
-    PERMITTED_IMAGE_KEYS,
-    await_new_effect,
-    brief,
-    decode_image,
-    expect_done,
-    expect_refused,
-    input_effects_since,
-    mark,
-    page_viewport,
-    share_of_colour,
-)
-from conformance.contracts.browser._tabs import active_tab
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import await_new_effect, brief, input_effects_since, mark, page_viewport
+from ._expectations import expect_done, expect_refused
+from ._images import PERMITTED_IMAGE_KEYS, decode_image, share_of_colour
+from ._tabs import active_tab
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -35,7 +29,7 @@ BLUE_BOX = (860, 40, 980, 120)
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-001", "BR-IMG-002", "BR-IMG-003", "BR-IMG-006")
-def test_screenshot_shows_the_current_viewport(subject, env):
+def test_screenshot_shows_the_current_viewport(subject: BrowserSubject, env: Environment) -> None:
     subject.require("screenshot")
     width, height = page_viewport(subject, "actions.html")
     tab = active_tab(subject.state())
@@ -69,7 +63,7 @@ def test_screenshot_shows_the_current_viewport(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-004", "BR-IMG-006")
-def test_zoom_returns_exactly_the_requested_region(subject, env):
+def test_zoom_returns_exactly_the_requested_region(subject: BrowserSubject, env: Environment) -> None:
     subject.require("zoom")
     page_viewport(subject, "actions.html")
     position = mark(subject)
@@ -93,7 +87,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
         f"the zoom image is {picture.width}x{picture.height}, not the shape of a {right - left}x{bottom - top} region",
     )
 
-    def part(x0, x1):  # CSS x range inside the region -> image box
+    def part(x0: float, x1: float) -> tuple[int, int, int, int]:  # CSS x range inside the region -> image box
         scale = picture.width / (right - left)
         return (
             int((x0 - left) * scale),
@@ -119,7 +113,7 @@ def test_zoom_returns_exactly_the_requested_region(subject, env):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-005")
-def test_zoom_refuses_regions_outside_the_viewport(subject, env):
+def test_zoom_refuses_regions_outside_the_viewport(subject: BrowserSubject, env: Environment) -> None:
     subject.require("zoom")
     width, height = page_viewport(subject, "actions.html")
     for region in ([0, 0, width + 200, height], [0, 0, width, height + 200], [width + 10, 0, width + 60, 50]):
@@ -128,7 +122,7 @@ def test_zoom_refuses_regions_outside_the_viewport(subject, env):
         outcome.expect_sdk_accepted()
 
 
-def _red_share(subject, tab_id, clause):
+def _red_share(subject: BrowserSubject, tab_id: str | None, clause: str) -> float:
     outcome = subject.call("screenshot", tab_id=tab_id)
     expect_done(outcome, clause)
     return share_of_colour(decode_image(outcome.raw, clause), RED, RED_BOX)
@@ -136,7 +130,7 @@ def _red_share(subject, tab_id, clause):
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-003")
-def test_a_screenshot_follows_the_page_it_shows(subject, env):
+def test_a_screenshot_follows_the_page_it_shows(subject: BrowserSubject, env: Environment) -> None:
     subject.require("screenshot")
     page_viewport(subject, "actions.html")
     first = _red_share(subject, None, "BR-IMG-003")

@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    expect_done,
-    expect_valid_state,
-    finish,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_by_id, tab_ids
+from conformance.assertions import expect, violation
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import await_effect
+from ._expectations import expect_done, finish
+from ._tabs import active_tab, expect_valid_state, tab_by_id, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
 @pytest.mark.clause("BR-NAV-001", "BR-NAV-003", "BR-TAB-006", "BR-ACT-001")
-def test_navigate_loads_the_page_in_the_active_tab(subject, env):
+def test_navigate_loads_the_page_in_the_active_tab(subject: BrowserSubject, env: Environment) -> None:
     before = expect_valid_state(subject, "BR-NAV-003", "the driver was created")
     start_tab = active_tab(before)
     outcome = subject.call("navigate", url=env.url("tabs-a.html"), tab_id=None)
@@ -50,10 +49,11 @@ def test_navigate_loads_the_page_in_the_active_tab(subject, env):
 
 
 @pytest.mark.clause("BR-NAV-002", "BR-TAB-006")
-def test_navigate_with_a_tab_id_loads_that_tab_only(subject, env):
+def test_navigate_with_a_tab_id_loads_that_tab_only(subject: BrowserSubject, env: Environment) -> None:
     subject.require("navigate", "new_tab")
     first = active_tab(expect_valid_state(subject, "BR-NAV-002", "the driver was created"))
-    expect(first is not None, "BR-NAV-002", "the driver starts with no active tab")
+    if first is None:
+        violation("BR-NAV-002", "the driver starts with no active tab")
     opened = subject.call("new_tab", url=env.url("tabs-a.html"))
     expect_done(opened, "BR-NAV-002")
     await_effect(subject, "BR-NAV-002", "load", lambda e: e.get("page") == "tabs-a.html", what="the new tab loading")

@@ -13,15 +13,12 @@ from urllib.parse import quote
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    expect_done,
-    expect_refused,
-    expect_valid_state,
-    other_origin_contacts,
-    with_other,
-)
-from conformance.contracts.browser._tabs import active_tab
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._effects import await_effect, other_origin_contacts, with_other
+from ._expectations import expect_done, expect_refused
+from ._tabs import active_tab, expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -30,7 +27,7 @@ pytestmark = pytest.mark.usefixtures("shows_start_page")
 GRACE_SECONDS = 1.5
 
 
-def _open_page(subject, env, page, clause, **query):
+def _open_page(subject: BrowserSubject, env: Environment, page: str, clause: str, **query: str) -> CallOutcome:
     """Navigate the active tab to ``page`` (told about the other origin) and wait until it has loaded."""
     subject.require("navigate")
     outcome = subject.call("navigate", url=with_other(env, page, **query), tab_id=None)
@@ -41,7 +38,7 @@ def _open_page(subject, env, page, clause, **query):
     return outcome
 
 
-def _expect_no_contact(subject, clause, what):
+def _expect_no_contact(subject: BrowserSubject, clause: str, what: str) -> None:
     subject.env.pause(GRACE_SECONDS)
     contacts = other_origin_contacts(subject.env)
     expect(not contacts, clause, f"{what} reached the non-permitted origin: {contacts[:5]}")
@@ -49,7 +46,7 @@ def _expect_no_contact(subject, clause, what):
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-001", "BR-NET-002")
-def test_navigate_to_a_non_permitted_origin_is_refused(subject, env):
+def test_navigate_to_a_non_permitted_origin_is_refused(subject: BrowserSubject, env: Environment) -> None:
     subject.require("navigate")
     outcome = subject.call("navigate", url=env.url("tabs-b.html", origin="other"), tab_id=None)
     _expect_no_contact(subject, "BR-NET-001", "navigate")
@@ -65,7 +62,7 @@ def test_navigate_to_a_non_permitted_origin_is_refused(subject, env):
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-008")
-def test_new_tab_to_a_non_permitted_origin_is_refused(subject, env):
+def test_new_tab_to_a_non_permitted_origin_is_refused(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab")
     outcome = subject.call("new_tab", url=env.url("tabs-b.html", origin="other"))
     _expect_no_contact(subject, "BR-NET-008", "new_tab")
@@ -77,7 +74,7 @@ def test_new_tab_to_a_non_permitted_origin_is_refused(subject, env):
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-003")
-def test_a_navigation_redirected_away_is_stopped(subject, env):
+def test_a_navigation_redirected_away_is_stopped(subject: BrowserSubject, env: Environment) -> None:
     subject.require("navigate")
     # A navigation the SDK sees as permitted (its URL is on the permitted origin) that the server redirects away.
     # Only the refusal is judged: how the call ends, and whether the driver keeps serving calls after refusing,
@@ -89,7 +86,7 @@ def test_a_navigation_redirected_away_is_stopped(subject, env):
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-003")
-def test_a_redirect_the_page_follows_is_stopped(subject, env):
+def test_a_redirect_the_page_follows_is_stopped(subject: BrowserSubject, env: Environment) -> None:
     # The page starts this one itself, through a link to the redirect endpoint.
     _open_page(subject, env, "redirect.html", "BR-NET-003", auto="via-redirect")
     _expect_no_contact(subject, "BR-NET-003", "a redirect the page followed")
@@ -97,14 +94,14 @@ def test_a_redirect_the_page_follows_is_stopped(subject, env):
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-004")
-def test_page_links_to_a_non_permitted_origin_are_not_followed(subject, env):
+def test_page_links_to_a_non_permitted_origin_are_not_followed(subject: BrowserSubject, env: Environment) -> None:
     _open_page(subject, env, "redirect.html", "BR-NET-004", auto="direct")
     _expect_no_contact(subject, "BR-NET-004", "a link the page followed")
 
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-005")
-def test_popups_to_a_non_permitted_origin_never_reach_it(subject, env):
+def test_popups_to_a_non_permitted_origin_never_reach_it(subject: BrowserSubject, env: Environment) -> None:
     _open_page(subject, env, "popup.html", "BR-NET-005", auto="partner")
     _expect_no_contact(subject, "BR-NET-005", "a popup")
     state = expect_valid_state(subject, "BR-NET-005", "a blocked popup")
@@ -114,13 +111,13 @@ def test_popups_to_a_non_permitted_origin_never_reach_it(subject, env):
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-006")
-def test_subresources_from_a_non_permitted_origin_are_blocked(subject, env):
+def test_subresources_from_a_non_permitted_origin_are_blocked(subject: BrowserSubject, env: Environment) -> None:
     _open_page(subject, env, "subresource.html", "BR-NET-006")
     _expect_no_contact(subject, "BR-NET-006", "an image, script, frame or fetch")
 
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-007")
-def test_downloads_from_a_non_permitted_origin_are_blocked(subject, env):
+def test_downloads_from_a_non_permitted_origin_are_blocked(subject: BrowserSubject, env: Environment) -> None:
     _open_page(subject, env, "download.html", "BR-NET-007", auto="partner-report")
     _expect_no_contact(subject, "BR-NET-007", "a download")

@@ -10,12 +10,11 @@ import pytest
 
 from conformance import resources
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._observe_support import (
-    utf8_length,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_ids
-from conformance.environment import Environment
-from conformance.subject import Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._reads import utf8_length
+from ._tabs import active_tab, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -130,7 +129,7 @@ def new_changes(earlier: dict[str, Any], later: dict[str, Any]) -> list[dict[str
 @pytest.mark.page("forms.html")
 @pytest.mark.hints(observation=True)
 @pytest.mark.clause("BR-OBS-001", "BR-OBS-002", "BR-OBS-003", "BR-OBS-004", "BR-OBS-009", "BR-URL-003")
-def test_observation_metadata_is_well_formed_and_not_consumed(subject: Subject, env: Environment) -> None:
+def test_observation_metadata_is_well_formed_and_not_consumed(subject: BrowserSubject, env: Environment) -> None:
     first_state = subject.state()
     first = observation_of(first_state)
     check_observation_shape(first, "first read")
@@ -162,7 +161,7 @@ def test_observation_metadata_is_well_formed_and_not_consumed(subject: Subject, 
 @pytest.mark.page("forms.html")
 @pytest.mark.hints(observation=True)
 @pytest.mark.clause("BR-OBS-002", "BR-OBS-003", "BR-OBS-005", "BR-OBS-006")
-def test_a_navigation_is_observed(subject: Subject, env: Environment) -> None:
+def test_a_navigation_is_observed(subject: BrowserSubject, env: Environment) -> None:
     subject.require("navigate")
     before_state = subject.state()
     before = observation_of(before_state)
@@ -188,7 +187,7 @@ def test_a_navigation_is_observed(subject: Subject, env: Environment) -> None:
 @pytest.mark.page("forms.html")
 @pytest.mark.hints(observation=True)
 @pytest.mark.clause("BR-OBS-002", "BR-OBS-005", "BR-OBS-007", "BR-URL-003")
-def test_opening_and_closing_a_tab_is_observed(subject: Subject, env: Environment) -> None:
+def test_opening_and_closing_a_tab_is_observed(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab", "close_tab")
     start_state = subject.state()
     start = observation_of(start_state)
@@ -249,7 +248,7 @@ def best_cut(title: str, limit: int = 1024) -> str:
 @pytest.mark.page("long-title.html")
 @pytest.mark.hints(observation=True)
 @pytest.mark.clause("BR-OBS-001", "BR-OBS-008")
-def test_a_long_title_is_cut_on_a_character_boundary(subject: Subject, env: Environment) -> None:
+def test_a_long_title_is_cut_on_a_character_boundary(subject: BrowserSubject, env: Environment) -> None:
     full = fixture_title("long-title.html")
     assert utf8_length(full) > 1024, "long-title.html must keep a title over 1,024 bytes"
     state = subject.state()

@@ -8,22 +8,27 @@ same element. Clauses: BR-PTR-001..010.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._effects import (
     await_effect,
     await_new_effect,
     brief,
-    expect_done,
-    expect_refused,
-    finish,
+    effect_with,
     mark,
     near,
     page_viewport,
+    recorded_since,
     since,
 )
+from ._expectations import expect_done, expect_refused, finish
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -32,13 +37,15 @@ TARGET_A = (180, 130)
 TARGET_B = (180, 230)
 
 
-def _click_at(subject, x, y, *, button="left", count=1, keys=()):
+def _click_at(
+    subject: BrowserSubject, x: float, y: float, *, button: str = "left", count: int = 1, keys: Iterable[str] = ()
+) -> CallOutcome:
     return subject.call("click_at", tab_id=None, x=x, y=y, button=button, click_count=count, keys=list(keys))
 
 
 @pytest.mark.page("pointer.html")
 @pytest.mark.clause("BR-PTR-001", "BR-PTR-002", "BR-PTR-003", "BR-ACT-001")
-def test_click_at_uses_the_point_button_and_click_count(subject, env):
+def test_click_at_uses_the_point_button_and_click_count(subject: BrowserSubject, env: Environment) -> None:
     subject.require("click_at")
     page_viewport(subject, "pointer.html")
 
@@ -57,9 +64,7 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
         position = mark(subject)
         outcome = _click_at(subject, *TARGET_B, button=button)
         expect_done(outcome, "BR-PTR-002")
-        down = await_effect(
-            subject, "BR-PTR-002", "mousedown", lambda e, p=position: e in since(env, p), what=f"a {button} press"
-        )
+        down = await_effect(subject, "BR-PTR-002", "mousedown", recorded_since(env, position), what=f"a {button} press")
         expect(
             down.get("button") == code and near(down, *TARGET_B),
             "BR-PTR-002",
@@ -78,7 +83,7 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
             "BR-PTR-003",
             position,
             "click",
-            lambda e, count=count: e.get("detail") == count,
+            effect_with(detail=count),
             what=f"a click counted as {count}",
         )
         subject.env.settle(quiet=0.3)
@@ -98,7 +103,7 @@ def test_click_at_uses_the_point_button_and_click_count(subject, env):
 
 @pytest.mark.page("pointer.html")
 @pytest.mark.clause("BR-PTR-004")
-def test_click_at_holds_modifiers_only_for_the_click(subject, env):
+def test_click_at_holds_modifiers_only_for_the_click(subject: BrowserSubject, env: Environment) -> None:
     subject.require("click_at")
     page_viewport(subject, "pointer.html")
     position = mark(subject)
@@ -125,7 +130,7 @@ def test_click_at_holds_modifiers_only_for_the_click(subject, env):
 
 @pytest.mark.page("pointer.html")
 @pytest.mark.clause("BR-PTR-005", "BR-ACT-001")
-def test_hover_at_moves_without_pressing(subject, env):
+def test_hover_at_moves_without_pressing(subject: BrowserSubject, env: Environment) -> None:
     subject.require("hover_at")
     page_viewport(subject, "pointer.html")
     position = mark(subject)
@@ -146,7 +151,7 @@ DRAG = [(450, 150), (550, 250), (700, 400), (850, 300)]
 
 @pytest.mark.page("pointer.html")
 @pytest.mark.clause("BR-PTR-006", "BR-PTR-007", "BR-ACT-001")
-def test_drag_path_presses_follows_every_point_and_releases(subject, env):
+def test_drag_path_presses_follows_every_point_and_releases(subject: BrowserSubject, env: Environment) -> None:
     subject.require("drag_path")
     page_viewport(subject, "pointer.html")
     position = mark(subject)
@@ -191,7 +196,7 @@ def test_drag_path_presses_follows_every_point_and_releases(subject, env):
 
 @pytest.mark.page("keys.html")
 @pytest.mark.clause("BR-PTR-008", "BR-ACT-001")
-def test_hold_keys_holds_for_the_duration_then_releases(subject, env):
+def test_hold_keys_holds_for_the_duration_then_releases(subject: BrowserSubject, env: Environment) -> None:
     subject.require("hold_keys")
     await_effect(
         subject, "BR-PTR-008", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
@@ -216,12 +221,12 @@ def test_hold_keys_holds_for_the_duration_then_releases(subject, env):
 
 @pytest.mark.page("pointer.html")
 @pytest.mark.clause("BR-PTR-009")
-def test_coordinates_outside_the_viewport_are_refused(subject, env):
+def test_coordinates_outside_the_viewport_are_refused(subject: BrowserSubject, env: Environment) -> None:
     members = [m for m in ("click_at", "hover_at", "drag_path") if subject.implements(m)]
     if not members:
         subject.require("click_at")
     width, height = page_viewport(subject, "pointer.html")
-    calls = {
+    calls: dict[str, dict[str, Any]] = {
         "click_at": {"tab_id": None, "x": width + 40, "y": 130, "button": "left", "click_count": 1, "keys": []},
         "hover_at": {"tab_id": None, "x": 180, "y": height + 40},
         "drag_path": {"tab_id": None, "path": [{"x": 450, "y": 150}, {"x": width + 40, "y": 150}], "keys": []},
@@ -238,7 +243,7 @@ def test_coordinates_outside_the_viewport_are_refused(subject, env):
 
 @pytest.mark.page("pointer.html")
 @pytest.mark.clause("BR-PTR-010")
-def test_coordinates_stay_in_the_full_viewport_after_a_zoom(subject, env):
+def test_coordinates_stay_in_the_full_viewport_after_a_zoom(subject: BrowserSubject, env: Environment) -> None:
     subject.require("zoom", "click_at")
     page_viewport(subject, "pointer.html")
     zoomed = subject.call("zoom", tab_id=None, region=[100, 320, 220, 440])

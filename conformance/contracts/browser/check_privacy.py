@@ -11,21 +11,18 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._observe_support import (
-    PRIVATE_VALUES,
-    act_on,
-    contains_any,
-    first_action,
-    is_browser_error,
-)
-from conformance.environment import Environment
-from conformance.subject import Outcome, Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._expectations import is_browser_error
+from ._reads import PRIVATE_VALUES, contains_any
+from ._refs import act_on, first_action
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
-def disclosed(outcome: Outcome) -> list[str]:
+def disclosed(outcome: CallOutcome) -> list[str]:
     """Private values found in what the driver returned, what the SDK passed on, or the driver's error."""
     seen: list[Any] = [outcome.raw, outcome.payload]
     if outcome.raised is not None:
@@ -35,7 +32,7 @@ def disclosed(outcome: Outcome) -> list[str]:
 
 @pytest.mark.page("private.html")
 @pytest.mark.clause("BR-PRIV-001")
-def test_read_page_keeps_private_fields_private(subject: Subject, env: Environment) -> None:
+def test_read_page_keeps_private_fields_private(subject: BrowserSubject, env: Environment) -> None:
     for filter in ("all", "interactive"):
         outcome = subject.call("read_page", filter=filter, tab_id=None)
         leaked = disclosed(outcome)
@@ -44,7 +41,7 @@ def test_read_page_keeps_private_fields_private(subject: Subject, env: Environme
 
 @pytest.mark.page("private.html")
 @pytest.mark.clause("BR-PRIV-002")
-def test_find_keeps_private_fields_private(subject: Subject, env: Environment) -> None:
+def test_find_keeps_private_fields_private(subject: BrowserSubject, env: Environment) -> None:
     for query in ("Password", "One-time code", "password field value", "Sign in"):
         outcome = subject.call("find", query=query, tab_id=None)
         leaked = disclosed(outcome)
@@ -53,7 +50,7 @@ def test_find_keeps_private_fields_private(subject: Subject, env: Environment) -
 
 @pytest.mark.page("private.html")
 @pytest.mark.clause("BR-PRIV-003")
-def test_page_text_keeps_private_fields_private(subject: Subject, env: Environment) -> None:
+def test_page_text_keeps_private_fields_private(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("get_page_text", tab_id=None)
     leaked = disclosed(outcome)
     expect(not leaked, "BR-PRIV-003", f"get_page_text disclosed private values {leaked}")
@@ -61,7 +58,7 @@ def test_page_text_keeps_private_fields_private(subject: Subject, env: Environme
 
 @pytest.mark.page("private.html")
 @pytest.mark.clause("BR-PRIV-005")
-def test_error_messages_keep_private_fields_private(subject: Subject, env: Environment) -> None:
+def test_error_messages_keep_private_fields_private(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     failures = [
         act_on(subject, action, "kit-never-issued-ref"),

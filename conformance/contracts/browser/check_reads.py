@@ -7,17 +7,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, not_implemented
-from conformance.contracts.browser._effects import INTERACTION_KINDS
-from conformance.contracts.browser._observe_support import (
-    check_read_report,
-    check_result_kind,
-    read_elements,
-    read_text,
-    squash,
-    strings_in,
-)
-from conformance.environment import Environment
-from conformance.subject import Outcome, Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._effects import INTERACTION_KINDS
+from ._reads import check_read_report, check_result_kind, read_text, squash, strings_in
+from ._refs import read_elements
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -44,7 +39,7 @@ TEXT_SENTENCES: tuple[str, ...] = (
 )
 
 
-def completed(outcome: Outcome, clause: str) -> Any:
+def completed(outcome: CallOutcome, clause: str) -> Any:
     expect(
         outcome.raised is None,
         clause,
@@ -119,7 +114,7 @@ def check_reported_values(raw: Any) -> None:
     "BR-READ-018",
     "BR-READ-019",
 )
-def test_read_page_reports_the_form(subject: Subject, env: Environment) -> None:
+def test_read_page_reports_the_form(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("read_page", filter="all", tab_id=None)
     raw = completed(outcome, "BR-READ-018")
     check_result_kind(raw, "BR-READ-001", "read_page")
@@ -146,7 +141,7 @@ def test_read_page_reports_the_form(subject: Subject, env: Environment) -> None:
 
 @pytest.mark.page("text.html")
 @pytest.mark.clause("BR-READ-002", "BR-READ-004", "BR-READ-012", "BR-READ-013", "BR-READ-014", "BR-READ-015")
-def test_page_text_is_reported_intact(subject: Subject, env: Environment) -> None:
+def test_page_text_is_reported_intact(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("get_page_text", tab_id=None)
     raw = completed(outcome, "BR-READ-015")
     check_result_kind(raw, "BR-READ-002", "get_page_text")
@@ -166,7 +161,7 @@ def test_page_text_is_reported_intact(subject: Subject, env: Environment) -> Non
 
 @pytest.mark.page("empty.html")
 @pytest.mark.clause("BR-READ-002", "BR-READ-016")
-def test_a_page_without_text_reads_as_empty_text(subject: Subject, env: Environment) -> None:
+def test_a_page_without_text_reads_as_empty_text(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("get_page_text", tab_id=None)
     raw = completed(outcome, "BR-READ-016")
     check_result_kind(raw, "BR-READ-002", "get_page_text")
@@ -181,7 +176,7 @@ def test_a_page_without_text_reads_as_empty_text(subject: Subject, env: Environm
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-READ-003", "BR-READ-004", "BR-READ-005", "BR-READ-006", "BR-READ-007", "BR-READ-020")
-def test_find_reports_the_matching_control(subject: Subject, env: Environment) -> None:
+def test_find_reports_the_matching_control(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("find", query="Gift wrap", tab_id=None)
     raw = completed(outcome, "BR-READ-020")
     check_result_kind(raw, "BR-READ-003", "find")
@@ -200,7 +195,7 @@ def test_find_reports_the_matching_control(subject: Subject, env: Environment) -
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-READ-021")
-def test_reads_change_nothing_on_the_page(subject: Subject, env: Environment) -> None:
+def test_reads_change_nothing_on_the_page(subject: BrowserSubject, env: Environment) -> None:
     reads: dict[str, dict[str, Any]] = {
         "read_page": {"filter": "all", "tab_id": None},
         "get_page_text": {"tab_id": None},

@@ -5,18 +5,12 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._observe_support import (
-    act_on,
-    activation_effects,
-    expect_refused,
-    first_action,
-    read_elements,
-    ref_for,
-    structured_read,
-)
-from conformance.contracts.browser._tabs import tab_ids
-from conformance.environment import Environment
-from conformance.subject import Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._expectations import expect_browser_error
+from ._refs import act_on, activation_effects, first_action, read_elements, ref_of, structured_read
+from ._tabs import tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -24,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-REF-001")
-def test_refs_are_stable_while_the_page_is_unchanged(subject: Subject, env: Environment) -> None:
+def test_refs_are_stable_while_the_page_is_unchanged(subject: BrowserSubject, env: Environment) -> None:
     first = structured_read(subject)
     second = structured_read(subject)
     refs_first = {str(e.get("label")): e.get("ref") for e in read_elements(first)}
@@ -44,26 +38,26 @@ def test_refs_are_stable_while_the_page_is_unchanged(subject: Subject, env: Envi
 
 @pytest.mark.page("rerender.html")
 @pytest.mark.clause("BR-REF-002", "BR-ERR-003")
-def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environment) -> None:
+def test_a_ref_to_a_rerendered_control_is_refused(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("click")  # the check re-renders the page by clicking its Rebuild button
     before = structured_read(subject, for_member=action)
-    stale = ref_for(before, "Confirm order")
-    rebuild = ref_for(before, "Rebuild controls")
+    stale = ref_of(read_elements(before), "Confirm order")
+    rebuild = ref_of(read_elements(before), "Rebuild controls")
     assert stale and rebuild, "read_page must report the 'Confirm order' and 'Rebuild controls' buttons"
     pressed = subject.call("click", target=rebuild, tab_id=None)
     assert pressed.raised is None, f"clicking Rebuild failed: {pressed.raised!r}"
     env.wait_for_effect("rerender", lambda effect: effect.get("generation") == 2)
     env.settle()
     outcome = act_on(subject, action, stale)
-    expect_refused(outcome, "BR-REF-002", f"{action} with the ref of a control the page replaced")
+    expect_browser_error(outcome, "BR-REF-002", f"{action} with the ref of a control the page replaced")
     env.settle()
     activated = activation_effects(env, "confirm-gen-1") + activation_effects(env, "confirm-gen-2")
     expect(not activated, "BR-REF-002", f"the stale ref still activated a control: {activated}")
     outcome.expect_sdk_accepted()
     after = subject.call("read_page", filter="all", tab_id=None)
     expect(
-        after.raised is None and ref_for(after.raw, "Confirm order") is not None,
+        after.raised is None and ref_of(read_elements(after.raw), "Confirm order") is not None,
         "BR-ERR-003",
         "after refusing a stale ref the driver could not read the page's new controls",
     )
@@ -71,11 +65,11 @@ def test_a_ref_to_a_rerendered_control_is_refused(subject: Subject, env: Environ
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-REF-003")
-def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Environment) -> None:
+def test_a_ref_from_before_a_navigation_is_refused(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("navigate")
     old = structured_read(subject, for_member=action)
-    stale = ref_for(old, "Save preferences")
+    stale = ref_of(read_elements(old), "Save preferences")
     assert stale, "read_page must report the 'Save preferences' button"
     moved = subject.call("navigate", url=env.url("rerender.html"), tab_id=None)
     assert moved.raised is None, f"navigating to a permitted page failed: {moved.raised!r}"
@@ -83,7 +77,7 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Enviro
     env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, stale)
-    expect_refused(outcome, "BR-REF-003", f"{action} with a ref read before the navigation")
+    expect_browser_error(outcome, "BR-REF-003", f"{action} with a ref read before the navigation")
     env.settle()
     activated = [e for e in env.effects()[before:] if e.get("kind") in ("click", "mouseover", "mousedown")]
     expect(not activated, "BR-REF-003", f"the stale ref activated something on the new page: {activated}")
@@ -92,7 +86,7 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: Subject, env: Enviro
 
 @pytest.mark.page("blank.html")
 @pytest.mark.clause("BR-REF-004", "BR-REF-005")
-def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
+def test_refs_stay_with_their_tab(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("new_tab", "close_tab")
     start = subject.state()
@@ -103,15 +97,17 @@ def test_refs_stay_with_their_tab(subject: Subject, env: Environment) -> None:
     first_tab, second_tab = tab_ids(start)[0], added[0]
     env.wait_for_effect("load", lambda effect: effect.get("page") == "forms.html")
     read = structured_read(subject, tab_id=second_tab, for_member=action)
-    foreign = ref_for(read, "Save preferences")
+    foreign = ref_of(read_elements(read), "Save preferences")
     assert foreign, "read_page of the new tab must report the 'Save preferences' button"
     # The first tab shows blank.html and was never read: no ref was issued for it.
     wrong_tab = act_on(subject, action, foreign, tab_id=first_tab)
-    expect_refused(wrong_tab, "BR-REF-005", f"{action} on tab {first_tab!r} with a ref read in tab {second_tab!r}")
+    expect_browser_error(
+        wrong_tab, "BR-REF-005", f"{action} on tab {first_tab!r} with a ref read in tab {second_tab!r}"
+    )
     closed = subject.call("close_tab", tab_id=second_tab)
     assert closed.raised is None, f"close_tab failed: {closed.raised!r}"
     gone = act_on(subject, action, foreign)
-    expect_refused(gone, "BR-REF-004", f"{action} with a ref read in the tab that was closed")
+    expect_browser_error(gone, "BR-REF-004", f"{action} with a ref read in the tab that was closed")
     env.settle()
     activated = activation_effects(env, "save")
     expect(not activated, "BR-REF-005", f"a ref used outside its tab activated 'Save preferences': {activated}")

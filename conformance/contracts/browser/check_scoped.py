@@ -11,31 +11,22 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    PRIVATE_VALUES,
-    act_on,
-    check_read_report,
-    contains_any,
-    expect_refused,
-    first_action,
-    read_elements,
-    squash,
-    strings_in,
-    utf8_length,
-    valid_unicode,
-)
-from conformance.environment import Environment
-from conformance.subject import Outcome, Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject, CallOutcome
+
+from ._expectations import expect_browser_error
+from ._reads import PRIVATE_VALUES, check_read_report, contains_any, squash, strings_in, utf8_length, valid_unicode
+from ._refs import act_on, first_action, read_elements
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
-def scoped(subject: Subject, root: str | None, depth: int = 32, filter: str = "all") -> Outcome:
+def scoped(subject: BrowserSubject, root: str | None, depth: int = 32, filter: str = "all") -> CallOutcome:
     return subject.call("read_page_scoped", tab_id=None, root=root, depth=depth, filter=filter)
 
 
-def scoped_report(outcome: Outcome) -> dict[str, Any]:
+def scoped_report(outcome: CallOutcome) -> dict[str, Any]:
     """BR-SCOPE-001: the result is a structured scoped read; the BrowserReadV1 rules then apply (BR-SCOPE-010)."""
     if outcome.raised is not None:
         violation("BR-SCOPE-001", f"failed on sections.html: {outcome.describe()}")
@@ -72,7 +63,7 @@ def scope_ref(report: dict[str, Any], label_part: str) -> str | None:
     return None
 
 
-def discover(subject: Subject) -> dict[str, Any]:
+def discover(subject: BrowserSubject) -> dict[str, Any]:
     outcome = scoped(subject, None)
     report = scoped_report(outcome)
     outcome.expect_sdk_accepted()
@@ -85,7 +76,7 @@ def everything(report: Any) -> str:
 
 @pytest.mark.page("sections.html")
 @pytest.mark.clause("BR-SCOPE-001", "BR-SCOPE-002", "BR-SCOPE-003", "BR-SCOPE-006", "BR-SCOPE-010", "BR-PRIV-004")
-def test_a_null_root_discovers_the_visible_sections(subject: Subject, env: Environment) -> None:
+def test_a_null_root_discovers_the_visible_sections(subject: BrowserSubject, env: Environment) -> None:
     report = discover(subject)
     labels = [str(scope.get("label")) for scope in report["scopes"]]
     for wanted in ("Itinerary", "Payment"):
@@ -105,7 +96,7 @@ def test_a_null_root_discovers_the_visible_sections(subject: Subject, env: Envir
 
 @pytest.mark.page("sections.html")
 @pytest.mark.clause("BR-SCOPE-004", "BR-SCOPE-005", "BR-SCOPE-010", "BR-PRIV-004")
-def test_a_scope_root_and_depth_bound_the_read(subject: Subject, env: Environment) -> None:
+def test_a_scope_root_and_depth_bound_the_read(subject: BrowserSubject, env: Environment) -> None:
     report = discover(subject)
     payment, itinerary = scope_ref(report, "Payment"), scope_ref(report, "Itinerary")
     assert payment and itinerary, "discovery must offer the Itinerary and Payment sections (BR-SCOPE-002)"
@@ -140,7 +131,7 @@ def test_a_scope_root_and_depth_bound_the_read(subject: Subject, env: Environmen
 
 @pytest.mark.page("sections.html")
 @pytest.mark.clause("BR-SCOPE-007", "BR-SCOPE-008")
-def test_scope_refs_select_reads_only(subject: Subject, env: Environment) -> None:
+def test_scope_refs_select_reads_only(subject: BrowserSubject, env: Environment) -> None:
     report = discover(subject)
     payment = scope_ref(report, "Payment")
     assert payment, "discovery must offer the Payment section (BR-SCOPE-002)"
@@ -148,7 +139,7 @@ def test_scope_refs_select_reads_only(subject: Subject, env: Environment) -> Non
     env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, payment)
-    expect_refused(outcome, "BR-SCOPE-007", f"{action} with the scope ref of the Payment section")
+    expect_browser_error(outcome, "BR-SCOPE-007", f"{action} with the scope ref of the Payment section")
     env.settle()
     caused = [(e.get("kind"), e.get("target")) for e in env.effects()[before:] if e.get("kind") != "load"]
     expect(not caused, "BR-SCOPE-007", f"acting on a scope ref had page effects {caused}")
@@ -156,16 +147,16 @@ def test_scope_refs_select_reads_only(subject: Subject, env: Environment) -> Non
     for selector in ("aside", "#cardholder", "main > p", "//main"):
         if selector in issued:
             continue
-        expect_refused(scoped(subject, selector), "BR-SCOPE-008", f"read_page_scoped with root {selector!r}")
+        expect_browser_error(scoped(subject, selector), "BR-SCOPE-008", f"read_page_scoped with root {selector!r}")
 
 
 @pytest.mark.page("sections.html")
 @pytest.mark.clause("BR-SCOPE-009")
-def test_scope_refs_expire_with_their_document(subject: Subject, env: Environment) -> None:
+def test_scope_refs_expire_with_their_document(subject: BrowserSubject, env: Environment) -> None:
     subject.require("read_page_scoped", "navigate")
     report = discover(subject)
     payment = scope_ref(report, "Payment")
     assert payment, "discovery must offer the Payment section (BR-SCOPE-002)"
     moved = subject.call("navigate", url=env.url("forms.html"), tab_id=None)
     assert moved.raised is None, f"navigating to a permitted page failed: {moved.raised!r}"
-    expect_refused(scoped(subject, payment), "BR-SCOPE-009", "read_page_scoped with a scope ref of the old page")
+    expect_browser_error(scoped(subject, payment), "BR-SCOPE-009", "read_page_scoped with a scope ref of the old page")

@@ -12,12 +12,11 @@ import time
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    is_browser_error,
-    valid_unicode,
-)
-from conformance.environment import Environment
-from conformance.subject import Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._expectations import is_browser_error
+from ._reads import valid_unicode
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -31,7 +30,7 @@ THROWN_MARKER = "kit-thrown-secret-3391"
 @pytest.mark.page("script.html")
 @pytest.mark.hints(members=("run_script",))
 @pytest.mark.clause("BR-SCRIPT-001", "BR-SCRIPT-002")
-def test_a_script_runs_once_in_the_page_and_returns_text(subject: Subject, env: Environment) -> None:
+def test_a_script_runs_once_in_the_page_and_returns_text(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("run_script", tab_id=None, source="window.bump('kit-script-1')", timeout_ms=5000)
     if outcome.raised is not None:
         violation("BR-SCRIPT-002", f"a one-line script failed: {outcome.describe()}")
@@ -57,7 +56,7 @@ def test_a_script_runs_once_in_the_page_and_returns_text(subject: Subject, env: 
 @pytest.mark.page("script.html")
 @pytest.mark.hints(members=("run_script",))
 @pytest.mark.clause("BR-SCRIPT-001", "BR-SCRIPT-003")
-def test_a_script_that_never_settles_is_given_up_on_time(subject: Subject, env: Environment) -> None:
+def test_a_script_that_never_settles_is_given_up_on_time(subject: BrowserSubject, env: Environment) -> None:
     started = time.monotonic()
     outcome = subject.call("run_script", tab_id=None, source="new Promise(() => {})", timeout_ms=1000)
     elapsed = time.monotonic() - started
@@ -77,7 +76,7 @@ def test_a_script_that_never_settles_is_given_up_on_time(subject: Subject, env: 
 @pytest.mark.page("script.html")
 @pytest.mark.hints(members=("run_script",))
 @pytest.mark.clause("BR-SCRIPT-004")
-def test_a_throwing_script_fails_without_echoing_the_error(subject: Subject, env: Environment) -> None:
+def test_a_throwing_script_fails_without_echoing_the_error(subject: BrowserSubject, env: Environment) -> None:
     source = f"(() => {{ throw new Error('{THROWN_MARKER}'); }})()"
     outcome = subject.call("run_script", tab_id=None, source=source, timeout_ms=5000)
     expect(

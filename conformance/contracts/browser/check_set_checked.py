@@ -10,37 +10,31 @@ from __future__ import annotations
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    await_effect,
-    brief,
-    elements_for,
-    expect_done,
-    expect_refused,
-    find_ref,
-    finish,
-    mark,
-    require_ref,
-    since,
-)
+from conformance.harness.environment import Effect, Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import await_effect, brief, effect_with, mark, since
+from ._expectations import expect_done, expect_refused, finish
+from ._refs import elements_for, find_ref, require_ref
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
-def _changes(env, position, probe):
+def _changes(env: Environment, position: int, probe: str) -> list[Effect]:
     return [e for e in since(env, position) if e.get("kind") in ("change", "input") and e.get("target") == probe]
 
 
 @pytest.mark.page("checkbox.html")
 @pytest.mark.clause("BR-CHK-001", "BR-CHK-002", "BR-ACT-001")
-def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
+def test_set_checked_sets_the_state_and_repeating_keeps_it(subject: BrowserSubject, env: Environment) -> None:
     elements = elements_for(subject, "set_checked", "newsletter", "usage data")
     for label, probe, wanted in (("newsletter", "newsletter", True), ("usage data", "tracking", False)):
         ref = find_ref(elements, label)
         position = mark(subject)
         outcome = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(outcome, "BR-CHK-001")
-        await_effect(subject, "BR-CHK-001", "change", lambda e, p=probe: e.get("target") == p, what=f"{label} changing")
+        await_effect(subject, "BR-CHK-001", "change", effect_with(target=probe), what=f"{label} changing")
         subject.env.settle()
         changes = _changes(env, position, probe)
         expect(
@@ -65,7 +59,7 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject, env):
 
 @pytest.mark.page("checkbox.html")
 @pytest.mark.clause("BR-CHK-003")
-def test_set_checked_refuses_a_replaced_control(subject, env):
+def test_set_checked_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
     old_ref = require_ref(subject, "set_checked", "Remember this device")
     if subject.implements("click"):
         button = require_ref(subject, "set_checked", "Replace remember control")
@@ -86,7 +80,7 @@ def test_set_checked_refuses_a_replaced_control(subject, env):
 
 @pytest.mark.page("checkbox.html")
 @pytest.mark.clause("BR-CHK-004")
-def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject, env):
+def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject: BrowserSubject, env: Environment) -> None:
     ref = require_ref(subject, "set_checked", "Not a checkbox")
     position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=ref, checked=True)

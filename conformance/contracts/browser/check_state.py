@@ -8,12 +8,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from conformance.assertions import expect, violation
-from conformance.contracts.browser._observe_support import (
-    contains_any,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_ids
-from conformance.environment import Environment
-from conformance.subject import Subject
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._reads import contains_any
+from ._tabs import active_tab, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -67,7 +66,7 @@ def new_tab_id(before: Any, after: Any) -> str | None:
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-STATE-005", "BR-STATE-001", "BR-STATE-002", "BR-STATE-003", "BR-STATE-004", "BR-URL-002")
-def test_state_reports_the_page_shown(subject: Subject, env: Environment) -> None:
+def test_state_reports_the_page_shown(subject: BrowserSubject, env: Environment) -> None:
     # BR-STATE-005 is judged by the shows_start_page precondition every browser check module requests; this
     # check declares it so that a run passing it says so.
     state = subject.state()
@@ -99,7 +98,7 @@ def test_state_reports_the_page_shown(subject: Subject, env: Environment) -> Non
 
 @pytest.mark.page("forms.html")
 @pytest.mark.clause("BR-STATE-001", "BR-STATE-002", "BR-STATE-003")
-def test_state_rules_hold_with_several_tabs(subject: Subject, env: Environment) -> None:
+def test_state_rules_hold_with_several_tabs(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab")
     before = subject.state()
     for page in ("text.html", "blank.html"):
@@ -120,7 +119,7 @@ def test_state_rules_hold_with_several_tabs(subject: Subject, env: Environment) 
 
 @pytest.mark.page("blank.html")
 @pytest.mark.clause("BR-URL-001")
-def test_credentials_in_a_url_are_never_reported(subject: Subject, env: Environment) -> None:
+def test_credentials_in_a_url_are_never_reported(subject: BrowserSubject, env: Environment) -> None:
     subject.require("navigate")
     address = env.url("creds.html", credentials=f"{CREDENTIAL_USER}:{CREDENTIAL_SECRET}")
     outcome = subject.call("navigate", url=address, tab_id=None)
@@ -152,7 +151,7 @@ LONG_PAGE = "forms.html?padding=" + "p" * 2600
     ],
 )
 @pytest.mark.clause("BR-URL-004", "BR-URL-002")
-def test_a_long_page_address_still_gets_a_state_report(subject: Subject, env: Environment, mode: str) -> None:
+def test_a_long_page_address_still_gets_a_state_report(subject: BrowserSubject, env: Environment, mode: str) -> None:
     try:
         state = subject.state()
     except Exception as error:

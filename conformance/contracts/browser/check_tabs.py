@@ -6,32 +6,28 @@ word, and state is checked for the invariants the documents give it (unique IDs,
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from conformance.assertions import expect
-from conformance.contracts.browser._act_support import (
-    NEVER_ISSUED_TAB,
-    await_effect,
-    await_new_effect,
-    brief,
-    expect_done,
-    expect_refused,
-    expect_valid_state,
-    finish,
-    mark,
-    since,
-)
-from conformance.contracts.browser._tabs import active_tab, tab_by_id, tab_ids
+from conformance.assertions import expect, violation
+from conformance.harness.environment import Environment
+from conformance.harness.subject import BrowserSubject
+
+from ._effects import await_effect, await_new_effect, brief, effect_with, mark, since
+from ._expectations import expect_done, expect_refused, finish
+from ._tabs import NEVER_ISSUED_TAB, active_tab, expect_valid_state, tab_by_id, tab_ids
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 
-def _open_second_tab(subject, env, clause):
+def _open_second_tab(subject: BrowserSubject, env: Environment, clause: str) -> tuple[str, str]:
     """Open tabs-a.html in a new tab; returns (first tab ID, new tab ID)."""
     before = expect_valid_state(subject, clause, "the driver was created")
     first = active_tab(before)
-    expect(first is not None, clause, "the driver starts with no active tab")
+    if first is None:
+        violation(clause, "the driver starts with no active tab")
     outcome = subject.call("new_tab", url=env.url("tabs-a.html"))
     expect_done(outcome, clause)
     await_effect(subject, clause, "load", lambda e: e.get("page") == "tabs-a.html", what="tabs-a.html in the new tab")
@@ -44,7 +40,7 @@ def _open_second_tab(subject, env, clause):
 
 
 @pytest.mark.clause("BR-TAB-001", "BR-TAB-006", "BR-ACT-001")
-def test_new_tab_with_a_url_opens_that_page(subject, env):
+def test_new_tab_with_a_url_opens_that_page(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab")
     _first, added = _open_second_tab(subject, env, "BR-TAB-001")
     tab = tab_by_id(subject.state(), added)
@@ -52,7 +48,7 @@ def test_new_tab_with_a_url_opens_that_page(subject, env):
 
 
 @pytest.mark.clause("BR-TAB-002", "BR-ACT-001")
-def test_new_tab_without_a_url_opens_a_blank_page(subject, env):
+def test_new_tab_without_a_url_opens_a_blank_page(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab")
     before = expect_valid_state(subject, "BR-TAB-002", "the driver was created")
     position = mark(subject)
@@ -69,7 +65,7 @@ def test_new_tab_without_a_url_opens_a_blank_page(subject, env):
 
 
 @pytest.mark.clause("BR-TAB-003", "BR-TAB-004", "BR-TAB-006", "BR-ACT-001")
-def test_switch_and_close_change_the_real_tabs(subject, env):
+def test_switch_and_close_change_the_real_tabs(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab", "switch_tab", "close_tab")
     first, second = _open_second_tab(subject, env, "BR-TAB-003")
     for target in (first, second, first):
@@ -108,7 +104,7 @@ def test_switch_and_close_change_the_real_tabs(subject, env):
 
 
 @pytest.mark.clause("BR-TAB-008")
-def test_a_null_tab_id_follows_the_active_tab(subject, env):
+def test_a_null_tab_id_follows_the_active_tab(subject: BrowserSubject, env: Environment) -> None:
     subject.require("new_tab", "switch_tab", "navigate")
     first, second = _open_second_tab(subject, env, "BR-TAB-008")
     for target, page, title in ((first, "tabs-b.html", "Tabs B"), (second, "blank.html", "Blank fixture")):
@@ -117,9 +113,7 @@ def test_a_null_tab_id_follows_the_active_tab(subject, env):
         outcome = subject.call("navigate", url=env.url(page), tab_id=None)
         expect_done(outcome, "BR-TAB-008")
         # blank.html is also the start page: only a load after the mark is this navigation's.
-        await_new_effect(
-            subject, "BR-TAB-008", position, "load", lambda e, page=page: e.get("page") == page, what=f"{page} loading"
-        )
+        await_new_effect(subject, "BR-TAB-008", position, "load", effect_with(page=page), what=f"{page} loading")
         loads = since(env, position, "load")
         expect(len(loads) == 1, "BR-TAB-008", f"one navigation loaded {len(loads)} pages")
         tab = tab_by_id(subject.state(), target)
@@ -131,7 +125,7 @@ def test_a_null_tab_id_follows_the_active_tab(subject, env):
 
 
 # Members whose tab_id can be checked without a target; sample arguments with an unknown tab.
-_UNKNOWN_TAB_CALLS = {
+_UNKNOWN_TAB_CALLS: dict[str, dict[str, Any]] = {
     "navigate": {"url": "tabs-a.html", "tab_id": NEVER_ISSUED_TAB},
     "key": {"keys": ["Enter"], "tab_id": NEVER_ISSUED_TAB},
     "scroll": {"direction": "down", "amount": 3, "tab_id": NEVER_ISSUED_TAB},
@@ -148,7 +142,7 @@ _UNKNOWN_TAB_CALLS = {
 
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-TAB-005", "BR-TAB-007", "BR-ACT-014")
-def test_unknown_tab_ids_are_refused_and_touch_no_tab(subject, env):
+def test_unknown_tab_ids_are_refused_and_touch_no_tab(subject: BrowserSubject, env: Environment) -> None:
     checked = [member for member in ("switch_tab", "close_tab", *_UNKNOWN_TAB_CALLS) if subject.implements(member)]
     if not checked:
         subject.require("switch_tab")

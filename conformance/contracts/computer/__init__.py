@@ -1,1 +1,1 @@
-"""Computer driver contract checks (CO- clauses), run against a live desktop by conformance.computer_harness."""
+"""Computer driver contract checks (CO- clauses), run against a live desktop by conformance.harness.computer."""

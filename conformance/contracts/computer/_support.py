@@ -5,13 +5,13 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
-from typing import Any
 
 from openai.types.responses import computer_action as actions
 from PIL import Image
 
 from conformance.assertions import not_implemented
-from conformance.computer_harness import ComputerEnvironment, Event, call
+from conformance.harness.computer_environment import ComputerEnvironment, Event
+from conformance.harness.computer_subject import ComputerSubject
 
 # The input recorder page leaves the screen right of its typing area and below its help text free: from x=620
 # and y=260 to a margin from the right and bottom edges. Checks pick their points as fractions of that area, so
@@ -65,14 +65,14 @@ def decode_image_url(url: str) -> Image.Image:
     return image
 
 
-def take_shot(driver: Any, environment: ComputerEnvironment) -> Shot:
+def take_shot(subject: ComputerSubject) -> Shot:
     """The driver's screenshot, decoded; checks that need pixels skip drivers that only return file IDs."""
-    screenshot = call(driver, "screenshot")
+    screenshot = subject.screenshot()
     url = screenshot.get("image_url") if isinstance(screenshot, dict) else None
     if not url or not str(url).startswith("data:"):
         not_implemented("screenshots as data URLs (the suite cannot fetch file IDs or remote images)")
     image = decode_image_url(str(url))
-    width, height = environment.screen_size
+    width, height = subject.env.screen_size
     return Shot(image, image.width / width, image.height / height)
 
 

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from openai.types.responses import computer_action as actions
 
 from conformance.assertions import expect
-from conformance.computer_harness import ComputerEnvironment, call
+from conformance.harness.computer_environment import ComputerEnvironment
+from conformance.harness.computer_subject import ComputerSubject
 
 from ._support import describe, of_type
 
 
-def _type_and_read(driver: Any, environment: ComputerEnvironment, text: str) -> str:
+def _type_and_read(subject: ComputerSubject, environment: ComputerEnvironment, text: str) -> str:
     """Type ``text`` and return what the page saw inserted (wherever earlier checks left the caret)."""
     mark = environment.mark()
-    call(driver, "type", actions.Type(type="type", text=text))
+    subject.act(actions.Type(type="type", text=text))
     environment.wait_for(mark, lambda seen: len(of_type(seen, "input")) >= len(text))
     environment.settle()
     return environment.typed_since(mark)
@@ -32,19 +31,17 @@ def _type_and_read(driver: Any, environment: ComputerEnvironment, text: str) -> 
         pytest.param("line one\nline two", id="newline"),
     ],
 )
-def test_type_enters_exactly_the_text(
-    computer_driver: Any, computer_environment: ComputerEnvironment, text: str
-) -> None:
-    actual = _type_and_read(computer_driver, computer_environment, text)
+def test_type_enters_exactly_the_text(computer_subject: ComputerSubject, text: str) -> None:
+    actual = _type_and_read(computer_subject, computer_subject.env, text)
     expect(actual == text, "CO-TYPE-001", f"typed {text!r}; the page received {actual!r}")
 
 
 @pytest.mark.clause("CO-KEY-001")
-def test_keypress_presses_a_combination(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
+def test_keypress_presses_a_combination(computer_subject: ComputerSubject) -> None:
     # Ctrl+Alt+Z: a combination Chromium does not bind, so the page sees it (Ctrl+Shift+A would open a menu).
-    mark = computer_environment.mark()
-    call(computer_driver, "keypress", actions.Keypress(type="keypress", keys=["ctrl", "alt", "z"]))
-    events = computer_environment.wait_for(
+    mark = computer_subject.env.mark()
+    computer_subject.act(actions.Keypress(type="keypress", keys=["ctrl", "alt", "z"]))
+    events = computer_subject.env.wait_for(
         mark, lambda seen: sum(1 for e in of_type(seen, "keyup") if e["key"] in ("Control", "Alt", "z", "Z")) >= 3
     )
     downs = [e for e in of_type(events, "keydown") if e["key"].lower() == "z"]
@@ -69,11 +66,9 @@ def test_keypress_presses_a_combination(computer_driver: Any, computer_environme
         ("END", "End"),
     ],
 )
-def test_keypress_knows_common_key_names(
-    computer_driver: Any, computer_environment: ComputerEnvironment, name: str, dom_key: str
-) -> None:
-    mark = computer_environment.mark()
-    call(computer_driver, "keypress", actions.Keypress(type="keypress", keys=[name]))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "keyup")))
+def test_keypress_knows_common_key_names(computer_subject: ComputerSubject, name: str, dom_key: str) -> None:
+    mark = computer_subject.env.mark()
+    computer_subject.act(actions.Keypress(type="keypress", keys=[name]))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "keyup")))
     pressed = [e["key"] for e in of_type(events, "keydown")]
     expect(pressed == [dom_key], "CO-KEY-002", f"keypress [{name!r}] should press {dom_key}, got {describe(events)}")

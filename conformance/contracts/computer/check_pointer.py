@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from openai.types.responses import computer_action as actions
 
 from conformance.assertions import expect
-from conformance.computer_harness import ComputerEnvironment, call
+from conformance.harness.computer_subject import ComputerSubject
 
 from ._support import click, describe, drag_path, near, of_type, points, take_shot
 
@@ -17,12 +15,12 @@ DOM_BUTTON = {"left": 0, "wheel": 1, "right": 2, "back": 3, "forward": 4}
 
 
 @pytest.mark.clause("CO-CLICK-001")
-def test_click_lands_once_at_the_point(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    x, y = points(computer_environment)[0]
-    mark = computer_environment.mark()
-    call(computer_driver, "click", click(*shot.to_shot(x, y)))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
+def test_click_lands_once_at_the_point(computer_subject: ComputerSubject) -> None:
+    shot = take_shot(computer_subject)
+    x, y = points(computer_subject.env)[0]
+    mark = computer_subject.env.mark()
+    computer_subject.act(click(*shot.to_shot(x, y)))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
     presses = of_type(events, "mousedown", "mouseup", "click")
     expect(
         [event["type"] for event in presses] == ["mousedown", "mouseup", "click"],
@@ -38,14 +36,12 @@ def test_click_lands_once_at_the_point(computer_driver: Any, computer_environmen
 
 @pytest.mark.clause("CO-CLICK-002")
 @pytest.mark.parametrize("button", ["right", "wheel", "back", "forward", "left"])
-def test_click_uses_the_requested_button(
-    computer_driver: Any, computer_environment: ComputerEnvironment, button: str
-) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    x, y = points(computer_environment)[1]
-    mark = computer_environment.mark()
-    call(computer_driver, "click", click(*shot.to_shot(x, y), button=button))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
+def test_click_uses_the_requested_button(computer_subject: ComputerSubject, button: str) -> None:
+    shot = take_shot(computer_subject)
+    x, y = points(computer_subject.env)[1]
+    mark = computer_subject.env.mark()
+    computer_subject.act(click(*shot.to_shot(x, y), button=button))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
     buttons = [event["button"] for event in of_type(events, "mousedown", "mouseup")]
     expect(
         buttons == [DOM_BUTTON[button]] * 2,
@@ -55,12 +51,12 @@ def test_click_uses_the_requested_button(
 
 
 @pytest.mark.clause("CO-CLICK-003")
-def test_keys_are_held_during_a_click(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    x, y = points(computer_environment)[2]
-    mark = computer_environment.mark()
-    call(computer_driver, "click", click(*shot.to_shot(x, y), keys=["shift"]))
-    events = computer_environment.wait_for(
+def test_keys_are_held_during_a_click(computer_subject: ComputerSubject) -> None:
+    shot = take_shot(computer_subject)
+    x, y = points(computer_subject.env)[2]
+    mark = computer_subject.env.mark()
+    computer_subject.act(click(*shot.to_shot(x, y), keys=["shift"]))
+    events = computer_subject.env.wait_for(
         mark, lambda seen: bool(of_type(seen, "click")) and any(e.get("key") == "Shift" for e in of_type(seen, "keyup"))
     )
     press = of_type(events, "mousedown")
@@ -74,13 +70,13 @@ def test_keys_are_held_during_a_click(computer_driver: Any, computer_environment
 
 
 @pytest.mark.clause("CO-DCLICK-001")
-def test_double_click_is_a_double_click(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    x, y = points(computer_environment)[3]
-    mark = computer_environment.mark()
+def test_double_click_is_a_double_click(computer_subject: ComputerSubject) -> None:
+    shot = take_shot(computer_subject)
+    x, y = points(computer_subject.env)[3]
+    mark = computer_subject.env.mark()
     sx, sy = shot.to_shot(x, y)
-    call(computer_driver, "double_click", actions.DoubleClick(type="double_click", x=sx, y=sy))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "dblclick")))
+    computer_subject.act(actions.DoubleClick(type="double_click", x=sx, y=sy))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "dblclick")))
     doubles = of_type(events, "dblclick")
     expect(len(doubles) == 1, "CO-DCLICK-001", f"expected one dblclick, got {describe(events)}")
     expect(
@@ -91,13 +87,13 @@ def test_double_click_is_a_double_click(computer_driver: Any, computer_environme
 
 
 @pytest.mark.clause("CO-MOVE-001")
-def test_move_moves_without_pressing(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    x, y = points(computer_environment)[1]
-    mark = computer_environment.mark()
+def test_move_moves_without_pressing(computer_subject: ComputerSubject) -> None:
+    shot = take_shot(computer_subject)
+    x, y = points(computer_subject.env)[1]
+    mark = computer_subject.env.mark()
     sx, sy = shot.to_shot(x, y)
-    call(computer_driver, "move", actions.Move(type="move", x=sx, y=sy))
-    events = computer_environment.wait_for(
+    computer_subject.act(actions.Move(type="move", x=sx, y=sy))
+    events = computer_subject.env.wait_for(
         mark, lambda seen: any(near(e, x, y, shot.tolerance) for e in of_type(seen, "pointermove"))
     )
     moves = of_type(events, "pointermove")
@@ -114,13 +110,13 @@ def test_move_moves_without_pressing(computer_driver: Any, computer_environment:
 
 
 @pytest.mark.clause("CO-DRAG-001")
-def test_drag_follows_the_path(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    screen_path = drag_path(computer_environment)
+def test_drag_follows_the_path(computer_subject: ComputerSubject) -> None:
+    shot = take_shot(computer_subject)
+    screen_path = drag_path(computer_subject.env)
     path = [dict(zip(("x", "y"), shot.to_shot(x, y), strict=True)) for x, y in screen_path]
-    mark = computer_environment.mark()
-    call(computer_driver, "drag", actions.Drag(type="drag", path=path))  # type: ignore[arg-type]
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
+    mark = computer_subject.env.mark()
+    computer_subject.act(actions.Drag(type="drag", path=path))  # type: ignore[arg-type]
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "mouseup")))
     downs, ups = of_type(events, "mousedown"), of_type(events, "mouseup")
     expect(
         len(downs) == 1 and near(downs[0], *screen_path[0], shot.tolerance),
@@ -150,14 +146,14 @@ def test_drag_follows_the_path(computer_driver: Any, computer_environment: Compu
 @pytest.mark.clause("CO-SCROLL-001")
 @pytest.mark.parametrize(("scroll_x", "scroll_y"), [(0, 240), (0, -360), (240, 0), (-120, 0)])
 def test_scroll_goes_the_right_way_by_about_the_distance(
-    computer_driver: Any, computer_environment: ComputerEnvironment, scroll_x: int, scroll_y: int
+    computer_subject: ComputerSubject, scroll_x: int, scroll_y: int
 ) -> None:
-    shot = take_shot(computer_driver, computer_environment)
-    x, y = points(computer_environment)[2]
+    shot = take_shot(computer_subject)
+    x, y = points(computer_subject.env)[2]
     sx, sy = shot.to_shot(x, y)
-    mark = computer_environment.mark()
-    call(computer_driver, "scroll", actions.Scroll(type="scroll", x=sx, y=sy, scroll_x=scroll_x, scroll_y=scroll_y))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "wheel")))
+    mark = computer_subject.env.mark()
+    computer_subject.act(actions.Scroll(type="scroll", x=sx, y=sy, scroll_x=scroll_x, scroll_y=scroll_y))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "wheel")))
     wheels = of_type(events, "wheel")
     expect(
         bool(wheels) and all(near(e, x, y, shot.tolerance) for e in wheels),

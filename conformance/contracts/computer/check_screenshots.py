@@ -9,7 +9,7 @@ from openai.types.responses import computer_action as actions
 from PIL import ImageChops
 
 from conformance.assertions import expect, not_implemented
-from conformance.computer_harness import ComputerEnvironment, call
+from conformance.harness.computer_subject import ComputerSubject
 
 from ._support import click, decode_image_url, describe, of_type, take_shot
 
@@ -17,8 +17,8 @@ TARGET_RED = (255, 0, 0)
 
 
 @pytest.mark.clause("CO-SHOT-001")
-def test_screenshot_is_a_computer_screenshot(computer_driver: Any) -> None:
-    screenshot = call(computer_driver, "screenshot")
+def test_screenshot_is_a_computer_screenshot(computer_subject: ComputerSubject) -> None:
+    screenshot = computer_subject.screenshot()
     expect(
         isinstance(screenshot, dict) and screenshot.get("type") == "computer_screenshot",
         "CO-SHOT-001",
@@ -33,10 +33,8 @@ def test_screenshot_is_a_computer_screenshot(computer_driver: Any) -> None:
 
 
 @pytest.mark.clause("CO-SHOT-002")
-def test_screenshot_decodes_at_the_screen_size_or_one_scale(
-    computer_driver: Any, computer_environment: ComputerEnvironment
-) -> None:
-    screenshot = call(computer_driver, "screenshot")
+def test_screenshot_decodes_at_the_screen_size_or_one_scale(computer_subject: ComputerSubject) -> None:
+    screenshot = computer_subject.screenshot()
     url = screenshot.get("image_url") or ""
     if not url.startswith("data:"):
         not_implemented("screenshots as data URLs (the suite cannot fetch file IDs or remote images)")
@@ -44,7 +42,7 @@ def test_screenshot_decodes_at_the_screen_size_or_one_scale(
         image = decode_image_url(url)
     except Exception as error:
         expect(False, "CO-SHOT-002", f"image_url does not decode as an image: {error}")
-    width, height = computer_environment.screen_size
+    width, height = computer_subject.env.screen_size
     scale_x, scale_y = image.width / width, image.height / height
     expect(
         0 < scale_x <= 1 and abs(scale_x - scale_y) <= 2 / min(image.width, image.height),
@@ -54,12 +52,12 @@ def test_screenshot_decodes_at_the_screen_size_or_one_scale(
 
 
 @pytest.mark.clause("CO-SHOT-003")
-def test_screenshot_shows_the_current_screen(computer_driver: Any, computer_environment: ComputerEnvironment) -> None:
-    before = take_shot(computer_driver, computer_environment)
-    mark = computer_environment.mark()
-    call(computer_driver, "type", actions.Type(type="type", text="WWWWWWWWWWWWWWWWWWWW"))
-    computer_environment.wait_for(mark, lambda seen: len(of_type(seen, "input")) >= 20)
-    after = take_shot(computer_driver, computer_environment)
+def test_screenshot_shows_the_current_screen(computer_subject: ComputerSubject) -> None:
+    before = take_shot(computer_subject)
+    mark = computer_subject.env.mark()
+    computer_subject.act(actions.Type(type="type", text="WWWWWWWWWWWWWWWWWWWW"))
+    computer_subject.env.wait_for(mark, lambda seen: len(of_type(seen, "input")) >= 20)
+    after = take_shot(computer_subject)
     # The typing area spans screen pixels 40..560 x 40..180; twenty Ws change it visibly.
     box = (*before.to_shot(40, 40), *before.to_shot(560, 180))
     difference = ImageChops.difference(before.image.convert("RGB").crop(box), after.image.convert("RGB").crop(box))
@@ -85,18 +83,16 @@ def _find_target(image: Any) -> tuple[int, int] | None:
 
 
 @pytest.mark.clause("CO-COORD-001")
-def test_clicking_what_the_screenshot_shows_hits_it(
-    computer_driver: Any, computer_environment: ComputerEnvironment
-) -> None:
-    shot = take_shot(computer_driver, computer_environment)
+def test_clicking_what_the_screenshot_shows_hits_it(computer_subject: ComputerSubject) -> None:
+    shot = take_shot(computer_subject)
     centre = _find_target(shot.image)
     expect(centre is not None, "CO-COORD-001", "the red target the page draws is not in the screenshot")
     assert centre is not None
-    mark = computer_environment.mark()
-    call(computer_driver, "click", click(*centre))
-    events = computer_environment.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
+    mark = computer_subject.env.mark()
+    computer_subject.act(click(*centre))
+    events = computer_subject.env.wait_for(mark, lambda seen: bool(of_type(seen, "click")))
     hits = [event.get("target") for event in of_type(events, "click")]
-    target = computer_environment.target()
+    target = computer_subject.env.target()
     expect(
         hits == ["target"],
         "CO-COORD-001",

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from openai import AsyncComputerToolset, ComputerToolset
 
 from conformance.assertions import expect
-from conformance.computer_harness import is_async_driver
+from conformance.harness.computer_subject import ComputerSubject
 from conformance.members import COMPUTER_METHODS
 
 
 @pytest.mark.clause("CO-SHAPE-001")
-def test_driver_implements_all_nine_methods(computer_driver: Any) -> None:
-    missing = [name for name in COMPUTER_METHODS if not callable(getattr(computer_driver, name, None))]
+def test_driver_implements_all_nine_methods(computer_subject: ComputerSubject) -> None:
+    missing = [name for name in COMPUTER_METHODS if not callable(getattr(computer_subject.driver, name, None))]
     expect(not missing, "CO-SHAPE-001", f"driver lacks callable methods {missing}")
 
 
 @pytest.mark.clause("CO-SHAPE-002")
-def test_matching_toolset_accepts_the_driver(computer_driver: Any) -> None:
-    toolset_type = AsyncComputerToolset if is_async_driver(computer_driver) else ComputerToolset
+def test_matching_toolset_accepts_the_driver(computer_subject: ComputerSubject) -> None:
+    toolset_type = AsyncComputerToolset if computer_subject.flavour == "async" else ComputerToolset
     try:
-        toolset = toolset_type(computer_driver)
+        toolset = toolset_type(computer_subject.driver)
     except ValueError as error:
         expect(False, "CO-SHAPE-002", f"{toolset_type.__name__} rejected the driver: {error}")
     else:

@@ -6,24 +6,23 @@ no trace in the page's event log, and an approved one must reach it once per act
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from openai import AsyncComputerToolset, ComputerToolset
 from openai.lib.computer import ComputerUseError
 from openai.types.responses import ResponseComputerToolCall
 
 from conformance.assertions import expect
-from conformance.computer_harness import ComputerEnvironment, harness_loop, is_async_driver, on_driver
+from conformance.harness.computer_environment import ComputerEnvironment
+from conformance.harness.computer_subject import ComputerSubject
 
 from ._support import describe, near, of_type, points, take_shot
 
 SAFETY_CHECK = {"id": "sc_kit_1", "code": "malicious_instructions", "message": "kit safety check"}
 
 
-def _call(driver: Any, environment: ComputerEnvironment, *, checks: bool) -> ResponseComputerToolCall:
-    shot = take_shot(driver, environment)
+def _call(subject: ComputerSubject, environment: ComputerEnvironment, *, checks: bool) -> ResponseComputerToolCall:
+    shot = take_shot(subject)
     first, second = shot.to_shot(*points(environment)[1]), shot.to_shot(*points(environment)[3])
     return ResponseComputerToolCall.model_validate(
         {
@@ -41,35 +40,6 @@ def _call(driver: Any, environment: ComputerEnvironment, *, checks: bool) -> Res
     )
 
 
-def _execute(driver: Any, call: ResponseComputerToolCall, **options: Any) -> Any:
-    """Run ``call`` through the helper that matches the driver's flavour."""
-    if is_async_driver(driver):
-        async_options = {name: _as_async(value) for name, value in options.items() if name != "cancelled"}
-        if "cancelled" in options:
-            async_options["cancelled"] = options["cancelled"]
-
-        async def run() -> Any:
-            toolset = AsyncComputerToolset(driver)
-            try:
-                return await toolset.execute(call, **async_options)
-            finally:
-                toolset.close()
-
-        return harness_loop().resolve(run())
-    toolset = ComputerToolset(driver)
-    try:
-        return on_driver(driver, lambda: toolset.execute(call, **options), "the computer toolset")
-    finally:
-        toolset.close()
-
-
-def _as_async(callback: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    async def wrapped(value: Any) -> Any:
-        return callback(value)
-
-    return wrapped
-
-
 def _clicked(events: list[dict[str, Any]], points: list[tuple[int, int]]) -> bool:
     """The page saw exactly one click near each point, in this order (3 px covers a half-scale screenshot)."""
     clicks = of_type(events, "click")
@@ -84,42 +54,38 @@ def _input_events(environment: ComputerEnvironment, mark: int) -> list[dict[str,
 
 @pytest.mark.clause("CO-FLOW-001")
 @pytest.mark.parametrize("approval", ["missing", "declined", "truthy-not-True"])
-def test_unapproved_safety_checks_reach_no_desktop(
-    computer_driver: Any, computer_environment: ComputerEnvironment, approval: str
-) -> None:
-    call = _call(computer_driver, computer_environment, checks=True)
+def test_unapproved_safety_checks_reach_no_desktop(computer_subject: ComputerSubject, approval: str) -> None:
+    call = _call(computer_subject, computer_subject.env, checks=True)
     options: dict[str, Any] = {}
     if approval == "declined":
         options["approve_safety_checks"] = lambda _call: False
     elif approval == "truthy-not-True":
         options["approve_safety_checks"] = lambda _call: 1
-    mark = computer_environment.mark()
+    mark = computer_subject.env.mark()
     with pytest.raises(ComputerUseError):
-        _execute(computer_driver, call, **options)
-    events = _input_events(computer_environment, mark)
+        computer_subject.execute(call, **options)
+    events = _input_events(computer_subject.env, mark)
     expect(not events, "CO-FLOW-001", f"an unapproved call ({approval}) reached the desktop: {describe(events)}")
 
 
 @pytest.mark.clause("CO-FLOW-002")
-def test_approved_call_reaches_the_desktop_once_in_order(
-    computer_driver: Any, computer_environment: ComputerEnvironment
-) -> None:
-    call = _call(computer_driver, computer_environment, checks=True)
-    mark = computer_environment.mark()
-    output = _execute(computer_driver, call, approve_safety_checks=lambda _call: True)
-    events = _input_events(computer_environment, mark)
+def test_approved_call_reaches_the_desktop_once_in_order(computer_subject: ComputerSubject) -> None:
+    call = _call(computer_subject, computer_subject.env, checks=True)
+    mark = computer_subject.env.mark()
+    output = computer_subject.execute(call, approve_safety_checks=lambda _call: True)
+    events = _input_events(computer_subject.env, mark)
     # Chromium may hand key events to the page before earlier mouse events (mouse input waits for hit
     # testing), so order is compared within each kind of input: the two clicks, then the typed characters.
-    first, second = points(computer_environment)[1], points(computer_environment)[3]
+    first, second = points(computer_subject.env)[1], points(computer_subject.env)[3]
     expect(
         _clicked(events, [first, second]),
         "CO-FLOW-002",
         f"expected a click at {first} then one at {second}, got {describe(events)}",
     )
     expect(
-        computer_environment.typed_since(mark) == "kit",
+        computer_subject.env.typed_since(mark) == "kit",
         "CO-FLOW-002",
-        f"the page received the text {computer_environment.typed_since(mark)!r}, not 'kit'",
+        f"the page received the text {computer_subject.env.typed_since(mark)!r}, not 'kit'",
     )
     screenshot = output.get("output", {})
     has_source = bool(screenshot.get("image_url") or screenshot.get("file_id"))
@@ -136,17 +102,15 @@ def test_approved_call_reaches_the_desktop_once_in_order(
 
 
 @pytest.mark.clause("CO-FLOW-003")
-def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(
-    computer_driver: Any, computer_environment: ComputerEnvironment
-) -> None:
-    call = _call(computer_driver, computer_environment, checks=False)
+def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(computer_subject: ComputerSubject) -> None:
+    call = _call(computer_subject, computer_subject.env, checks=False)
     seen: list[str] = []
 
     def approve_all(action: Any) -> bool:
         seen.append(action.type)
         return True
 
-    _execute(computer_driver, call, before_action=approve_all)
+    computer_subject.execute(call, before_action=approve_all)
     expect(
         seen == ["click", "click", "type", "screenshot"],
         "CO-FLOW-003",
@@ -156,12 +120,12 @@ def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(
     def refuse_typing(action: Any) -> bool:
         return bool(action.type != "type")
 
-    mark = computer_environment.mark()
+    mark = computer_subject.env.mark()
     with pytest.raises(ComputerUseError):
-        _execute(computer_driver, call, before_action=refuse_typing)
-    events = _input_events(computer_environment, mark)
+        computer_subject.execute(call, before_action=refuse_typing)
+    events = _input_events(computer_subject.env, mark)
     expect(
-        _clicked(events, [points(computer_environment)[1], points(computer_environment)[3]]),
+        _clicked(events, [points(computer_subject.env)[1], points(computer_subject.env)[3]]),
         "CO-FLOW-003",
         f"the two approved clicks before the refusal should each have happened once: {describe(events)}",
     )
@@ -173,10 +137,8 @@ def test_before_action_sees_every_action_and_a_refusal_stops_the_rest(
 
 
 @pytest.mark.clause("CO-FLOW-004")
-def test_nothing_reaches_the_desktop_after_cancellation(
-    computer_driver: Any, computer_environment: ComputerEnvironment
-) -> None:
-    call = _call(computer_driver, computer_environment, checks=False)
+def test_nothing_reaches_the_desktop_after_cancellation(computer_subject: ComputerSubject) -> None:
+    call = _call(computer_subject, computer_subject.env, checks=False)
     stopped = [False]
 
     proposed = [0]
@@ -188,12 +150,12 @@ def test_nothing_reaches_the_desktop_after_cancellation(
             stopped[0] = True
         return True
 
-    mark = computer_environment.mark()
+    mark = computer_subject.env.mark()
     with pytest.raises(ComputerUseError):
-        _execute(computer_driver, call, before_action=stop_after_the_first_click, cancelled=lambda: stopped[0])
-    events = _input_events(computer_environment, mark)
+        computer_subject.execute(call, before_action=stop_after_the_first_click, cancelled=lambda: stopped[0])
+    events = _input_events(computer_subject.env, mark)
     expect(
-        _clicked(events, [points(computer_environment)[1]]),
+        _clicked(events, [points(computer_subject.env)[1]]),
         "CO-FLOW-004",
         f"only the click before cancelling should have happened: {describe(events)}",
     )

@@ -6,7 +6,9 @@ receives. Each check gets its own session token, which prefixes every path (``/s
 checks never see each other's effects even when they share a server.
 
 Two origins are served: "main" (the allowed origin) and "other" (a second port on loopback, which checks treat as
-a disallowed origin for redirects, popups and subresources).
+a disallowed origin for redirects, popups and subresources). Besides pages, a session serves ``__name``
+endpoints: the server owns only ``__effect`` (the recorder); the others (a redirect, a download, a slow page...)
+are a table of :data:`Endpoint` functions that the checks needing them declare and add (:meth:`add_endpoints`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from conformance import generated_pages, resources
+from conformance import resources
+from conformance.harness import generated_pages
 
 Origin = Literal["main", "other"]
 Effect = Mapping[str, Any]
@@ -35,12 +38,39 @@ _MAX_EFFECT_BYTES = 64 * 1024
 _SESSION_PREFIX = "/s/"
 
 
+@dataclass(frozen=True)
+class EndpointCall:
+    """One request to a ``__name`` endpoint of a session, as the endpoint sees it."""
+
+    method: str
+    tail: list[str]  # the path segments after the endpoint's name
+    query: Mapping[str, list[str]]
+    # Whether the browser sent an Authorization header (never the credentials themselves).
+    authorization: bool
+    body: bytes  # a POST's body (bounded), else empty
+    record: Callable[[dict[str, Any]], None]  # adds an effect to the session's record, stamped with the origin
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: HTTPStatus
+    body: bytes = b""
+    content_type: str = "text/plain"
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+# An endpoint answers one request; the table of them (name -> endpoint) is declared by the checks that need them.
+Endpoint = Callable[[EndpointCall], Reply]
+
+
 class EffectTimeout(AssertionError):
     """An expected page effect did not arrive in time."""
 
 
 @dataclass(frozen=True)
-class RecordedRequest:
+class ServedRequest:
+    """A request the fixture server answered for a session (the log checks read to prove a fetch happened or not)."""
+
     method: str
     path: str  # relative to the session: "forms.html", "__auth"
     query: str
@@ -54,7 +84,7 @@ class RecordedRequest:
 @dataclass
 class _Session:
     effects: list[Effect] = field(default_factory=list)
-    requests: list[RecordedRequest] = field(default_factory=list)
+    requests: list[ServedRequest] = field(default_factory=list)
 
 
 class EffectStore:
@@ -85,7 +115,7 @@ class EffectStore:
                 session.effects.append(dict(effect, received=time.monotonic()))
                 self._changed.notify_all()
 
-    def add_request(self, token: str, request: RecordedRequest) -> None:
+    def add_request(self, token: str, request: ServedRequest) -> None:
         with self._changed:
             session = self._sessions.get(token)
             if session is not None:
@@ -97,7 +127,7 @@ class EffectStore:
             session = self._sessions.get(token)
             return list(session.effects) if session else []
 
-    def requests(self, token: str) -> list[RecordedRequest]:
+    def requests(self, token: str) -> list[ServedRequest]:
         with self._changed:
             session = self._sessions.get(token)
             return list(session.requests) if session else []
@@ -177,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(HTTPStatus.NOT_FOUND, b"unknown session\n", "text/plain")
             return
         if method != "POST" or not rest.endswith("__effect"):
-            request = RecordedRequest(
+            request = ServedRequest(
                 method, rest, parts.query, self.server.origin_name, time.time(), "Authorization" in self.headers
             )
             store.add_request(token, request)
@@ -212,9 +242,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _special(self, method: str, token: str, name: str, tail: list[str], query: Mapping[str, list[str]]) -> None:
         store = self.server.fixture.store
         if name == "__effect" and method == "POST":
-            body = self._body()
+            # The recorder every fixture page posts its events to: the one endpoint the server itself owns.
             try:
-                effect = json.loads(body)
+                effect = json.loads(self._body())
             except ValueError:
                 self._reply(HTTPStatus.BAD_REQUEST, b"effect must be JSON\n", "text/plain")
                 return
@@ -222,53 +252,21 @@ class _Handler(BaseHTTPRequestHandler):
                 effect["origin"] = self.server.origin_name
                 store.add_effect(token, effect)
             self._reply(HTTPStatus.NO_CONTENT, b"", "text/plain")
-        elif name == "__redirect":
-            self.send_response(HTTPStatus.FOUND)
-            self.send_header("Location", query.get("to", ["blank.html"])[0])
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-        elif name == "__download":
-            file_name = tail[0] if tail and tail[0] else "report.txt"
-            self._reply(
-                HTTPStatus.OK,
-                f"fixture download {file_name}\n".encode(),
-                "text/plain",
-                extra={"Content-Disposition": f'attachment; filename="{file_name}"'},
-            )
-        elif name == "__slow":
-            delay_ms = min(int(query.get("ms", ["1000"])[0]), 30_000)
-            time.sleep(delay_ms / 1000)
-            self._reply(HTTPStatus.OK, b"<!doctype html><title>Slow</title><p>slow page</p>", "text/html")
-        elif name == "__cookie":
-            self._reply(
-                HTTPStatus.OK,
-                b'{"cookie": "set"}',
-                "application/json",
-                extra={"Set-Cookie": "kit_secret=cookie-secret-4711; Path=/; SameSite=Lax"},
-            )
-        elif name == "__auth":
-            # A page behind HTTP Basic authentication: the challenge invites a browser to answer with credentials,
-            # for instance ones a link smuggled into its URL. The request log records whether any were sent.
-            if "Authorization" in self.headers:
-                self._reply(HTTPStatus.OK, b"<!doctype html><title>Signed in</title><p>signed in</p>", "text/html")
-            else:
-                self._reply(
-                    HTTPStatus.UNAUTHORIZED,
-                    b"<!doctype html><title>Sign in required</title><p>sign in required</p>",
-                    "text/html",
-                    extra={"WWW-Authenticate": 'Basic realm="fixture partners"'},
-                )
-        elif name == "__api":
-            self._reply(HTTPStatus.OK, b'{"items": [1, 2, 3]}', "application/json")
-        elif name == "__upload" and method == "POST":
-            body = self._body()
-            store.add_effect(
-                token,
-                {"kind": "upload", "page": "__upload", "bytes": len(body), "origin": self.server.origin_name},
-            )
-            self._reply(HTTPStatus.OK, b'{"uploaded": true}', "application/json")
-        else:
+            return
+        endpoint = self.server.fixture.endpoints.get(name)
+        if endpoint is None:
             self._reply(HTTPStatus.NOT_FOUND, b"unknown endpoint\n", "text/plain")
+            return
+        origin = self.server.origin_name
+
+        def record(effect: dict[str, Any]) -> None:
+            store.add_effect(token, {**effect, "origin": origin})
+
+        call = EndpointCall(
+            method, tail, query, "Authorization" in self.headers, self._body() if method == "POST" else b"", record
+        )
+        reply = endpoint(call)
+        self._reply(reply.status, reply.body, reply.content_type, extra=reply.headers)
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -307,11 +305,22 @@ class _OriginServer(ThreadingHTTPServer):
 class FixtureServer:
     """Serves the fixture pages on two loopback origins until :meth:`stop` (or the ``with`` block ends)."""
 
-    def __init__(self, pages: Path | None = None) -> None:
+    def __init__(self, pages: Path | None = None, endpoints: Mapping[str, Endpoint] | None = None) -> None:
         self.pages = (pages or resources.pages()).resolve()
         self.store = EffectStore()
+        self.endpoints: dict[str, Endpoint] = {}
+        self.add_endpoints(endpoints or {})
         self._servers = {name: _OriginServer(self, name) for name in ("main", "other")}
         self._threads: list[threading.Thread] = []
+
+    def add_endpoints(self, endpoints: Mapping[str, Endpoint]) -> None:
+        """Serve ``endpoints`` (``{"__name": endpoint}``) in every session; a name already served is an error."""
+        for name, endpoint in endpoints.items():
+            if not name.startswith("__") or name == "__effect":
+                raise ValueError(f"endpoint {name!r}: names start with '__' and '__effect' is the recorder's")
+            if self.endpoints.get(name, endpoint) is not endpoint:
+                raise ValueError(f"endpoint {name!r} is already served by another table")
+            self.endpoints[name] = endpoint
 
     def origin(self, name: Origin = "main") -> str:
         host, port = self._servers[name].server_address[:2]

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conformance.contracts.computer._support import FREE_LEFT, FREE_TOP, PATH_FRACTIONS, POINT_FRACTIONS, _at
-from reference.desktop.settings import COMMON_SCREENS, parse_screen_size
+from conformance.harness.desktops.settings import COMMON_SCREENS, parse_screen_size
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[4]
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Shared pieces of the observation checks: the BrowserReadV1 rules, fixture secrets, ref and error helpers.
+"""Reads: the rules of a structured page read (BrowserReadV1), its text, and the fixtures' private values.
 
 Every rule here fails through ``expect`` with the one clause it belongs to, so a check that validates a read
 with :func:`check_read_report` blames the exact clause a driver broke.
@@ -11,16 +11,13 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from openai.lib.browser import BrowserError
-
-from conformance.assertions import expect, not_implemented, unverified
-from conformance.environment import Environment
+from conformance.assertions import expect
 from conformance.members import OMISSION_CODES, READ_ROLES
-from conformance.subject import Outcome, Subject
 
 # Values the fixture pages put into private fields (private.html, sections.html). They never appear in any
 # markup, so the only way a report can contain them is by reading the live field.
 PRIVATE_VALUES: tuple[str, ...] = ("pw-Zebra-7731", "481913", "pin-3571")
+
 
 # Pieces of text that only appear when an error message passes on a library's exception or traceback
 # (compared case-insensitively). Ordinary safe wording such as "Error:" or "waiting for" is deliberately absent.
@@ -66,10 +63,6 @@ def contains_any(value: Any, needles: Iterable[str]) -> list[str]:
     return [needle for needle in needles if needle in haystack]
 
 
-def is_structured(raw: Any) -> bool:
-    return isinstance(raw, dict)
-
-
 def read_text(raw: Any) -> str:
     """The text of a read result: the string itself, a structured read's text, or "" for None."""
     if isinstance(raw, str):
@@ -77,12 +70,6 @@ def read_text(raw: Any) -> str:
     if isinstance(raw, dict) and isinstance(raw.get("text"), str):
         return str(raw["text"])
     return ""
-
-
-def read_elements(raw: Any) -> list[dict[str, Any]]:
-    if isinstance(raw, dict) and isinstance(raw.get("elements"), list):
-        return [element for element in raw["elements"] if isinstance(element, dict)]
-    return []
 
 
 def nfc(text: str) -> str:
@@ -181,75 +168,3 @@ def check_read_report(raw: dict[str, Any], *, member: str, scoped: bool = False)
         f"{member}: unknown omission codes {[code for code in codes if code not in OMISSION_CODES]}",
     )
     expect(len(set(codes)) == len(codes), rule("BR-READ-012"), f"{member}: repeated omission codes {codes}")
-
-
-def is_browser_error(error: BaseException | None) -> bool:
-    return isinstance(error, BrowserError)
-
-
-def expect_refused(outcome: Outcome, clause: str, what: str) -> None:
-    """The driver raised BrowserError (a safe, recoverable refusal) for ``what``."""
-    error = outcome.raised
-    expect(
-        is_browser_error(error),
-        clause,
-        f"{what}: expected BrowserError, got "
-        + (f"{type(error).__name__}" if error is not None else f"a normal return {outcome.raw!r}"),
-    )
-
-
-def first_action(subject: Subject) -> str:
-    """An element action the driver implements, for checks that need to try a ref (click preferred)."""
-    for member in ("click", "hover", "scroll_to"):
-        if subject.implements(member):
-            return member
-    not_implemented("click, hover or scroll_to (an element action to try refs with)")
-
-
-def act_on(subject: Subject, member: str, ref: str, tab_id: str | None = None) -> Outcome:
-    return subject.call(member, target=ref, tab_id=tab_id)
-
-
-def activation_effects(env: Environment, probe: str) -> list[Any]:
-    """Effects showing that the element with ``data-probe=probe`` was clicked, hovered or focused."""
-    return [
-        effect
-        for effect in env.effects()
-        if effect.get("target") == probe and effect.get("kind") in ("click", "mouseover", "mousedown", "focus")
-    ]
-
-
-def structured_read(
-    subject: Subject, *, filter: str = "all", tab_id: str | None = None, for_member: str | None = None
-) -> dict[str, Any]:
-    """A read_page result as a structured read; checks about refs cannot run on a text-only driver.
-
-    Without one, ``for_member`` (the action the check would try refs with) is reported unverified: the driver
-    has it, the kit could not exercise it. A check about read_page's own refs passes no member: a text read
-    issues no refs, so the optional structured form is what the driver does not implement.
-    """
-    subject.require("read_page")
-    outcome = subject.call("read_page", filter=filter, tab_id=tab_id)
-    raw = outcome.raw
-    if outcome.raised is not None and for_member is None:
-        raise AssertionError(f"precondition: {outcome.describe()}")
-    if outcome.raised is not None:
-        unverified(str(for_member), f"{outcome.describe()}, so the kit found no ref to try")
-    if not isinstance(raw, dict) and for_member is None:
-        not_implemented("read_page returning BrowserReadV1 (refs are only observable in structured reads)")
-    if not isinstance(raw, dict):
-        unverified(
-            str(for_member),
-            f"read_page returned {type(raw).__name__}; refs can only be checked when it returns a structured "
-            "read (BrowserReadV1)",
-        )
-    return raw
-
-
-def ref_for(read: dict[str, Any], label_part: str, role: str | None = None) -> str | None:
-    """The ref of the first element whose label contains ``label_part`` (and has ``role``, if given)."""
-    for element in read_elements(read):
-        label = str(element.get("label", ""))
-        if label_part.casefold() in label.casefold() and (role is None or element.get("role") == role):
-            return str(element["ref"])
-    return None

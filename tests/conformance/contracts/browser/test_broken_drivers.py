@@ -24,10 +24,9 @@ import pytest
 from openai.lib._tool_lifecycle import callable_flavor
 
 from conformance.certificate import verdict_of
-from conformance.driver import DriverProfile
-from conformance.environment import Environment
+from conformance.harness.environment import Environment
+from conformance.harness.profile import DriverProfile, declares_cancelled
 from conformance.members import DRIVER_METHOD_NAMES
-from conformance.subject import declares_cancelled
 from tests.broken import drivers
 from tests.broken.certification import certify
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from conformance.clauses import registry
 from conformance.clauses._browser_observe import CLAUSES
 
-CHECKS = Path(__file__).resolve().parent.parent / "conformance" / "contracts" / "browser"
+CHECKS = Path(__file__).resolve().parents[4] / "conformance" / "contracts" / "browser"
 FAMILIES = ("STATE", "OBS", "URL", "READ", "REF", "PRIV", "ERR", "SCOPE", "DIAG", "SCRIPT", "FILE")
 
 

@@ -1,13 +1,9 @@
-"""Turning a ``--driver`` factory into a driver, and describing the driver the kit got.
+"""Where driver code runs: one harness loop per pytest process, for browser and computer drivers alike.
 
-A factory is called with the check's :class:`~conformance.environment.Environment` and may return the driver
-itself, a context manager, an async context manager, a generator or async generator that yields it, or an
-awaitable of any of these. :func:`open_driver` accepts every form and returns a cleanup that undoes exactly what
-was entered. Flavour (sync or async) is read from the driver's methods, the way the SDK tells them apart.
-
-:class:`HarnessLoop` is where driver code runs: sync code on one worker thread, async code on one event loop in
-its own thread, every call under a deadline (``--driver-timeout``), so a driver that hangs fails its check with
-:class:`DriverTimeout` and is abandoned instead of stalling the run.
+:class:`HarnessLoop` runs sync driver code on one worker thread and async driver code on one event loop in its own
+thread, every call under a deadline (``--driver-timeout``), so a driver that hangs fails its check with
+:class:`~conformance.harness.errors.DriverTimeout` and is abandoned instead of stalling the run. The plugin makes
+the one loop of a run (kept under ``fixtures.LOOP_KEY``); only a harness used on its own makes another.
 """
 
 from __future__ import annotations
@@ -19,17 +15,11 @@ import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
 from typing import Any, Final, TypeVar
 
-from conformance.flavours import Flavour
-from conformance.members import DRIVER_METHOD_NAMES
+from conformance.harness.errors import DriverTimeout
 
 T = TypeVar("T")
-
-
-class DriverSetupError(RuntimeError):
-    """The factory could not produce a usable driver; the message names what went wrong."""
 
 
 # The longest wait the documents let a caller ask of a driver is 30 seconds (wait_for's and run_script's
@@ -39,19 +29,6 @@ CONTRACT_LONGEST_WAIT_SECONDS: Final = 30.0
 DEFAULT_DRIVER_TIMEOUT: Final = 2 * CONTRACT_LONGEST_WAIT_SECONDS
 # How long the end of the run waits for tasks a driver left on the harness loop once they are cancelled.
 LOOP_SHUTDOWN_SECONDS: Final = 5.0
-
-
-class DriverTimeout(BaseException):
-    """A call into the driver did not return within the deadline; the driver was torn down or abandoned.
-
-    A ``BaseException`` (like ``KeyboardInterrupt``), so a check's ``except Exception`` around a driver call
-    cannot turn a hang into a verdict about something else: the check fails with the hang itself.
-    """
-
-    def __init__(self, what: str, seconds: float) -> None:
-        super().__init__(f"`{what}` did not return within {seconds:g} s")
-        self.what = what
-        self.seconds = seconds
 
 
 _STOP: Final = object()
@@ -259,143 +236,3 @@ def _describe(task: asyncio.Task[Any]) -> str:
     code = getattr(coroutine, "cr_code", None) or getattr(coroutine, "gi_code", None)
     where = f" ({code.co_qualname} in {code.co_filename}:{code.co_firstlineno})" if code is not None else ""
     return f"task {task.get_name()}{where}"
-
-
-Cleanup = Callable[[], None]
-
-
-def open_driver(
-    factory: Callable[[Any], object], env: object, loop: HarnessLoop, timeout: float | None = None
-) -> tuple[object, Cleanup]:
-    """Call ``factory(env)`` here and unwrap what it returns into ``(driver, cleanup)``.
-
-    Whatever form the factory has, a factory that raises (when called, when its generator first runs, when its
-    context manager is entered) raises :class:`DriverSetupError` with the factory's own error in one line.
-    """
-    try:
-        produced = loop.resolve(factory(env), what="the driver factory", timeout=timeout)
-        return _unwrap(produced, loop, timeout)
-    except (DriverSetupError, DriverTimeout):
-        raise
-    except Exception as error:
-        raise DriverSetupError(f"the driver factory raised {describe_error(error)}") from error
-
-
-def close_driver(loop: HarnessLoop, cleanup: Cleanup, generation: int) -> str | None:
-    """Run a driver's ``cleanup`` under the deadline; what went wrong in one line, or None.
-
-    A driver made before the loop's ``generation`` changed (a call hung and its thread was abandoned) is not
-    cleaned up at all: its code belongs to the stuck thread.
-    """
-    if loop.generation != generation:
-        return "a call into the driver hung, so the driver was abandoned without its cleanup"
-    try:
-        loop.run(cleanup, what="the driver's cleanup")
-    except DriverTimeout as timeout:
-        return f"{timeout}; the driver was abandoned"
-    except Exception as error:
-        return f"the driver's cleanup raised {describe_error(error)}"
-    return None
-
-
-def describe_error(error: BaseException, limit: int = 300) -> str:
-    """``Class: message`` of a driver's exception, on one line and cut to ``limit`` characters with its size."""
-    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    return bounded(" ".join(text.split()), limit)
-
-
-def bounded(text: str, limit: int = 300) -> str:
-    """``text`` itself, or its first ``limit`` characters and the size of the whole."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... [{len(text):,} characters in all]"
-
-
-def _unwrap(produced: object, loop: HarnessLoop, timeout: float | None) -> tuple[object, Cleanup]:
-    what, cleaning = "the driver factory", "the driver's cleanup"
-    if inspect.isgenerator(produced):
-        generator = produced
-        driver = _first_yield(lambda: next(generator))
-        return driver, lambda: _finish_generator(lambda: next(generator), generator.close)
-    if inspect.isasyncgen(produced):
-        agen = produced
-        driver = _first_yield(lambda: loop.resolve(agen.__anext__(), what=what, timeout=timeout))
-        return driver, lambda: _finish_generator(lambda: loop.resolve(agen.__anext__(), what=cleaning), lambda: None)
-    if hasattr(produced, "__aenter__") and hasattr(produced, "__aexit__"):
-        manager: Any = produced
-        driver = loop.resolve(manager.__aenter__(), what=what, timeout=timeout)
-        return driver, lambda: loop.resolve(manager.__aexit__(None, None, None), what=cleaning)
-    if hasattr(produced, "__enter__") and hasattr(produced, "__exit__"):
-        sync_manager: Any = produced
-        driver = sync_manager.__enter__()
-        return driver, lambda: sync_manager.__exit__(None, None, None)
-    return produced, lambda: None
-
-
-def _first_yield(advance: Callable[[], object]) -> object:
-    try:
-        return advance()
-    except (StopIteration, StopAsyncIteration):
-        raise DriverSetupError("the driver factory's generator finished without yielding a driver") from None
-
-
-def _finish_generator(advance: Callable[[], object], close: Callable[[], object]) -> None:
-    try:
-        advance()
-    except (StopIteration, StopAsyncIteration):
-        return
-    close()
-    raise DriverSetupError("the driver factory's generator yielded more than once")
-
-
-def method_flavour(method: object) -> Flavour | None:
-    """``async`` for coroutine functions (or awaitable return annotations), ``sync`` for other annotated or
-    plain functions, ``None`` when nothing can be told (an opaque wrapper)."""
-    target = inspect.unwrap(method) if callable(method) else method
-    if inspect.iscoroutinefunction(target):
-        return "async"
-    if not callable(target):
-        return None
-    try:
-        annotation = inspect.signature(target).return_annotation
-    except (TypeError, ValueError):
-        return None
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
-    if annotation is inspect.Signature.empty:
-        return "sync" if inspect.isfunction(target) or inspect.ismethod(target) else None
-    if any(marker in str(text) for marker in ("Awaitable", "Coroutine", "Future")):
-        return "async"
-    return "sync"
-
-
-@dataclass(frozen=True)
-class DriverProfile:
-    """What the kit found on the driver: its flavour and which members it implements."""
-
-    flavour: Flavour
-    implemented: tuple[str, ...]
-    # What the driver runs on (its package, automation library, browser), see conformance.software.
-    software: tuple[tuple[str, str], ...] = ()
-
-    @classmethod
-    def of(cls, driver: object) -> DriverProfile:
-        state = getattr(driver, "state", None)
-        if not callable(state):
-            raise DriverSetupError(
-                f"the driver ({type(driver).__name__}) has no callable state(); every browser driver must report state"
-            )
-        implemented = tuple(name for name in DRIVER_METHOD_NAMES if callable(getattr(driver, name, None)))
-        found = (method_flavour(getattr(driver, name)) for name in ("state", *implemented))
-        flavours: set[Flavour] = {kind for kind in found if kind is not None}
-        if len(flavours) > 1:
-            raise DriverSetupError(
-                "the driver mixes sync and async methods; a driver is used with either BrowserToolset or "
-                "AsyncBrowserToolset, so all its methods must share one flavour"
-            )
-        return cls(flavour=flavours.pop() if flavours else "sync", implemented=implemented)
-
-    def with_software(self, software: dict[str, str]) -> DriverProfile:
-        return replace(self, software=tuple(software.items()))
-
-    def to_json(self) -> dict[str, object]:
-        return {"flavour": self.flavour, "implemented": list(self.implemented), "software": dict(self.software)}

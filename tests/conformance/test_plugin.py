@@ -213,10 +213,33 @@ def test_browser_checks_skip_without_driver(project: pytest.Pytester) -> None:
 
 
 def test_a_named_check_module_is_collected_once(project: pytest.Pytester) -> None:
-    from conformance.plugin import CHECK_DIRECTORIES
+    from conformance.plugin import CONTRACTS
 
-    module = sorted(CHECK_DIRECTORIES[0].glob("check_*.py"))[0]
+    module = sorted((CONTRACTS / "browser").glob("check_*.py"))[0]
     result = project.runpytest_subprocess("--driver=tinydrivers:plain", "--collect-only", "-q", str(module))
     collected = [line for line in result.stdout.lines if "::" in line]
     assert collected, result.stdout.str()
     assert len(collected) == len(set(collected)), "a check was collected twice"
+
+
+def test_sdk_selects_the_toolset_and_runner_suites_and_check_files_are_collected_in_any_suite(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in for conformance/contracts: the hook collects check_*.py from every suite folder under it, so a
+    # renamed toolset or runner suite is collected by the same rule as the browser one.
+    import conformance.plugin
+
+    contracts = pytester.mkdir("contracts")
+    for suite, body in (
+        ("toolset", "def test_toolset_rule():\n    pass\n"),
+        ("runner", "def test_runner_rule():\n    pass\n"),
+    ):
+        (contracts / suite).mkdir()
+        (contracts / suite / f"check_{suite}.py").write_text(body)
+        (contracts / suite / "helper.py").write_text("def test_never_collected():\n    raise AssertionError\n")
+    (contracts / "browser").mkdir()
+    (contracts / "browser" / "check_browser.py").write_text("def test_browser_rule():\n    raise AssertionError\n")
+    monkeypatch.setattr(conformance.plugin, "CONTRACTS", contracts)
+    result = pytester.runpytest_inprocess("--sdk", "-p", "no:cacheprovider", "-q", "--collect-only")
+    collected = sorted(line.split("::")[-1] for line in result.stdout.lines if "::" in line)
+    assert collected == ["test_runner_rule", "test_toolset_rule"], result.stdout.str()

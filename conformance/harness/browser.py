@@ -1,8 +1,9 @@
-"""Session-wide pieces of browser certification: the fixture server, the event loop, shared resources, the factory.
+"""Session-wide pieces of browser certification: the fixture server, shared resources, the factory.
 
-The plugin starts one :class:`BrowserHarness` per pytest process (so one per xdist worker) when ``--driver`` is
-given, and probes the factory once before any check runs, so a factory that raises, hangs or returns something
-that is not a driver becomes one clear usage error instead of a failure in every check.
+The plugin starts one :class:`BrowserHarness` per pytest process (so one per xdist worker), on the run's one
+harness loop, when ``--driver`` is given, and probes the factory once before any check runs, so a factory that
+raises, hangs or returns something that is not a driver becomes one clear usage error instead of a failure in
+every check.
 
 After the probe, a factory that fails in one check is an environment problem (the check is "not checked"); a
 cleanup that raises or hangs is a note on the certificate (the contract says nothing about the factory). Every
@@ -18,20 +19,13 @@ from typing import Any
 
 from conformance import software
 from conformance.assertions import EnvironmentProblem
-from conformance.driver import (
-    DEFAULT_DRIVER_TIMEOUT,
-    Cleanup,
-    DriverProfile,
-    DriverSetupError,
-    DriverTimeout,
-    HarnessLoop,
-    close_driver,
-    describe_error,
-    open_driver,
-)
-from conformance.environment import DriverHints, Environment, SharedResources
-from conformance.fixture_server import FixtureServer
-from conformance.subject import Subject
+from conformance.harness.environment import DriverHints, Environment, SharedResources
+from conformance.harness.errors import DriverSetupError, describe_error
+from conformance.harness.factory import Cleanup, close_driver, open_on_driver_thread
+from conformance.harness.fixture_server import FixtureServer
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.profile import DriverProfile
+from conformance.harness.subject import BrowserSubject
 
 Note = Callable[[str], None]
 
@@ -41,14 +35,16 @@ class BrowserHarness:
         self,
         spec: str,
         factory: Callable[..., Any],
-        timeout: float = DEFAULT_DRIVER_TIMEOUT,
+        loop: HarnessLoop | None = None,
         factory_timeout: float | None = None,
     ) -> None:
+        """``loop`` is the run's harness loop; a harness used on its own (replay, a README block) makes and owns one."""
         self.spec = spec
         self.factory = factory
-        self.factory_timeout = 2 * timeout if factory_timeout is None else factory_timeout
+        self._owns_loop = loop is None
+        self.loop = HarnessLoop() if loop is None else loop
+        self.factory_timeout = 2 * self.loop.timeout if factory_timeout is None else factory_timeout
         self.server = FixtureServer().start()
-        self.loop = HarnessLoop(timeout)
         self.shared = SharedResources(self.loop.abandoned)
         self.profile: DriverProfile | None = None
 
@@ -57,20 +53,12 @@ class BrowserHarness:
 
     def open(self, env: Environment) -> tuple[object, Cleanup]:
         """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
-        try:
-            made: tuple[object, Cleanup] = self.loop.run(
-                lambda: open_driver(self.factory, env, self.loop, self.factory_timeout),
-                what="the driver factory",
-                timeout=self.factory_timeout,
-            )
-        except DriverTimeout as timeout:
-            raise DriverSetupError(f"{timeout} (the driver was abandoned)") from None
-        return made
+        return open_on_driver_thread(self.factory, env, self.loop, self.factory_timeout)
 
     @contextmanager
     def subject(
         self, start_page: str = "blank.html", hints: DriverHints | None = None, note: Note | None = None
-    ) -> Iterator[Subject]:
+    ) -> Iterator[BrowserSubject]:
         """A fresh driver from the factory for one check, cleaned up afterwards.
 
         Without ``note`` (the probe) any factory or cleanup failure raises :class:`DriverSetupError`. With it (a
@@ -91,7 +79,7 @@ class BrowserHarness:
                     # Read where the driver's code runs: sync Playwright objects belong to their thread.
                     found = self.loop.run(lambda: software.describe(driver), what="reading the driver's versions")
                     self.profile = profile.with_software(found)
-                yield Subject(driver, profile, self.loop, env)
+                yield BrowserSubject(driver, profile, self.loop, env)
             finally:
                 self._clean_up(cleanup, generation, note)
 
@@ -117,12 +105,13 @@ class BrowserHarness:
             return subject.profile
 
     def close(self) -> list[str]:
-        """Close shared resources and the loop (bounded); return what went wrong, one line each."""
+        """Close shared resources and the fixture server (the loop is the run's); what went wrong, one line each."""
         problems = [
             f"closing a shared resource raised {describe_error(error)}"
             for error in self.shared.close_all(lambda closer: self.loop.run(closer, what="closing shared resources"))
         ]
-        problems += [f"still running when the run ended: {task}" for task in self.loop.close()]
+        if self._owns_loop:
+            problems += [f"still running when the run ended: {task}" for task in self.loop.close()]
         self.server.stop()
         return problems
 

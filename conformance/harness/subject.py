@@ -9,8 +9,6 @@ needs: what the driver itself returned or raised (``outcome.raw`` / ``outcome.ra
 
 from __future__ import annotations
 
-import functools
-import inspect
 import itertools
 import json
 from collections.abc import Callable
@@ -21,45 +19,30 @@ from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.types.responses import ResponseFunctionToolCall
 
 from conformance.assertions import expect, not_implemented
-from conformance.driver import DriverProfile, DriverTimeout, HarnessLoop, bounded, describe_error
-from conformance.environment import Environment
+from conformance.flavours import Flavour
+from conformance.harness.calls import RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
+from conformance.harness.environment import Environment
+from conformance.harness.errors import DriverTimeout, bounded, describe_error
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.profile import DriverProfile, declares_cancelled
 from conformance.members import BY_NAME
 
 _call_ids = itertools.count(1)
 
 
-@dataclass
-class CallRecord:
-    """What the proxy saw of one driver method call."""
-
-    member: str
-    arguments: Any
-    cancelled_passed: bool
-    returned: Any = None
-    raised: BaseException | None = None
-    finished: bool = False
+# Every browser call goes through the SDK toolset, so every check that uses a subject also covers the clause that
+# the SDK accepts what the driver returns; the subject fixture marks its check with it (pytest.mark.covers).
+SDK_ACCEPTS_CLAUSE = "BR-SDK-001"
 
 
 @dataclass
-class Outcome:
+class CallOutcome(RecordedCalls):
     """The result of one member call through the SDK toolset."""
 
-    member: str
-    arguments: dict[str, Any]
-    calls: list[CallRecord] = field(default_factory=list)
+    arguments: dict[str, Any] = field(default_factory=dict)
     payload: dict[str, Any] | None = None
     image: dict[str, Any] | None = None
     sdk_error: BaseException | None = None
-
-    @property
-    def member_call(self) -> CallRecord | None:
-        return next((call for call in self.calls if call.member == self.member), None)
-
-    @property
-    def raw(self) -> Any:
-        """What the driver's method returned (None when it raised or was never called)."""
-        call = self.member_call
-        return call.returned if call else None
 
     @property
     def raised(self) -> BaseException | None:
@@ -104,8 +87,8 @@ class Outcome:
         return f"{self.member} returned {bounded(repr(call.returned), 240)}"
 
     def expect_sdk_accepted(self) -> None:
-        """Fail BR-SDK-001 when the SDK rejected the driver's result or state (the run would stop)."""
-        expect(self.sdk_error is None, "BR-SDK-001", self.describe())
+        """Fail the SDK-accepts clause when the SDK rejected the driver's result or state (the run would stop)."""
+        expect(self.sdk_error is None, SDK_ACCEPTS_CLAUSE, self.describe())
 
 
 def _approve(*_args: object) -> bool:
@@ -116,63 +99,7 @@ async def _approve_async(*_args: object) -> bool:
     return True
 
 
-class _RecordingProxy:
-    """Exposes exactly the driver's implemented members, recording every call and result."""
-
-    def __init__(self, driver: object, names: tuple[str, ...], flavour: str, log: list[CallRecord]) -> None:
-        for name in ("state", *names):
-            setattr(self, name, _record(getattr(driver, name), name, flavour, log))
-
-
-def _record(method: Callable[..., Any], name: str, flavour: str, log: list[CallRecord]) -> Callable[..., Any]:
-    # functools.wraps keeps __wrapped__, so the SDK sees the driver's own signature (its `cancelled` keyword)
-    # and flavour through the proxy.
-    if flavour == "async":
-
-        @functools.wraps(method)
-        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
-            log.append(record)
-            try:
-                record.returned = await method(*args, **kwargs)
-            except BaseException as error:
-                record.raised = error
-                raise
-            finally:
-                record.finished = True
-            return record.returned
-
-        return async_wrapper
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        record = CallRecord(name, args[0] if args else None, "cancelled" in kwargs)
-        log.append(record)
-        try:
-            record.returned = method(*args, **kwargs)
-        except BaseException as error:
-            record.raised = error
-            raise
-        finally:
-            record.finished = True
-        return record.returned
-
-    return wrapper
-
-
-def declares_cancelled(method: Callable[..., Any]) -> bool:
-    """Whether a method accepts the ``cancelled`` keyword the way the documents describe."""
-    try:
-        parameter = inspect.signature(method).parameters.get("cancelled")
-    except (TypeError, ValueError):
-        return False
-    return parameter is not None and parameter.kind in (
-        inspect.Parameter.KEYWORD_ONLY,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD,
-    )
-
-
-class Subject:
+class BrowserSubject:
     """A driver created by the factory for one check, with the ways a check may call it."""
 
     def __init__(self, driver: object, profile: DriverProfile, loop: HarnessLoop, env: Environment) -> None:
@@ -182,7 +109,7 @@ class Subject:
         self.env = env
 
     @property
-    def flavour(self) -> str:
+    def flavour(self) -> Flavour:
         return self.profile.flavour
 
     def implements(self, member: str) -> bool:
@@ -199,9 +126,7 @@ class Subject:
 
     def _on_driver(self, function: Callable[[], object], what: str) -> Any:
         """``function()`` where this driver's code runs (its worker thread or the loop), under the deadline."""
-        if self.flavour == "async":
-            return self.loop.run_async(function, what=what)
-        return self.loop.run(function, what=what)
+        return on_driver(self.loop, self.flavour, function, what)
 
     def state(self) -> Any:
         """The driver's own state() report, called directly."""
@@ -216,13 +141,13 @@ class Subject:
             return self._on_driver(lambda: method(arguments, cancelled=cancelled), member)
         return self._on_driver(lambda: method(arguments), member)
 
-    def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> Outcome:
+    def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> CallOutcome:
         """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring."""
         self.require(member)
         if member not in BY_NAME:
             raise ValueError(f"{member!r} is not a browser member")
-        outcome = Outcome(member, dict(arguments))
-        proxy: Any = _RecordingProxy(self.driver, self.profile.implemented, self.flavour, outcome.calls)
+        outcome = CallOutcome(member, arguments=dict(arguments))
+        proxy: Any = RecordingProxy(self.driver, ("state", *self.profile.implemented), self.flavour, outcome.calls)
         call = ResponseFunctionToolCall(
             type="function_call",
             call_id=f"call_kit_{next(_call_ids)}",
@@ -240,9 +165,7 @@ class Subject:
                 toolset = BrowserToolset(proxy, members=[member], confirm=_approve, url_policy=_approve)
                 output = self._on_driver(lambda: toolset.execute(call, cancelled=cancelled), member)
         except DriverTimeout as timeout:
-            # Name the driver call that hung (state() around the member, say), not just the member asked for.
-            pending = next((record for record in reversed(outcome.calls) if not record.finished), None)
-            raise DriverTimeout(pending.member if pending else member, timeout.seconds) from None
+            raise naming_the_pending_call(timeout, outcome.calls, member) from None
         except Exception as error:
             # The SDK raises (rather than reporting ok: false) when a report is invalid: the run would stop.
             outcome.sdk_error = error

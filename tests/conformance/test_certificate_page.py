@@ -23,7 +23,7 @@ RESULTS = [
 
 
 def test_the_page_starts_with_what_to_fix_then_unverified_then_not_checked() -> None:
-    built = certificate.build([certificate.Subject("browser driver", "m:f", None)], RESULTS, notes=["a note"])
+    built = certificate.build([certificate.CertifiedSubject("browser driver", "m:f", None)], RESULTS, notes=["a note"])
     page = certificate.render_markdown(built)
     order = ["## What to fix", "### `click`", "### `navigate`", "## Implemented but unverified", "## Not checked"]
     order += ["## Notes from the harness", "## Versions", "## All clauses"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from conformance.fixture_server import Effect, EffectStore, EffectTimeout, FixtureServer, RecordedRequest
+from conformance.harness.fixture_server import Effect, EffectStore, EffectTimeout, FixtureServer, ServedRequest
 
 T = TypeVar("T")
 Origin = Literal["main", "other"]
@@ -208,7 +208,7 @@ class Environment:
         """Wait until the page has recorded nothing new for ``quiet`` seconds."""
         self.store.settle(self._session, quiet, limit, self._poll)
 
-    def requests(self, origin: Origin | None = None) -> builtins.list[RecordedRequest]:
+    def requests(self, origin: Origin | None = None) -> builtins.list[ServedRequest]:
         return [request for request in self.store.requests(self._session) if origin is None or request.origin == origin]
 
     def shared(self, key: str, create: Callable[[], T], close: Callable[[T], object] | None = None) -> T:
@@ -231,6 +231,6 @@ __all__ = [
     "EffectTimeout",
     "Environment",
     "FileGrant",
-    "RecordedRequest",
+    "ServedRequest",
     "SharedResources",
 ]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.loading import SpecError, load_callable
+from conformance.harness.factory import SpecError, load_callable
 
 
 @pytest.fixture
@@ -49,5 +49,5 @@ def test_a_missing_module_names_the_folders_searched(project: Path, monkeypatch:
 
 def test_an_installed_module_is_not_shadowed(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
-    assert callable(load_callable("conformance.loading:load_callable", "--driver"))
+    assert callable(load_callable("conformance.harness.factory:load_callable", "--driver"))
     assert str(project) not in sys.path  # found without adding the working directory

@@ -8,15 +8,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.environment import Environment
-from conformance.fixture_server import FixtureServer
-from conformance.subject import CallRecord, Outcome
+from conformance.harness.calls import CallRecord
+from conformance.harness.environment import Environment
+from conformance.harness.fixture_server import FixtureServer
+from conformance.harness.subject import CallOutcome
 
 GOOD_STATE = {"tabs": [{"id": "t", "title": "", "url": "https://example.test", "active": True}]}
 
 
 def test_a_state_the_sdk_rejected_before_the_member_ran_is_named() -> None:
-    outcome = Outcome("navigate", {"url": "x"}, calls=[CallRecord("state", None, False, {"tabs": 1}, None, True)])
+    outcome = CallOutcome(
+        "navigate", arguments={"url": "x"}, calls=[CallRecord("state", None, False, {"tabs": 1}, None, True)]
+    )
     outcome.sdk_error = TypeError("tabs must be a list")
     assert outcome.describe() == "the SDK rejected state() before navigate ran: TypeError: tabs must be a list"
 
@@ -27,21 +30,21 @@ def test_a_state_the_sdk_rejected_after_the_member_ran_is_named() -> None:
         CallRecord("click", {"target": "r1"}, False, None, None, True),
         CallRecord("state", None, False, {"tabs": 1}, None, True),
     ]
-    outcome = Outcome("click", {"target": "r1"}, calls=calls)
+    outcome = CallOutcome("click", arguments={"target": "r1"}, calls=calls)
     outcome.sdk_error = TypeError("tabs must be a list")
     assert outcome.describe() == "the SDK rejected state() after: TypeError: tabs must be a list"
 
 
 def test_a_drivers_exception_keeps_its_class_and_bounded_message() -> None:
     error = RuntimeError("x" * 5000)
-    outcome = Outcome("click", {}, calls=[CallRecord("click", {}, False, None, error, True)])
+    outcome = CallOutcome("click", arguments={}, calls=[CallRecord("click", {}, False, None, error, True)])
     described = outcome.describe()
     assert described.startswith("click raised RuntimeError: xxx")
     assert described.endswith("[5,014 characters in all]")
 
 
 def test_a_member_the_sdk_never_called_says_what_the_sdk_answered() -> None:
-    outcome = Outcome("click", {}, calls=[CallRecord("state", None, False, GOOD_STATE, None, True)])
+    outcome = CallOutcome("click", arguments={}, calls=[CallRecord("state", None, False, GOOD_STATE, None, True)])
     outcome.payload = {"ok": False, "error": "unknown tab"}
     assert outcome.describe() == "the SDK did not call click (it answered ok=False: unknown tab)"
 

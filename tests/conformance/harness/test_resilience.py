@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from conformance.driver import bounded, describe_error
+from conformance.harness.errors import bounded, describe_error
 from tests.resilience.drivers import HUGE
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[3]
 DRIVERS = "tests.resilience.drivers"
 # Guards the outer suite only; every run is bounded by the deadlines it passes the kit.
 GUARD_SECONDS = float(os.environ.get("DRIVERKIT_TEST_GUARD", "300"))

@@ -1,49 +1,31 @@
-"""Pytest fixtures for the computer contract suite (conformance/contracts/computer/check_*.py).
+"""What a computer driver factory and a computer check get: a desktop showing the kit's input recorder page.
 
-The suite starts one desktop per test session (per xdist worker) that shows
-``fixtures/pages/desktop/input-recorder.html``. That page reports every pointer, wheel, key and input event to
-the desktop's page server, which appends them to a file; checks drive the desktop only through the driver under
-test and compare what the page saw with what the action asked for.
+The desktop (:mod:`conformance.harness.desktops`) shows ``fixtures/pages/desktop/input-recorder.html``, which
+reports every pointer, wheel, key and input event to the desktop's page server; checks drive the desktop only
+through the driver under test and compare what the page saw with what the action asked for.
 
 The page is served over loopback HTTP rather than file:// because a file:// page cannot send its events
 anywhere: HTTP lets the same page and the same event file work on this host and inside the network-less
 container (where the server runs on the container's own loopback).
-
-The kit's plugin owns the options and registers this module when ``--computer-driver=module:factory`` is given:
-the factory is called with a :class:`ComputerEnvironment` and may return anything the browser factory protocol
-accepts (the driver, a context manager, a generator, their async forms, an awaitable); ``--desktop=local|docker``
-picks where the desktop runs. Async drivers run on one harness event loop for the whole session.
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
-import json
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
-
-from conformance import resources, software
+from conformance import resources
 from conformance.assertions import EnvironmentProblem
-from conformance.driver import (
-    DEFAULT_DRIVER_TIMEOUT,
-    DriverSetupError,
-    DriverTimeout,
-    HarnessLoop,
-    bounded,
-    close_driver,
-    describe_error,
-    open_driver,
-)
-from conformance.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
-from conformance.loading import SpecError, load_callable
-from reference.desktop import Desktop, DesktopSettings, DockerDesktop, LocalDesktop
-from reference.desktop.settings import DEFAULT_SCREEN, parse_screen_size
+from conformance.harness.errors import describe_error
+
+if TYPE_CHECKING:
+    from conformance.harness.desktops import Desktop
+
+# The desktops need python-xlib (the kit's [desktop] extra), so they are imported when a desktop starts, not when
+# the plugin registers the fixtures of a run that certifies only browser drivers.
 
 RECORDER_PAGE = "input-recorder.html"
 # Time the page gets to report an action's events before a check concludes they are missing. Generous: on a
@@ -178,15 +160,6 @@ class ComputerEnvironment:
                 pieces.append("\n")
         return "".join(pieces)
 
-    def typed_value(self, mark: int | None = None) -> str:
-        """The typing area's value as of ``mark`` (now when ``None``), from the last input event reported."""
-        values = [
-            event["value"]
-            for event in self.events()
-            if event.get("type") == "input" and (mark is None or int(event["seq"]) <= mark)
-        ]
-        return str(values[-1]) if values else ""
-
 
 class _InputBarrier:
     """The harness's own XTEST connection, used only to nudge the pointer by one pixel.
@@ -200,7 +173,7 @@ class _InputBarrier:
     def __init__(self, display_name: str, screen_size: tuple[int, int]) -> None:
         from Xlib.ext import xtest
 
-        from reference.computer.x11_connection import open_display
+        from conformance.harness.desktops.x11_connection import open_display
 
         self._xtest = xtest
         self._display = open_display(display_name)
@@ -226,18 +199,9 @@ class _InputBarrier:
         self._display.close()
 
 
-def screen_size(config: pytest.Config) -> tuple[int, int]:
-    """``--screen-size`` (WIDTHxHEIGHT), 1280x800 when not given."""
-    text = config.getoption("--screen-size", None)
-    if not text:
-        return DEFAULT_SCREEN
-    try:
-        return parse_screen_size(str(text))
-    except ValueError as error:
-        raise pytest.UsageError(f"--screen-size={text}: {error}") from None
+def _desktop(kind: str, size: tuple[int, int]) -> Desktop:
+    from conformance.harness.desktops import DesktopSettings, DockerDesktop, LocalDesktop
 
-
-def _start_desktop(kind: str, size: tuple[int, int]) -> Desktop:
     settings = DesktopSettings(
         width=size[0], height=size[1], site_dir=resources.pages("desktop"), start_path=RECORDER_PAGE
     )
@@ -245,133 +209,30 @@ def _start_desktop(kind: str, size: tuple[int, int]) -> Desktop:
         return DockerDesktop(settings)
     if kind == "local":
         return LocalDesktop(settings)
-    raise pytest.UsageError(f"--desktop={kind!r}: expected 'local' or 'docker'")
+    raise ValueError(f"--desktop={kind!r}: expected 'local' or 'docker'")
 
 
-@pytest.fixture(scope="session")
-def computer_environment(pytestconfig: pytest.Config) -> Iterator[ComputerEnvironment]:
-    desktop = _start_desktop(str(pytestconfig.getoption("--desktop")), screen_size(pytestconfig))
+@contextlib.contextmanager
+def desktop_environment(kind: str, size: tuple[int, int]) -> Iterator[ComputerEnvironment]:
+    """A started ``kind`` desktop (``local`` or ``docker``) of ``size`` showing the recorder page, stopped after.
+
+    Whatever keeps the desktop or its page from coming up raises :class:`DesktopUnavailableError`: the driver is
+    not to blame, so the checks are "not checked".
+    """
     try:
+        desktop = _desktop(kind, size)
         desktop.__enter__()
-    except Exception as error:  # whatever kept the desktop from starting, the driver is not to blame
+    except Exception as error:
         raise DesktopUnavailableError(
-            f"the {desktop.settings.screen} desktop did not start: {describe_error(error)}"
+            f"the {size[0]}x{size[1]} desktop did not start: {describe_error(error)}"
         ) from None
     with contextlib.ExitStack() as stack:
         stack.push(desktop)
         environment = ComputerEnvironment(desktop)
+        stack.callback(environment.close)
         deadline = time.monotonic() + desktop.settings.startup_timeout
         while not any(event.get("type") == "ready" for event in environment.events()):
             if time.monotonic() > deadline:
                 raise DesktopUnavailableError(f"{RECORDER_PAGE} did not load on the desktop at {desktop.page_url}")
             time.sleep(0.05)
-        try:
-            yield environment
-        finally:
-            environment.close()
-
-
-@pytest.fixture(scope="session")
-def computer_factory(pytestconfig: pytest.Config) -> Callable[..., Any]:
-    spec = pytestconfig.getoption("--computer-driver")
-    if not spec:
-        pytest.skip("no --computer-driver=module:factory given")
-    try:
-        return load_callable(str(spec), "--computer-driver")
-    except SpecError as error:
-        raise pytest.UsageError(str(error)) from None
-
-
-# One harness loop (an event loop thread and a worker thread for sync drivers) for the whole session, so an async
-# driver's loop-bound resources survive between calls; every call into the driver runs under its deadline.
-_loop: HarnessLoop | None = None
-_timeouts = {"driver": DEFAULT_DRIVER_TIMEOUT, "factory": 2 * DEFAULT_DRIVER_TIMEOUT}
-# Whether the factory has made a driver in this process: until it has, a factory failure is a usage error.
-_factory_worked = False
-
-
-def harness_loop() -> HarnessLoop:
-    global _loop
-    if _loop is None:
-        _loop = HarnessLoop(_timeouts["driver"])
-    return _loop
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _close_harness_loop(pytestconfig: pytest.Config) -> Iterator[None]:
-    from conformance.plugin import driver_timeout, factory_timeout
-
-    _timeouts.update(driver=driver_timeout(pytestconfig), factory=factory_timeout(pytestconfig))
-    yield
-    global _loop
-    if _loop is not None:
-        for task in _loop.close():
-            sys.stderr.write(f"driverkit: still running when the run ended: {task}\n")
-        _loop = None
-
-
-@pytest.fixture
-def computer_driver(
-    request: pytest.FixtureRequest, computer_factory: Callable[..., Any], computer_environment: ComputerEnvironment
-) -> Iterator[Any]:
-    global _factory_worked
-    loop, seconds = harness_loop(), _timeouts["factory"]
-    try:
-        driver, cleanup = loop.run(
-            lambda: open_driver(computer_factory, computer_environment, loop, seconds),
-            what="the driver factory",
-            timeout=seconds,
-        )
-    except (DriverSetupError, DriverTimeout) as error:
-        if not _factory_worked:
-            spec = request.config.getoption("--computer-driver")
-            pytest.exit(f"--computer-driver={spec}: {bounded(str(error))}", returncode=pytest.ExitCode.USAGE_ERROR)
-        raise EnvironmentProblem(f"{bounded(str(error))}; it worked earlier in the run") from None
-    if not _factory_worked:
-        found = loop.run(lambda: software.describe(driver), what="reading the driver's versions")
-        request.node.user_properties.append((SOFTWARE_PROPERTY, json.dumps(found)))
-    _factory_worked = True
-    generation = loop.generation
-    try:
-        yield driver
-    finally:
-        problem = close_driver(loop, cleanup, generation)
-        if problem:
-            request.node.user_properties.append((NOTE_PROPERTY, f"{request.node.nodeid}: {problem}"))
-
-
-def is_async_driver(driver: Any) -> bool:
-    return inspect.iscoroutinefunction(getattr(driver, "click", None))
-
-
-def on_driver(driver: Any, function: Callable[[], Any], what: str) -> Any:
-    """``function()`` where the driver's code runs (the loop for async drivers, the worker thread for sync ones),
-    under the driver deadline."""
-    if is_async_driver(driver):
-        return harness_loop().run_async(function, what=what)
-    return harness_loop().run(function, what=what)
-
-
-def call(driver: Any, method: str, *args: Any, **kwargs: Any) -> Any:
-    """Call one driver method, sync or async alike, and return its result (DriverTimeout past the deadline)."""
-    return on_driver(driver, lambda: getattr(driver, method)(*args, **kwargs), method)
-
-
-def accepts_cancelled(driver: Any, method: str) -> bool:
-    try:
-        parameters = inspect.signature(getattr(driver, method)).parameters
-    except (TypeError, ValueError):
-        return False
-    return "cancelled" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-
-
-__all__ = [
-    "ComputerEnvironment",
-    "DesktopUnavailableError",
-    "Target",
-    "accepts_cancelled",
-    "call",
-    "is_async_driver",
-    "on_driver",
-    "open_driver",
-]
+        yield environment

@@ -32,7 +32,7 @@ class DesktopSettings:
     """A ``width`` x ``height`` screen with Chromium in kiosk mode.
 
     With ``site_dir`` the desktop serves that directory on a loopback port next to the browser, records the
-    events its pages post (see :mod:`reference.desktop.page_server`) and opens ``start_path`` on it. Without
+    events its pages post (see :mod:`conformance.harness.desktops.page_server`) and opens ``start_path`` on it. Without
     ``site_dir``, Chromium opens ``start_url`` as given.
     """
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from Xlib import X, error
 
-from reference.computer.x11_connection import open_display
+from conformance.harness.desktops.x11_connection import open_display
 
 
 class DesktopStartError(RuntimeError):

@@ -1,0 +1,103 @@
+"""The pytest fixtures contract checks use, for browser and computer drivers alike.
+
+Browser checks take ``subject`` (and ``env``); a check picks its start page with ``@pytest.mark.page("forms.html")``
+and its driver hints with ``@pytest.mark.hints(observation=False)``, both defaulting to a blank page and
+:class:`DriverHints` defaults. Computer checks take ``computer_subject`` (and ``computer_environment``, the desktop
+shared by the whole session). The run's harnesses and its one harness loop are made by the plugin and kept in the
+config's stash under the keys below.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from conformance.harness.browser import BrowserHarness
+from conformance.harness.computer import ComputerHarness
+from conformance.harness.computer_environment import ComputerEnvironment, desktop_environment
+from conformance.harness.computer_subject import ComputerSubject
+from conformance.harness.environment import DriverHints, Environment
+from conformance.harness.errors import DriverSetupError, bounded
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.subject import SDK_ACCEPTS_CLAUSE, BrowserSubject
+
+LOOP_KEY = pytest.StashKey[HarnessLoop]()
+HARNESS_KEY = pytest.StashKey[BrowserHarness]()
+COMPUTER_HARNESS_KEY = pytest.StashKey[ComputerHarness]()
+# Where the computer desktop runs and its screen size, as the plugin read them from the options.
+DESKTOP_KEY = pytest.StashKey[tuple[str, tuple[int, int]]]()
+NOTE_PROPERTY = "driverkit-note"
+# The versions a computer driver runs on (conformance.software), carried like a note.
+SOFTWARE_PROPERTY = "driverkit-computer-software"
+
+
+def _note(request: pytest.FixtureRequest, text: str) -> None:
+    # Carried (to the xdist controller too) in the teardown report, and listed on the certificate.
+    request.node.user_properties.append((NOTE_PROPERTY, f"{request.node.nodeid}: {text}"))
+
+
+def _start_page(request: pytest.FixtureRequest) -> str:
+    marker = request.node.get_closest_marker("page")
+    return str(marker.args[0]) if marker and marker.args else "blank.html"
+
+
+def _hints(request: pytest.FixtureRequest) -> DriverHints:
+    marker = request.node.get_closest_marker("hints")
+    return DriverHints(**marker.kwargs) if marker else DriverHints()
+
+
+@pytest.fixture
+def subject(request: pytest.FixtureRequest) -> Iterator[BrowserSubject]:
+    """The driver under test, made by the factory for this check and showing the check's start page."""
+    harness = request.config.stash.get(HARNESS_KEY, None)
+    if harness is None:
+        pytest.skip("browser checks need --driver=module:factory")
+    # Every call goes through the SDK toolset, so the check also covers the clause that the SDK accepts it.
+    request.node.add_marker(pytest.mark.covers(SDK_ACCEPTS_CLAUSE))
+    with harness.subject(_start_page(request), _hints(request), lambda text: _note(request, text)) as made:
+        yield made
+
+
+@pytest.fixture
+def env(subject: BrowserSubject) -> Environment:
+    """This check's environment: fixture page URLs, origins, the page's effect record, hints."""
+    return subject.env
+
+
+def _computer_harness(config: pytest.Config) -> ComputerHarness:
+    harness = config.stash.get(COMPUTER_HARNESS_KEY, None)
+    if harness is None:
+        pytest.skip("no --computer-driver=module:factory given")
+    return harness
+
+
+@pytest.fixture(scope="session")
+def computer_environment(pytestconfig: pytest.Config) -> Iterator[ComputerEnvironment]:
+    """The desktop showing the input recorder page, started once per session (per xdist worker)."""
+    _computer_harness(pytestconfig)
+    kind, size = pytestconfig.stash[DESKTOP_KEY]
+    with desktop_environment(kind, size) as environment:
+        yield environment
+
+
+@pytest.fixture
+def computer_subject(
+    request: pytest.FixtureRequest, computer_environment: ComputerEnvironment
+) -> Iterator[ComputerSubject]:
+    """The computer driver under test, made by the factory for this check on the session's desktop."""
+    harness = _computer_harness(request.config)
+    first = not harness.factory_worked
+    with contextlib.ExitStack() as stack:
+        try:
+            subject = stack.enter_context(harness.subject(computer_environment, lambda text: _note(request, text)))
+        except DriverSetupError as error:
+            # The factory never worked in this run: the caller's mistake, not a verdict on any clause.
+            pytest.exit(
+                f"--computer-driver={harness.spec}: {bounded(str(error))}", returncode=pytest.ExitCode.USAGE_ERROR
+            )
+        if first:
+            request.node.user_properties.append((SOFTWARE_PROPERTY, json.dumps(harness.software)))
+        yield subject
