@@ -773,6 +773,9 @@ def _context_images_function_then_read() -> CassetteBuilder:
 
 # ---- end of scenarios
 
+# The live-* scenarios (streams in the shape of real traffic) register themselves on import.
+from conformance.contracts.runner import stream_sources as _stream_sources  # noqa: E402, F401
+
 
 def build_all() -> dict[str, cassettes.Cassette]:
     return {name: make().build() for name, make in SOURCES.items()}
@@ -791,4 +794,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run the imported module, not __main__: scenario modules register into that one's SOURCES.
+    from conformance.contracts.runner import cassette_sources as _registered
+
+    raise SystemExit(_registered.main())
