@@ -1,0 +1,128 @@
+"""Every new SDK check can fail: each test patches one misbehaviour into the installed SDK and requires the
+check to fail on exactly its clause (and the unpatched SDK to pass the same case, unless a known deviation).
+
+The patches are the kind of regression each check exists for: a lenient argument decoder, a status check
+dropped, an incomplete response taken as complete, retries switched off, checkpoints missing a record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import openai._base_client as base_client
+import openai.lib.responses_tool_runner as rtr
+import pytest
+
+from conformance.assertions import ClauseViolation
+from conformance.contracts.runner import test_ledger, test_live_streams
+from conformance.contracts.runner._harness import ALL_MODES, Mode
+
+
+def _mode(mode_id: str) -> Mode:
+    return next(mode for mode in ALL_MODES if mode.id == mode_id)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_outcomes() -> Iterator[None]:
+    # The live checks cache one run per scenario and mode; a patched SDK must not reuse an unpatched run.
+    test_live_streams._outcome.cache_clear()
+    yield
+    test_live_streams._outcome.cache_clear()
+
+
+def _fails_on(clause: str, check: Callable[[], None]) -> None:
+    with pytest.raises(ClauseViolation) as caught:
+        check()
+    assert caught.value.clause_id == clause, f"failed on {caught.value.clause_id}, expected {clause}: {caught.value}"
+
+
+def _live(cassette: str, mode_id: str) -> Callable[[], None]:
+    scenario = test_live_streams.BY_NAME[cassette]
+    return lambda: test_live_streams.test_live_stream_outcome(scenario, _mode(mode_id))
+
+
+def _wrap(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, before: Callable[..., Any]) -> None:
+    """Replace ``owner.name`` with a version that lets ``before`` adjust the arguments first."""
+    original = getattr(owner, name)
+
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = before(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, patched)
+
+
+@pytest.mark.parametrize("mode_id", ["sync-plain", "async-eager"])
+def test_lenient_argument_decoder_fails_rn_stream_009(monkeypatch: pytest.MonkeyPatch, mode_id: str) -> None:
+    _live("live-arguments-invalid", mode_id)()
+    test_live_streams._outcome.cache_clear()
+    monkeypatch.setattr(rtr, "_function_args", lambda call: {"reference": call.call_id})
+    _fails_on("RN-STREAM-009", _live("live-arguments-invalid", mode_id))
+
+
+def test_running_unfinished_calls_fails_rn_stream_008(monkeypatch: pytest.MonkeyPatch) -> None:
+    _live("live-call-in-progress", "sync-plain")()
+    test_live_streams._outcome.cache_clear()
+
+    def finished(run: Any, item: Any, seen: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if getattr(item, "status", None) == "in_progress":
+            item.status = "completed"
+        return (run, item, seen), {}
+
+    _wrap(monkeypatch, rtr._Run, "validate", finished)
+    _fails_on("RN-STREAM-008", _live("live-call-in-progress", "sync-plain"))
+
+
+def test_acting_on_an_incomplete_response_fails_rn_stream_010(monkeypatch: pytest.MonkeyPatch) -> None:
+    _live("live-response-incomplete", "async-plain")()
+    test_live_streams._outcome.cache_clear()
+
+    def complete(run: Any, response: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        response.status = "completed"
+        return (run, response), kwargs
+
+    _wrap(monkeypatch, rtr._Run, "preflight", complete)
+    _fails_on("RN-STREAM-010", _live("live-response-incomplete", "async-plain"))
+
+
+def test_no_retries_fails_rn_stream_012(monkeypatch: pytest.MonkeyPatch) -> None:
+    _live("live-http-error-then-retry", "sync-stream")()
+    test_live_streams._outcome.cache_clear()
+    monkeypatch.setattr(base_client.BaseClient, "_should_retry", lambda self, response: False)
+    _fails_on("RN-STREAM-012", _live("live-http-error-then-retry", "sync-stream"))
+
+
+def _edit_checkpoints(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], None]) -> None:
+    original = rtr._Run.checkpoint
+
+    def patched(run: Any, phase: Any, response: Any = None) -> Any:
+        value = dict(original(run, phase, response))
+        edit(value)
+        return value
+
+    monkeypatch.setattr(rtr._Run, "checkpoint", patched)
+
+
+@pytest.mark.parametrize("mode_id", ["sync-plain-ledger", "async-eager-ledger"])
+def test_pending_listing_as_the_save_before_fails_rn_ledger_005(monkeypatch: pytest.MonkeyPatch, mode_id: str) -> None:
+    test_ledger.test_saves_surround_each_effect(_mode(mode_id))
+
+    def only_returned_are_attempted(value: dict[str, Any]) -> None:
+        # The call stays listed in pending_items, which the old check took as a save before dispatch.
+        value["attempted_call_ids"] = list(value["returned_call_ids"])
+
+    _edit_checkpoints(monkeypatch, only_returned_are_attempted)
+    _fails_on("RN-LEDGER-005", lambda: test_ledger.test_saves_surround_each_effect(_mode(mode_id)))
+
+
+@pytest.mark.parametrize("mode_id", ["sync-stream-ledger", "async-plain-ledger"])
+def test_ids_without_outputs_as_the_save_after_fails_rn_ledger_006(
+    monkeypatch: pytest.MonkeyPatch, mode_id: str
+) -> None:
+    def ids_only(value: dict[str, Any]) -> None:
+        # returned_call_ids stays, which the old check took as a save after the effect.
+        value["returned_outputs"] = []
+
+    _edit_checkpoints(monkeypatch, ids_only)
+    _fails_on("RN-LEDGER-006", lambda: test_ledger.test_saves_surround_each_effect(_mode(mode_id)))
