@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import openai._base_client as base_client
+import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
-from conformance.contracts.runner import test_ledger, test_live_streams
+from conformance.contracts.runner import test_exact_booleans, test_ledger, test_live_streams
 from conformance.contracts.runner._harness import ALL_MODES, Mode
 
 
@@ -126,3 +127,48 @@ def test_ids_without_outputs_as_the_save_after_fails_rn_ledger_006(
 
     _edit_checkpoints(monkeypatch, ids_only)
     _fails_on("RN-LEDGER-006", lambda: test_ledger.test_saves_surround_each_effect(_mode(mode_id)))
+
+
+def test_truthy_verification_fails_rn_dec_001(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_exact_booleans.test_truthy_verify_never_verifies("sync", "yes")
+    _wrap(monkeypatch, dtr._Run, "verified", lambda run, value, **kw: ((run, bool(value)), kw))
+    _fails_on("RN-DEC-001", lambda: test_exact_booleans.test_truthy_verify_never_verifies("sync", "yes"))
+
+
+def test_truthy_mcp_answer_fails_rn_mcp_007(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_exact_booleans.test_truthy_mcp_answer_never_grants(_mode("sync-plain"), "one")
+
+    def coerce(run: Any, item: Any, approve: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (run, item, lambda request: bool(approve(request))), {}
+
+    # A static method: the wrapper must stay one too, or the runner would pass itself as the run.
+    original = rtr.ResponsesToolRunner.__dict__["_approve_mcp"].__func__
+    monkeypatch.setattr(
+        rtr.ResponsesToolRunner,
+        "_approve_mcp",
+        staticmethod(lambda run, item, approve: original(*coerce(run, item, approve)[0])),
+    )
+    _fails_on("RN-MCP-007", lambda: test_exact_booleans.test_truthy_mcp_answer_never_grants(_mode("sync-plain"), "one"))
+
+
+def test_truthy_done_flag_fails_rn_dec_009(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one")
+
+    def truthy_done(runner: Any, *args: Any, candidates: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        def coerced(observation: Any) -> Any:
+            return [{**item, "done": True} if item.get("done") else item for item in candidates(observation)]
+
+        return (runner, *args), {**kwargs, "candidates": coerced}
+
+    _wrap(monkeypatch, dtr.DecisionsToolRunner, "__init__", truthy_done)
+    _fails_on("RN-DEC-009", lambda: test_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one"))
+
+
+def test_truthy_computer_flag_fails_rn_early_007(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes")
+
+    def coerce(early: Any, tools: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return ({**early, "computer": bool(early.get("computer"))}, tools), {}
+
+    _wrap(monkeypatch, rtr, "_early_execution", coerce)
+    _fails_on("RN-EARLY-007", lambda: test_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes"))

@@ -309,6 +309,10 @@ CLAUSES: tuple[Clause, ...] = (
         STREAMING,
         "An incomplete response stops the run with a fixed message naming it, not the generic API-failure message.",
     ),
+    # Exact Booleans
+    _c("RN-MCP-007", "000", MIX, "An approve_mcp answer other than exactly True never grants access."),
+    _c("RN-DEC-009", "000", DECISIONS, "Only done exactly True marks the done candidate; a truthy done is refused."),
+    _c("RN-EARLY-007", "000", EARLY, "The early_execution computer flag must be a Boolean; else construction fails."),
     # Strict ledger evidence
     _c(
         "RN-LEDGER-005",
