@@ -11,17 +11,30 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import openai._base_client as base_client
+import openai.lib.browser as browser_module
 import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
 import pytest
+from hypothesis import settings
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import test_exact_booleans, test_ledger, test_live_streams
 from conformance.contracts.runner._harness import ALL_MODES, Mode
+from conformance.contracts.toolset import test_state_properties
+from conformance.hypothesis_profiles import QUICK, register_profiles
 
 
 def _mode(mode_id: str) -> Mode:
     return next(mode for mode in ALL_MODES if mode.id == mode_id)
+
+
+@pytest.fixture(autouse=True)
+def _quick_profile() -> Iterator[None]:
+    # The property checks run here outside the SDK suites' conftest; give them the suites' default profile.
+    register_profiles()
+    settings.load_profile(QUICK)
+    yield
+    settings.load_profile("default")
 
 
 @pytest.fixture(autouse=True)
@@ -172,3 +185,43 @@ def test_truthy_computer_flag_fails_rn_early_007(monkeypatch: pytest.MonkeyPatch
 
     _wrap(monkeypatch, rtr, "_early_execution", coerce)
     _fails_on("RN-EARLY-007", lambda: test_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes"))
+
+
+def _edit_state(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], None]) -> None:
+    original = browser_module._state
+
+    def patched(value: object, previous: Any = None) -> Any:
+        state = original(value, previous)
+        edit(state)
+        return state
+
+    monkeypatch.setattr(browser_module, "_state", patched)
+
+
+def test_path_left_in_legacy_origins_fails_ts_res_016(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_state_properties.test_both_forms_report_the_same_origin("sync")
+    monkeypatch.setattr(browser_module, "_legacy_tab_url", lambda url: url)
+    _fails_on("TS-RES-016", lambda: test_state_properties.test_both_forms_report_the_same_origin("sync"))
+
+
+def test_shortened_tab_ids_fail_ts_res_017(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_state_properties.test_tab_ids_are_reported_unchanged_in_both_forms("async")
+
+    def shorten(state: dict[str, Any]) -> None:
+        for tab in state["tabs"]:
+            tab["id"] = tab["id"][:64]
+
+    _edit_state(monkeypatch, shorten)
+    _fails_on("TS-RES-017", lambda: test_state_properties.test_tab_ids_are_reported_unchanged_in_both_forms("async"))
+
+
+def test_titles_cut_short_of_the_limit_fail_ts_res_013(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_state_properties.test_titles_are_kept_or_cut_at_the_limit("sync")
+
+    def cut_early(state: dict[str, Any]) -> None:
+        if "observation" in state:
+            for tab in state["tabs"]:
+                tab["title"] = tab["title"][:1000]
+
+    _edit_state(monkeypatch, cut_early)
+    _fails_on("TS-RES-013", lambda: test_state_properties.test_titles_are_kept_or_cut_at_the_limit("sync"))
