@@ -17,7 +17,12 @@ import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
-from conformance.contracts.runner import test_exact_booleans, test_ledger, test_live_streams
+from conformance.contracts.runner import (
+    test_decisions_observations,
+    test_exact_booleans,
+    test_ledger,
+    test_live_streams,
+)
 from conformance.contracts.runner._harness import ALL_MODES, Mode
 from conformance.contracts.toolset import test_state_properties
 
@@ -224,3 +229,36 @@ def test_titles_cut_short_of_the_limit_fail_ts_res_013(monkeypatch: pytest.Monke
 
     _edit_state(monkeypatch, cut_early)
     _fails_on("TS-RES-013", lambda: check("sync", title="x" * 1024))
+
+
+def test_dropped_image_parts_fail_rn_dec_010(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_decisions_observations.test_documented_observation_forms_are_sent_as_given("sync", "text-and-image")
+
+    def without_images(run: Any, observation: Any) -> Any:
+        owned = original(run, observation)
+        return owned if isinstance(owned, str) else [part for part in owned if part["type"] != "input_image"]
+
+    original = dtr._Run.own
+    monkeypatch.setattr(dtr._Run, "own", without_images)
+    _fails_on(
+        "RN-DEC-010",
+        lambda: test_decisions_observations.test_documented_observation_forms_are_sent_as_given(
+            "sync", "text-and-image"
+        ),
+    )
+
+
+def test_unchecked_parts_fail_rn_dec_011(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_decisions_observations.test_unsupported_observation_parts_are_never_sent("async", "file-id-image")
+    monkeypatch.setattr(dtr._Run, "own", lambda run, observation: observation)
+    _fails_on(
+        "RN-DEC-011",
+        lambda: test_decisions_observations.test_unsupported_observation_parts_are_never_sent("async", "file-id-image"),
+    )
+
+
+def test_shared_observation_fails_rn_dec_012(monkeypatch: pytest.MonkeyPatch) -> None:
+    test_decisions_observations.test_runner_sends_its_own_snapshot("sync")
+    monkeypatch.setattr(dtr, "deepcopy", lambda value: value)
+    monkeypatch.setattr(dtr._Run, "own", lambda run, observation: observation)
+    _fails_on("RN-DEC-012", lambda: test_decisions_observations.test_runner_sends_its_own_snapshot("sync"))

@@ -313,6 +313,25 @@ CLAUSES: tuple[Clause, ...] = (
     _c("RN-MCP-007", "000", MIX, "An approve_mcp answer other than exactly True never grants access."),
     _c("RN-DEC-009", "000", DECISIONS, "Only done exactly True marks the done candidate; a truthy done is refused."),
     _c("RN-EARLY-007", "000", EARLY, "The early_execution computer flag must be a Boolean; else construction fails."),
+    # Decisions observations
+    _c(
+        "RN-DEC-010",
+        "000",
+        DECISIONS,
+        "An observation is text or an iterable of input_text and inline input_image parts, sent as given.",
+    ),
+    _c(
+        "RN-DEC-011",
+        "000",
+        DECISIONS,
+        "External image URLs, file IDs and other part types are refused before any request.",
+    ),
+    _c(
+        "RN-DEC-012",
+        "000",
+        DECISIONS,
+        "The runner sends its own snapshot: later edits to the observation or the copy callbacks get change nothing.",
+    ),
     # Strict ledger evidence
     _c(
         "RN-LEDGER-005",
