@@ -429,8 +429,8 @@ CLAUSES: tuple[Clause, ...] = (
     ),
     Clause(
         "TS-RES-017",
-        "004",
-        "BrowserState",
+        "000",
+        _DRIVER,
         "A tab ID is any string, reported unchanged; both state forms accept the same IDs.",
     ),
 )

@@ -7,8 +7,8 @@ included; URLs carry credentials, paths, queries and fragments that must never b
 
 spec/000 "Driver contract" (origins without credentials, paths, queries or fragments; the legacy 2048-byte
 limit on the reported value; observation metadata accepts HTTP(S) and about:blank and cuts titles to 1,024
-UTF-8 bytes at a character boundary, setting title_truncated); spec/004 ``BrowserState`` (tabs with string
-``id``, ``title``, ``url`` and Boolean ``active``; IDs unique).
+UTF-8 bytes at a character boundary, setting title_truncated; state holds tabs with string id, title and url
+and Boolean active, IDs unique), as spec/004 ``BrowserState`` declares it too.
 """
 
 from __future__ import annotations
