@@ -76,10 +76,27 @@ def _item_events(index: int, item: JSONObject) -> list[JSONObject]:
     return events
 
 
-def lifecycle_events(response: JSONObject, *, duplicate: tuple[str, ...] = ()) -> list[JSONObject]:
+def _interleaved(per_item: list[list[JSONObject]]) -> list[JSONObject]:
+    """Every item opened first, their deltas taken in turn, then each item closed in index order: the items
+    are generated side by side, as the API may stream parallel calls."""
+    opened = [events[0] for events in per_item]
+    closing = [[event for event in events if event["type"].endswith(".done")] for events in per_item]  # type: ignore[union-attr]
+    growing = [[event for event in events[1:] if not event["type"].endswith(".done")] for events in per_item]  # type: ignore[union-attr]
+    merged: list[JSONObject] = list(opened)
+    for step in range(max(len(events) for events in growing)):
+        merged.extend(events[step] for events in growing if step < len(events))
+    for events in closing:
+        merged.extend(events)
+    return merged
+
+
+def lifecycle_events(
+    response: JSONObject, *, duplicate: tuple[str, ...] = (), interleave: bool = False
+) -> list[JSONObject]:
     """The full event stream of ``response``: lifecycle events, every item opened, grown and closed in index
-    order, then the terminal event for its status. Events whose type is in ``duplicate`` are sent twice (the
-    second copy with its own, later sequence number), as a server retrying a write might."""
+    order (side by side with ``interleave``), then the terminal event for its status. Events whose type is in
+    ``duplicate`` are sent twice (the second copy with its own, later sequence number), as a server retrying a
+    write might."""
     announced = {**response, "status": "in_progress", "output": []}
     announced.pop("usage", None)
     announced.pop("incomplete_details", None)
@@ -87,11 +104,12 @@ def lifecycle_events(response: JSONObject, *, duplicate: tuple[str, ...] = ()) -
         {"type": "response.created", "response": announced},
         {"type": "response.in_progress", "response": announced},
     ]
-    for index, item in enumerate(cast(list[JSONObject], response["output"])):
-        for event in _item_events(index, item):
-            events.append(event)
-            if event["type"] in duplicate:
-                events.append(dict(event))
+    per_item = [_item_events(index, item) for index, item in enumerate(cast(list[JSONObject], response["output"]))]
+    ordered = _interleaved(per_item) if interleave and per_item else [event for item in per_item for event in item]
+    for event in ordered:
+        events.append(event)
+        if event["type"] in duplicate:
+            events.append(dict(event))
     terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(
         str(response["status"]), "response.failed"
     )
@@ -107,20 +125,22 @@ class LiveCassetteBuilder(CassetteBuilder):
         *items: JSONObject,
         status: str = "completed",
         duplicate: tuple[str, ...] = (),
+        interleave: bool = False,
         incomplete_reason: str | None = None,
         error: JSONObject | None = None,
     ) -> Self:
         """One Responses exchange whose output is ``items``, streamed with deltas and item lifecycles.
 
         ``status`` picks the terminal event (``incomplete`` carries ``incomplete_reason``, ``failed`` carries
-        ``error``); ``duplicate`` names event types that arrive twice.
+        ``error``); ``duplicate`` names event types that arrive twice; ``interleave`` streams the items side
+        by side.
         """
         response = response_object(f"resp_{len(self._exchanges) + 1}", list(items), status=status)
         if incomplete_reason is not None:
             response["incomplete_details"] = {"reason": incomplete_reason}
         if error is not None:
             response["error"] = error
-        events = tuple(lifecycle_events(response, duplicate=duplicate))
+        events = tuple(lifecycle_events(response, duplicate=duplicate, interleave=interleave))
         request = RecordedRequest("POST", "/v1/responses", None)
         self._exchanges.append(Exchange(request, RecordedResponse(200, events=events)))
         return self
@@ -162,6 +182,15 @@ def _live_two_calls() -> LiveCassetteBuilder:
     return (
         _live("live-two-calls", "Two calls, each streamed with argument deltas, then a streamed answer.")
         .live_turn(lookup("c1"), lookup("c2"))
+        .live_turn(_answer("Both found."))
+    )
+
+
+@source("live-interleaved-calls")
+def _live_interleaved() -> LiveCassetteBuilder:
+    return (
+        _live("live-interleaved-calls", "Two calls opened together, their argument deltas alternating, then closed.")
+        .live_turn(lookup("c1"), lookup("c2"), interleave=True)
         .live_turn(_answer("Both found."))
     )
 

@@ -56,6 +56,7 @@ class Scenario:
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("live-function-call", "RN-LOOP-001", ("c1",), 2, "The reference is c1."),
     Scenario("live-two-calls", "RN-LOOP-002", ("c1", "c2"), 2, "Both found."),
+    Scenario("live-interleaved-calls", "RN-LOOP-002", ("c1", "c2"), 2, "Both found."),
     Scenario("live-arguments-truncated", "RN-STREAM-009", (), 1, None),
     Scenario("live-arguments-invalid", "RN-STREAM-009", (), 1, None),
     Scenario("live-arguments-not-object", "RN-STREAM-009", (), 1, None),
