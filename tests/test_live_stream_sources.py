@@ -73,3 +73,17 @@ def test_mid_event_cut_needs_a_following_event() -> None:
     )
     with pytest.raises(cassettes.CassetteError, match="mid_event needs an event after sequence"):
         cassettes.loads(text, "cut.jsonl")
+
+
+def test_interleaved_items_alternate_their_deltas_and_close_in_order() -> None:
+    calls = [function_call("lookup", {"reference": f"reference-{n}"}, call_id=f"c{n}") for n in (1, 2)]
+    events = lifecycle_events(response_object("resp_1", calls), interleave=True)
+    deltas = [event for event in events if event["type"] == "response.function_call_arguments.delta"]
+    assert [event["output_index"] for event in deltas[:4]] == [0, 1, 0, 1]
+    for index, call in enumerate(calls):
+        joined = "".join(str(event["delta"]) for event in deltas if event["output_index"] == index)
+        assert joined == call["arguments"]
+    closed = [event["output_index"] for event in events if event["type"] == "response.output_item.done"]
+    first_close = next(n for n, event in enumerate(events) if str(event["type"]).endswith(".done"))
+    last_delta = max(n for n, event in enumerate(events) if event["type"] == "response.function_call_arguments.delta")
+    assert closed == [0, 1] and first_close > last_delta
