@@ -15,6 +15,8 @@ import openai.lib.browser as browser_module
 import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
 import pytest
+from openai.lib.streaming.responses import ResponseStream
+from openai.lib.streaming.responses._responses import ResponseStreamState
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import (
@@ -262,3 +264,36 @@ def test_shared_observation_fails_rn_dec_012(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(dtr, "deepcopy", lambda value: value)
     monkeypatch.setattr(dtr._Run, "own", lambda run, observation: observation)
     _fails_on("RN-DEC-012", lambda: test_decisions_observations.test_runner_sends_its_own_snapshot("sync"))
+
+
+def test_taking_a_cut_stream_as_complete_fails_rn_stream_011(monkeypatch: pytest.MonkeyPatch) -> None:
+    _live("live-cut-mid-event", "sync-stream")()
+    test_live_streams._outcome.cache_clear()
+    original = ResponseStream.get_final_response
+
+    def accumulated(stream: Any) -> Any:
+        # The regression: a stream that ended early is taken as the response, its unfinished items as done.
+        try:
+            return original(stream)
+        except RuntimeError:
+            snapshot = stream._state._ResponseStreamState__current_snapshot
+            snapshot.status = "completed"
+            for item in snapshot.output:
+                if getattr(item, "status", None) == "in_progress":
+                    item.status = "completed"
+            return snapshot
+
+    monkeypatch.setattr(ResponseStream, "get_final_response", accumulated)
+    _fails_on("RN-STREAM-011", _live("live-cut-mid-event", "sync-stream"))
+
+
+def test_hidden_delta_events_fail_rn_stream_007(monkeypatch: pytest.MonkeyPatch) -> None:
+    mode = _mode("async-stream")
+    test_live_streams.test_on_event_sees_every_lifecycle_event(mode)
+    original = ResponseStreamState.handle_event
+
+    def without_deltas(state: Any, event: Any) -> Any:
+        return [fired for fired in original(state, event) if not fired.type.endswith(".delta")]
+
+    monkeypatch.setattr(ResponseStreamState, "handle_event", without_deltas)
+    _fails_on("RN-STREAM-007", lambda: test_live_streams.test_on_event_sees_every_lifecycle_event(mode))
