@@ -76,12 +76,16 @@ def _item_events(index: int, item: JSONObject) -> list[JSONObject]:
     return events
 
 
+def _closes(event: JSONObject) -> bool:
+    return str(event["type"]).endswith(".done")
+
+
 def _interleaved(per_item: list[list[JSONObject]]) -> list[JSONObject]:
     """Every item opened first, their deltas taken in turn, then each item closed in index order: the items
     are generated side by side, as the API may stream parallel calls."""
     opened = [events[0] for events in per_item]
-    closing = [[event for event in events if event["type"].endswith(".done")] for events in per_item]  # type: ignore[union-attr]
-    growing = [[event for event in events[1:] if not event["type"].endswith(".done")] for events in per_item]  # type: ignore[union-attr]
+    closing = [[event for event in events if _closes(event)] for events in per_item]
+    growing = [[event for event in events[1:] if not _closes(event)] for events in per_item]
     merged: list[JSONObject] = list(opened)
     for step in range(max(len(events) for events in growing)):
         merged.extend(events[step] for events in growing if step < len(events))
