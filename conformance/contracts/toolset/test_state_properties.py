@@ -6,9 +6,9 @@ IPv4 and IPv6 literals, internationalized labels and upper case; ports run over 
 included; URLs carry credentials, paths, queries and fragments that must never be reported.
 
 spec/000 "Driver contract" (origins without credentials, paths, queries or fragments; the legacy 2048-byte
-limit on the reported value; observation metadata accepts HTTP(S) and about:blank and cuts titles to 1,024
-UTF-8 bytes at a character boundary, setting title_truncated; state holds tabs with string id, title and url
-and Boolean active, IDs unique), as spec/004 ``BrowserState`` declares it too.
+limit on the reported value, so a long path never stops a read; observation metadata accepts HTTP(S) and
+about:blank and cuts titles to 1,024 UTF-8 bytes at a character boundary, setting title_truncated; state holds
+tabs with string id, title and url and Boolean active, IDs unique), as spec/004 ``BrowserState`` declares too.
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def hosts(draw: st.DrawFn) -> tuple[str, str]:
     return (text.upper() if upper and kind == "name" else text), ".".join(shown)
 
 
-_suffix = st.sampled_from(["", "/", "/account/settings", "/p?token=secret", "/#frag", "?q=1&r=2#x"])
+# The long path: the 2048-byte limit applies to the reported origin, so a long path never stops a state read.
+_suffix = st.sampled_from(["", "/", "/account/settings", "/p?token=secret", "/#frag", "?q=1&r=2#x", "/" + "p" * 5000])
 
 
 @st.composite
@@ -97,6 +98,7 @@ def urls(draw: st.DrawFn) -> tuple[str, str]:
 @example(case=("http://10.0.0.1:80/", "http://10.0.0.1"))
 @example(case=("https://[2001:db8::1]:8443/", "https://[2001:db8::1]:8443"))
 @example(case=("https://a-1.b2-c.example:65535/p", "https://a-1.b2-c.example:65535"))
+@example(case=("http://long.example/" + "p" * 5000 + "?q", "http://long.example"))
 def test_both_forms_report_the_same_origin(flavour: Flavour, case: tuple[str, str]) -> None:
     url, origin = case
     for form in FORMS:
