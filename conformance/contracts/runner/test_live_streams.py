@@ -73,7 +73,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         stream_only=True,
         plain_calls=("c1",),
         plain_requests=2,
-        plain_text="unreachable",
+        plain_text="The reference is c1.",
     ),
     # Ledger runs: whether they retry at all is an open question (driverkit clauses --open-questions).
     Scenario(
