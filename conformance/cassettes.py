@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal, cast
 
+from conformance import resources
+
 FORMAT_NAME: Final = "driverkit.responses"
 FORMAT_VERSION: Final = 1
 
-JSONValue = object
 JSONObject = dict[str, object]
 
 # Terminal stream events: the response object they carry is what a non-streamed request would have returned.
@@ -327,6 +328,11 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     except (OSError, UnicodeDecodeError) as error:
         raise CassetteError(source, 0, f"cannot read cassette: {error}") from None
     return loads(text, source)
+
+
+def bundled(name: str) -> Cassette:
+    """The cassette the kit ships as ``fixtures/streams/<name>.jsonl`` (``examples/<name>`` for an example's)."""
+    return load(resources.streams(f"{name}.jsonl"))
 
 
 def _default_mode(target: Path) -> int:

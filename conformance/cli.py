@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay_module = importlib.import_module("conformance.replay")
     replay_module.add_arguments(replay)
     replay.set_defaults(handler=replay_module.run)
+
+    merge = commands.add_parser("merge-certificates", help="merge per-shard or per-worker certificates into one")
+    merge_module = importlib.import_module("conformance.merge")
+    merge_module.add_arguments(merge)
+    merge.set_defaults(handler=merge_module.run)
     return parser
 
 

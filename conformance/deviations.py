@@ -11,8 +11,8 @@ File format (TOML, one ``[[deviation]]`` table per entry, every key required)::
     id = "DEV-TS-001"          # unique within the file, stable across edits
     clause = "TS-CONF-009"     # the clause the SDK breaks; must exist in conformance/clauses
     tests = [                  # checks that fail because of it, relative to conformance/contracts/
-        "toolset/test_confirmation.py::test_callbacks_must_match_the_toolset_flavour",
-        "toolset/test_confirmation.py::test_only_exactly_true_approves[sync-one-confirm]",
+        "toolset/check_confirmation.py::test_callbacks_must_match_the_toolset_flavour",
+        "toolset/check_confirmation.py::test_only_exactly_true_approves[sync-one-confirm]",
     ]
     sdk = "One line on what this SDK version does instead."
 

@@ -35,7 +35,7 @@ CONTRACTS = Path(__file__).resolve().parent / "contracts"
 SDK_ACCEPTS_CLAUSE = "BR-SDK-001"
 BROWSER_CHECKS = CONTRACTS / "browser"
 COMPUTER_CHECKS = CONTRACTS / "computer"
-CHECK_DIRECTORIES = (BROWSER_CHECKS, COMPUTER_CHECKS)
+CHECK_DIRECTORIES = (BROWSER_CHECKS, COMPUTER_CHECKS, CONTRACTS / "toolset", CONTRACTS / "runner")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

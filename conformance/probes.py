@@ -37,8 +37,6 @@ from typing import Any, Final, TypeAlias
 from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, COMPUTER_METHODS, DRIVER_METHOD_NAMES
 
-FLAVOURS: Final[tuple[Flavour, ...]] = ("sync", "async")
-
 # A one-pixel PNG: small, valid, and obviously synthetic.
 PIXEL_DATA_URL: Final[str] = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
@@ -359,7 +357,6 @@ def computer_probe(flavour: Flavour, **options: Any) -> _ComputerProbeBase:
 
 __all__ = [
     "DEFAULT_STATE",
-    "FLAVOURS",
     "PIXEL_DATA_URL",
     "Act",
     "AsyncProbeBrowser",

@@ -19,7 +19,6 @@ given, because a probe driver cannot reproduce a real page.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import difflib
 import json
 import sys
@@ -30,42 +29,29 @@ from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 import pytest
-from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
-from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.lib.responses_tool_runner import (
     AsyncRegisteredFunction,
-    AsyncResponsesToolLedger,
-    AsyncResponsesToolRunner,
     RegisteredFunction,
-    ResponsesToolLedger,
-    ResponsesToolRunner,
     ToolRunnerCancelledError,
     ToolRunnerError,
 )
 
-from conformance import cassettes
+from conformance import cassettes, rig
 from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
 from conformance.driver import DriverSetupError
-from conformance.fake_responses import (
-    CassetteTransport,
-    Divergence,
-    comparable_body,
-    fake_async_client,
-    fake_client,
-)
+from conformance.fake_responses import CassetteTransport, Divergence, comparable_body
 from conformance.flavours import Flavour
 from conformance.harness import BrowserHarness
 from conformance.loading import SpecError, load_callable
 from conformance.members import ALL_NAMES
 from conformance.probes import ProbeLog, browser_probe, computer_probe
+from conformance.rig import ALL_MODES, Mode
+from conformance.rig.runners import Runner
 from conformance.subject import Subject
 
-MODES: Final[dict[str, tuple[Flavour, bool, bool]]] = {
-    f"{flavour}-{delivery}": (flavour, delivery != "plain", delivery == "eager")
-    for flavour in ("sync", "async")
-    for delivery in ("plain", "stream", "eager")
-}
+# The modes a replay can be asked for; whether it keeps a ledger comes from the recording (meta.run), not --mode.
+MODES: Final[dict[str, Mode]] = {mode.id: mode for mode in ALL_MODES if not mode.ledger}
 # Request fields the runner fills in itself; everything else in the first request came from the caller's params.
 RUNNER_OWNED: Final = frozenset({"tools", "include", "stream", "input"})
 ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
@@ -372,23 +358,12 @@ class _Replay:
         settings = self.plan.settings
         options: dict[str, Any] = {}
         if settings.budget_limits is not None:
-            if self.flavour == "sync":
-                compact: Callable[[object], object] = self._budget_policy
-            else:
-
-                async def compact(snapshot: object) -> object:
-                    return self._budget_policy(snapshot)
-
-            options["context_budget"] = {**settings.budget_limits, "compact": compact}
+            options["context_budget"] = {
+                **settings.budget_limits,
+                "compact": rig.in_flavour(self.flavour, self._budget_policy),
+            }
         if settings.ledger:
-            if self.flavour == "sync":
-                options["ledger"] = ResponsesToolLedger(run_id="driverkit-replay", save=self.checkpoints.append)
-            else:
-
-                async def save(checkpoint: object) -> None:
-                    self.checkpoints.append(checkpoint)
-
-                options["ledger"] = AsyncResponsesToolLedger(run_id="driverkit-replay", save=save)
+            options["ledger"] = rig.checkpoint_ledger(self.flavour, "driverkit-replay", self.checkpoints.append)
         if settings.max_steps is not None:
             options["max_steps"] = settings.max_steps
         if settings.max_concurrent_calls is not None:
@@ -414,61 +389,33 @@ class _Replay:
             return self.driver
         return browser_probe(self.flavour, self.plan.browser_members, log=self.log)
 
-    def build(self) -> tuple[Any, dict[str, Any]]:
-        options: dict[str, Any] = {}
+    def _function(self, tool: JSONObject) -> RegisteredFunction | AsyncRegisteredFunction:
+        answer = rig.in_flavour(self.flavour, self._function_answer(tool))
         if self.flavour == "sync":
-            browser = None
-            if self.plan.browser_members:
-                driver = self._browser_driver()
-                browser = BrowserToolset(
-                    driver,
-                    members=self.plan.browser_members,
-                    confirm=lambda context: True,
-                    url_policy=lambda context, url: True,
-                )
-            computer = ComputerToolset(computer_probe("sync", log=self.log)) if self.plan.computer else None  # type: ignore[arg-type]
-            functions = [
-                RegisteredFunction(tool=tool, execute=self._function_answer(tool))  # type: ignore[arg-type]
-                for tool in self.plan.functions
-            ]
-            runner: Any = ResponsesToolRunner(browser=browser, computer=computer, functions=functions)
-            options["approve_mcp"] = self._approve
-            return runner, options
+            return RegisteredFunction(tool=tool, execute=answer)  # type: ignore[arg-type]
+        return AsyncRegisteredFunction(tool=tool, execute=answer)  # type: ignore[arg-type]
 
-        async def confirm(context: object) -> bool:
-            return True
-
-        async def url_policy(context: object, url: str) -> bool:
-            return True
-
-        async_browser = None
+    def build(self) -> tuple[Runner, dict[str, Any]]:
+        """The runner the recording implies, and the run options that answer its callbacks as recorded."""
+        browser = None
         if self.plan.browser_members:
-            driver = self._browser_driver()
-            async_browser = AsyncBrowserToolset(
-                driver, members=self.plan.browser_members, confirm=confirm, url_policy=url_policy
+            browser = rig.browser_toolset(
+                self.flavour,
+                self._browser_driver(),
+                members=self.plan.browser_members,
+                confirm=rig.in_flavour(self.flavour, lambda context: True),
+                url_policy=rig.in_flavour(self.flavour, lambda context, url: True),
             )
-        async_computer = (
-            AsyncComputerToolset(computer_probe("async", log=self.log)) if self.plan.computer else None  # type: ignore[arg-type]
+        computer = None
+        if self.plan.computer:
+            computer = rig.computer_toolset(self.flavour, computer_probe(self.flavour, log=self.log))
+        runner = rig.build_runner(
+            self.flavour,
+            browser=browser,
+            computer=computer,
+            functions=[self._function(tool) for tool in self.plan.functions],
         )
-
-        def async_function(tool: JSONObject) -> AsyncRegisteredFunction:
-            answer = self._function_answer(tool)
-
-            async def execute(arguments: dict[str, object]) -> Any:
-                return answer(arguments)
-
-            return AsyncRegisteredFunction(tool=tool, execute=execute)  # type: ignore[arg-type]
-
-        async def approve(request: Any) -> bool:
-            return self._approve(request)
-
-        options["approve_mcp"] = approve
-        runner = AsyncResponsesToolRunner(
-            browser=async_browser,
-            computer=async_computer,
-            functions=[async_function(tool) for tool in self.plan.functions],
-        )
-        return runner, options
+        return runner, {"approve_mcp": rig.in_flavour(self.flavour, self._approve)}
 
 
 def replay(
@@ -496,30 +443,27 @@ def replay(
             mode = mode or f"sync-{delivery}"
         elif mode is None:
             mode = f"{subject.flavour}-{delivery}"
-        elif MODES[mode][0] != subject.flavour:
+        elif MODES[mode].flavour != subject.flavour:
             raise ReplayError(
                 f"the driver factory made a {subject.flavour} driver, which cannot run a {mode} replay; "
                 f"choose a {subject.flavour}-* mode"
             )
-        flavour, stream, eager = MODES[mode]
-        session = _Replay(loaded, plan, flavour, None if subject is None else subject.driver)
+        chosen = MODES[mode]
+        session = _Replay(loaded, plan, chosen.flavour, None if subject is None else subject.driver)
         runner, options = session.build()
         transport = CassetteTransport(loaded, match="body", mask_driver_outputs=not strict)
-        run_options: dict[str, Any] = {"stream": stream, "eager": eager, **options, **session.settings_options()}
+        run_options: dict[str, Any] = {**chosen.run_options(), **options, **session.settings_options()}
         if max_steps is not None:
             run_options["max_steps"] = max_steps
         response: Any = None
         error: BaseException | None = None
+        client = rig.cassette_client(transport, chosen.flavour)
         try:
-            if flavour == "sync":
-                response = runner.run(fake_client(transport), dict(plan.params), **run_options)
+            if subject is None:
+                response = rig.run_to_end(chosen.flavour, runner, client, plan.params, run_options)
             else:
-
-                async def go() -> Any:
-                    return await runner.run(fake_async_client(transport), dict(plan.params), **run_options)
-
                 # An async driver from a factory lives on the harness loop it was made on.
-                response = asyncio.run(go()) if subject is None else subject.run(go())
+                response = rig.run_to_end(chosen.flavour, runner, client, plan.params, run_options, loop=subject.run)
         except (ToolRunnerError, ToolRunnerCancelledError, ValueError) as caught:
             error = caught
         return _report(source, mode, loaded, transport, session, response, error, strict)

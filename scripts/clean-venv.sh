@@ -52,6 +52,9 @@ assert "reference/execution/js/runtime.cjs" in in_wheel, "the JavaScript runtime
 npm_tree = sorted(n for n in in_wheel | in_sdist if "node_modules" in n)
 assert not npm_tree, f"an npm tree was packaged (run npm ci after installing instead): {npm_tree[:3]}"
 assert not missing_sdist, f"missing from the sdist: {missing_sdist}"
+# Cassette generators are developer tooling (tools/): the installed kit reads their output, never runs them.
+generators = sorted(n for n in in_wheel if n.startswith("tools/") or n.endswith("_sources.py"))
+assert not generators, f"a cassette generator was packaged in the wheel: {generators}"
 print(f"{len(data)} fixture and container files in both; {len(package)} snapshot and deviation files in the wheel")
 PY
 

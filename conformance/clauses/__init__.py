@@ -43,6 +43,15 @@ class UnknownClauseError(KeyError):
     """A check or a deviation named a clause ID that no clause list defines."""
 
 
+class MissingClausePartError(ImportError):
+    """A part named in :data:`PART_MODULES` has no clause list: its clauses would silently vanish from every
+    certificate and from ``driverkit clauses``, so the registry refuses to build."""
+
+    def __init__(self, part: str, problem: str) -> None:
+        super().__init__(f"clause part {part!r} ({__name__}.{part}): {problem}")
+        self.part = part
+
+
 @dataclass(frozen=True)
 class Clause:
     """One requirement of the contract.
@@ -79,9 +88,11 @@ def _load_part(name: str) -> tuple[Clause, ...]:
         module = importlib.import_module(f"{__name__}.{name}")
     except ModuleNotFoundError as error:
         if error.name == f"{__name__}.{name}":
-            return ()
+            raise MissingClausePartError(name, "the module does not exist") from None
         raise
-    clauses: tuple[Clause, ...] = module.CLAUSES
+    clauses = getattr(module, "CLAUSES", None)
+    if not isinstance(clauses, tuple) or not all(isinstance(clause, Clause) for clause in clauses):
+        raise MissingClausePartError(name, "the module defines no CLAUSES tuple of Clause")
     return clauses
 
 
@@ -127,4 +138,12 @@ def registry() -> ClauseRegistry:
     return _registry
 
 
-__all__ = ["DOCUMENTS", "Clause", "ClauseRegistry", "Document", "UnknownClauseError", "registry"]
+__all__ = [
+    "DOCUMENTS",
+    "Clause",
+    "ClauseRegistry",
+    "Document",
+    "MissingClausePartError",
+    "UnknownClauseError",
+    "registry",
+]

@@ -3,6 +3,10 @@
 One browser per test process (``env.shared`` / ``env.shared_async``), a fresh isolated context per check that
 shows ``env.start_url``, and the check's hints applied: viewport, observation metadata, target-bound consent,
 file grants and work limits.
+
+The browser is launched, or connected to when ``DRIVERKIT_BROWSER_WS_ENDPOINT`` (a Playwright server) or
+``DRIVERKIT_BROWSER_CDP_ENDPOINT`` (a DevTools endpoint) is set. A remote browser that cannot be reached, or that
+went away, fails the factory with an error naming the endpoint, so the kit reports it as the factory's failure.
 """
 
 from __future__ import annotations
@@ -61,9 +65,13 @@ def _options(env: Any, grants: GrantStore) -> DriverOptions:
 def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
     process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
     grants = GrantStore()
-    driver = PlaywrightBrowserDriver.create(
-        process.browser, allowed_origins=env.allowed_origins, **_options(env, grants)
-    )
+    try:
+        driver = PlaywrightBrowserDriver.create(
+            process.usable(), allowed_origins=env.allowed_origins, **_options(env, grants)
+        )
+    except Exception as error:
+        process.explain(error)  # a connected browser that went away is the error to report, not its symptom
+        raise
     try:
         _issue_grants(env, grants, driver.owner)
         yield driver
@@ -76,9 +84,13 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]
         _SHARED_ASYNC, AsyncBrowserProcess.start, AsyncBrowserProcess.close
     )
     grants = GrantStore()
-    driver = await AsyncPlaywrightBrowserDriver.create(
-        process.browser, allowed_origins=env.allowed_origins, **_options(env, grants)
-    )
+    try:
+        driver = await AsyncPlaywrightBrowserDriver.create(
+            process.usable(), allowed_origins=env.allowed_origins, **_options(env, grants)
+        )
+    except Exception as error:
+        process.explain(error)  # a connected browser that went away is the error to report, not its symptom
+        raise
     try:
         _issue_grants(env, grants, driver.owner)
         yield driver

@@ -4,12 +4,15 @@ Choices, from spec/000 "Start with an async driver" and the machine notes:
 - ``OPENAI_EXAMPLE_BROWSER_CHANNEL=chrome`` selects an installed Chrome; otherwise Debian's ``/usr/bin/chromium``
   when present (Playwright cannot download its own build here), else Playwright's bundled Chromium.
 - The sandbox stays on whenever Chromium can use it; only as root, where Chromium refuses to start sandboxed,
-  is it turned off.
+  is it turned off. ``DRIVERKIT_CHROMIUM_SANDBOX=off`` turns it off for a non-root user too: inside a container
+  under Docker's default seccomp profile Chromium cannot build its sandbox, and the container is the boundary.
 - ``--host-resolver-rules`` keeps every DNS lookup local (loopback stays reachable), which is the one setting
   that stops Chromium's background requests to Google services; ``--disable-quic`` stops QUIC probes. No
   ``--disable-features`` is passed because it would replace Playwright's own list.
 - The browser gets an empty temporary HOME, so no user profile, certificate store or config is read, and
   Playwright's own temporary profile; both are removed when the browser stops.
+- Given a Playwright server or DevTools endpoint (options or environment, see ``_remote``), the process connects
+  to that browser instead of launching one, and stopping it only disconnects.
 """
 
 from __future__ import annotations
@@ -27,16 +30,16 @@ from playwright.async_api import Playwright as AsyncPlaywright
 from playwright.async_api import async_playwright
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
+from ._errors import LaunchError
+from ._remote import RemoteBrowser, connect, connect_async, connect_timeout, gone, remote_browser, went_away
+
 DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
 CHANNEL_VARIABLE: Final = "OPENAI_EXAMPLE_BROWSER_CHANNEL"
+SANDBOX_VARIABLE: Final = "DRIVERKIT_CHROMIUM_SANDBOX"
 NETWORK_QUIET_ARGS: Final = (
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
     "--disable-quic",
 )
-
-
-class LaunchError(RuntimeError):
-    """The browser could not be configured or started."""
 
 
 def launch_options(home: str, *, headless: bool = True) -> dict[str, Any]:
@@ -46,8 +49,7 @@ def launch_options(home: str, *, headless: bool = True) -> dict[str, Any]:
         raise LaunchError(f"{CHANNEL_VARIABLE} must be unset or 'chrome', not {channel!r}.")
     options: dict[str, Any] = {
         "headless": headless,
-        # Chromium cannot start sandboxed as root; everywhere else the sandbox stays on.
-        "chromium_sandbox": os.geteuid() != 0,
+        "chromium_sandbox": _sandbox(),
         "args": list(NETWORK_QUIET_ARGS),
         "env": {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home},
         "handle_sigint": False,
@@ -57,6 +59,16 @@ def launch_options(home: str, *, headless: bool = True) -> dict[str, Any]:
     elif os.path.exists(DEBIAN_CHROMIUM):
         options["executable_path"] = DEBIAN_CHROMIUM
     return options
+
+
+def _sandbox() -> bool:
+    setting = os.environ.get(SANDBOX_VARIABLE, "") or "auto"
+    if setting not in ("auto", "on", "off"):
+        raise LaunchError(f"{SANDBOX_VARIABLE} must be auto, on or off, not {setting!r}.")
+    if setting == "auto":
+        # Chromium cannot start sandboxed as root; everywhere else the sandbox stays on.
+        return os.geteuid() != 0
+    return setting == "on"
 
 
 def context_options(viewport: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
@@ -70,39 +82,90 @@ def context_options(viewport: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class BrowserSource:
+    """Where a browser process gets its browser: launched here (``remote`` None) or connected to."""
+
+    headless: bool = True
+    remote: RemoteBrowser | None = None
+    connect_timeout_s: float = 0.0
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        headless: bool = True,
+        ws_endpoint: str | None = None,
+        cdp_endpoint: str | None = None,
+        connect_timeout_s: float | None = None,
+    ) -> BrowserSource:
+        """Read the options and the environment once, before anything starts, so bad input fails first."""
+        remote = remote_browser(ws_endpoint=ws_endpoint, cdp_endpoint=cdp_endpoint)
+        timeout = connect_timeout(connect_timeout_s) if remote is not None else 0.0
+        return cls(headless, remote, timeout)
+
+
 @dataclass
 class SyncBrowserProcess:
-    """A running sync Playwright and its browser, with everything needed to stop them."""
+    """A running sync Playwright and its browser (launched or connected), with everything needed to stop them."""
 
     playwright: Playwright
     browser: Browser
-    home: str
+    home: str | None
+    remote: RemoteBrowser | None = None
 
     @classmethod
-    def start(cls, *, headless: bool = True) -> SyncBrowserProcess:
-        home = tempfile.mkdtemp(prefix="rdk-browser-home-")
+    def start(
+        cls,
+        *,
+        headless: bool = True,
+        ws_endpoint: str | None = None,
+        cdp_endpoint: str | None = None,
+        connect_timeout_s: float | None = None,
+    ) -> SyncBrowserProcess:
+        """Launch an isolated Chromium, or connect to the one an endpoint option or variable names."""
+        source = BrowserSource.resolve(
+            headless=headless, ws_endpoint=ws_endpoint, cdp_endpoint=cdp_endpoint, connect_timeout_s=connect_timeout_s
+        )
+        home = None if source.remote is not None else tempfile.mkdtemp(prefix="rdk-browser-home-")
         manager = sync_playwright()
         try:
             playwright = manager.start()
         except BaseException:
-            shutil.rmtree(home, ignore_errors=True)
+            _remove(home)
             raise
         try:
-            browser = playwright.chromium.launch(**launch_options(home, headless=headless))
+            if source.remote is not None:
+                browser = connect(playwright, source.remote, source.connect_timeout_s)
+            else:
+                assert home is not None
+                browser = playwright.chromium.launch(**launch_options(home, headless=headless))
         except BaseException:
             playwright.stop()
-            shutil.rmtree(home, ignore_errors=True)
+            _remove(home)
             raise
-        return cls(playwright, browser, home)
+        return cls(playwright, browser, home, source.remote)
+
+    def usable(self) -> Browser:
+        """The browser, or the error naming the endpoint when a connected browser went away."""
+        if self.remote is not None and not self.browser.is_connected():
+            raise gone(self.remote)
+        return self.browser
+
+    def explain(self, error: BaseException) -> None:
+        """Raise the error naming the endpoint when ``error`` came from a connected browser that went away."""
+        if self.remote is not None and went_away(self.browser.is_connected(), error):
+            raise gone(self.remote) from error
 
     def close(self) -> None:
+        """Stop a launched browser; for a connected one, close what this connection opened and disconnect."""
         try:
             self.browser.close()
         finally:
             try:
                 self.playwright.stop()
             finally:
-                shutil.rmtree(self.home, ignore_errors=True)
+                _remove(self.home)
 
 
 @dataclass
@@ -111,23 +174,47 @@ class AsyncBrowserProcess:
 
     playwright: AsyncPlaywright
     browser: AsyncBrowser
-    home: str
+    home: str | None
+    remote: RemoteBrowser | None = None
 
     @classmethod
-    async def start(cls, *, headless: bool = True) -> AsyncBrowserProcess:
-        home = tempfile.mkdtemp(prefix="rdk-browser-home-")
+    async def start(
+        cls,
+        *,
+        headless: bool = True,
+        ws_endpoint: str | None = None,
+        cdp_endpoint: str | None = None,
+        connect_timeout_s: float | None = None,
+    ) -> AsyncBrowserProcess:
+        source = BrowserSource.resolve(
+            headless=headless, ws_endpoint=ws_endpoint, cdp_endpoint=cdp_endpoint, connect_timeout_s=connect_timeout_s
+        )
+        home = None if source.remote is not None else tempfile.mkdtemp(prefix="rdk-browser-home-")
         try:
             playwright = await async_playwright().start()
         except BaseException:
-            shutil.rmtree(home, ignore_errors=True)
+            _remove(home)
             raise
         try:
-            browser = await playwright.chromium.launch(**launch_options(home, headless=headless))
+            if source.remote is not None:
+                browser = await connect_async(playwright, source.remote, source.connect_timeout_s)
+            else:
+                assert home is not None
+                browser = await playwright.chromium.launch(**launch_options(home, headless=headless))
         except BaseException:
             await playwright.stop()
-            shutil.rmtree(home, ignore_errors=True)
+            _remove(home)
             raise
-        return cls(playwright, browser, home)
+        return cls(playwright, browser, home, source.remote)
+
+    def usable(self) -> AsyncBrowser:
+        if self.remote is not None and not self.browser.is_connected():
+            raise gone(self.remote)
+        return self.browser
+
+    def explain(self, error: BaseException) -> None:
+        if self.remote is not None and went_away(self.browser.is_connected(), error):
+            raise gone(self.remote) from error
 
     async def close(self) -> None:
         try:
@@ -136,13 +223,32 @@ class AsyncBrowserProcess:
             try:
                 await self.playwright.stop()
             finally:
-                shutil.rmtree(self.home, ignore_errors=True)
+                _remove(self.home)
+
+
+def _remove(home: str | None) -> None:
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @contextmanager
-def launch(*, headless: bool = True) -> Iterator[SyncBrowserProcess]:
-    """Start an isolated browser for the sync driver; it is stopped however the block exits."""
-    process = SyncBrowserProcess.start(headless=headless)
+def launch(
+    *,
+    headless: bool = True,
+    ws_endpoint: str | None = None,
+    cdp_endpoint: str | None = None,
+    connect_timeout_s: float | None = None,
+) -> Iterator[SyncBrowserProcess]:
+    """Start an isolated browser (or connect to a remote one) for the sync driver; stopped however the block exits.
+
+    ``ws_endpoint`` names a Playwright server, ``cdp_endpoint`` a DevTools endpoint; without either, the
+    ``DRIVERKIT_BROWSER_WS_ENDPOINT`` / ``DRIVERKIT_BROWSER_CDP_ENDPOINT`` variables are read, and with neither
+    set a local Chromium is launched. ``connect_timeout_s`` (else ``DRIVERKIT_BROWSER_CONNECT_TIMEOUT_S``, else
+    20 s) bounds the connection. ``headless`` applies to a launched browser only: a remote one runs as started.
+    """
+    process = SyncBrowserProcess.start(
+        headless=headless, ws_endpoint=ws_endpoint, cdp_endpoint=cdp_endpoint, connect_timeout_s=connect_timeout_s
+    )
     try:
         yield process
     finally:
@@ -150,9 +256,17 @@ def launch(*, headless: bool = True) -> Iterator[SyncBrowserProcess]:
 
 
 @asynccontextmanager
-async def launch_async(*, headless: bool = True) -> AsyncIterator[AsyncBrowserProcess]:
-    """Start an isolated browser for the async driver; it is stopped however the block exits."""
-    process = await AsyncBrowserProcess.start(headless=headless)
+async def launch_async(
+    *,
+    headless: bool = True,
+    ws_endpoint: str | None = None,
+    cdp_endpoint: str | None = None,
+    connect_timeout_s: float | None = None,
+) -> AsyncIterator[AsyncBrowserProcess]:
+    """The async twin of :func:`launch`."""
+    process = await AsyncBrowserProcess.start(
+        headless=headless, ws_endpoint=ws_endpoint, cdp_endpoint=cdp_endpoint, connect_timeout_s=connect_timeout_s
+    )
     try:
         yield process
     finally:

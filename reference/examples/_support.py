@@ -16,10 +16,11 @@ from typing import Final, Literal
 import openai
 
 from conformance import cassettes, resources
-from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
+from conformance.fake_responses import CassetteTransport
 from conformance.fixture_server import Effect, FixtureServer
+from conformance.rig import cassette_client
 
-Mode = Literal["rehearse", "live"]
+RunMode = Literal["rehearse", "live"]
 STREAMS_DIR: Final = resources.streams("examples")
 REHEARSAL_MODEL: Final = "gpt-test"
 
@@ -29,7 +30,7 @@ class ExampleConfigurationError(RuntimeError):
 
 
 @dataclass
-class Outcome:
+class ExampleResult:
     """How a run ended. ``verified`` comes only from the independent record; ``answer`` is the model's text."""
 
     verified: bool
@@ -45,7 +46,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Options:
-    mode: Mode
+    mode: RunMode
     yes: bool
 
 
@@ -71,7 +72,7 @@ def load_cassette(name: str) -> cassettes.Cassette:
     path = STREAMS_DIR / f"{name}.jsonl"
     if not path.is_file():
         raise ExampleConfigurationError(
-            f"rehearsal cassette {path} is missing; run python -m reference.examples.cassettes --write"
+            f"rehearsal cassette {path} is missing; run python -m tools.cassettes --write from the repository root"
         )
     return cassettes.load(path)
 
@@ -80,12 +81,12 @@ def rehearsal_client(cassette: str | cassettes.Cassette) -> tuple[openai.OpenAI,
     """A real sync client whose requests are answered from a cassette (endpoint-matched, no network); a name
     means ``fixtures/streams/examples/<name>.jsonl``."""
     transport = _rehearsal_transport(cassette)
-    return fake_client(transport), transport
+    return cassette_client(transport, "sync"), transport
 
 
 def rehearsal_async_client(cassette: str | cassettes.Cassette) -> tuple[openai.AsyncOpenAI, CassetteTransport]:
     transport = _rehearsal_transport(cassette)
-    return fake_async_client(transport), transport
+    return cassette_client(transport, "async"), transport
 
 
 def _rehearsal_transport(cassette: str | cassettes.Cassette) -> CassetteTransport:
@@ -94,8 +95,8 @@ def _rehearsal_transport(cassette: str | cassettes.Cassette) -> CassetteTranspor
 
 
 Approve = Callable[[str], bool]
-SyncExample = Callable[[openai.OpenAI, str, Approve], Outcome]
-AsyncExample = Callable[[openai.AsyncOpenAI, str, Approve], Awaitable[Outcome]]
+SyncExample = Callable[[openai.OpenAI, str, Approve], ExampleResult]
+AsyncExample = Callable[[openai.AsyncOpenAI, str, Approve], Awaitable[ExampleResult]]
 
 
 def main_sync(doc: str | None, argv: Sequence[str] | None, cassette: str | cassettes.Cassette, run: SyncExample) -> int:
@@ -120,11 +121,11 @@ def main_async(doc: str | None, argv: Sequence[str] | None, cassette: str, run: 
     """The async twin of :func:`main_sync`."""
     options = parse_options(doc or "", argv)
 
-    async def live(model: str) -> Outcome:
+    async def live(model: str) -> ExampleResult:
         async with openai.AsyncOpenAI() as client:
             return await run(client, model, console_approval(options.yes))
 
-    async def rehearse(client: openai.AsyncOpenAI) -> Outcome:
+    async def rehearse(client: openai.AsyncOpenAI) -> ExampleResult:
         async with client:
             return await run(client, REHEARSAL_MODEL, console_approval(True))
 

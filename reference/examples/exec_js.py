@@ -25,8 +25,7 @@ from reference.execution import ExecutionService, execute_in_sandbox
 from reference.fieldwork import FORM_PAGE
 
 from ._exec_tool import execution_function
-from ._support import Outcome, final_text, fixture_pages, main_sync
-from .cassettes import EXEC_JS_RESERVATION
+from ._support import ExampleResult, final_text, fixture_pages, main_sync
 from .fieldwork import saved_matches
 
 TASK = (
@@ -64,6 +63,18 @@ def exec_js_function(
     return execution_function(EXEC_JS_TOOL, "javascript", "browser", endpoint, token, session_id, approve, outputs)
 
 
+# What the example's reservation must end up as, checked against the page's record (the rehearsal
+# cassette in tools/cassettes/example_sources.py books the same).
+RESERVATION: Final = {
+    "guest_name": "Ada Lovelace",
+    "date": "2026-12-10",
+    "party_size": 3,
+    "time_slot": "18:30",
+    "notes": "Quiet table.",
+    "accessibility": False,
+}
+
+
 def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | None:
     """The application, not the model, puts the session's page on the form; returns a problem, or None."""
     code = f"await page.goto({url!r}); await page.waitForSelector('#reservation-form'); console.log('ready')"
@@ -72,7 +83,7 @@ def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | Non
     return None if texts == ["ready\n"] else "the runtime could not open the form: " + " ".join(texts)[:300]
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> ExampleResult:
     token = secrets.token_urlsafe(24)
     outputs: list[ResponseFunctionCallOutputItemListParam] = []
     session_id = f"exec-js-example-{secrets.token_hex(4)}"
@@ -80,7 +91,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
     with fixture_pages() as pages, ExecutionService(token, display=None, isolate_network=False) as service:
         problem = open_page(service.endpoint, token, session_id, pages.url(FORM_PAGE))
         if problem is not None:
-            return Outcome(False, problem, "")
+            return ExampleResult(False, problem, "")
         function = exec_js_function(service.endpoint, token, session_id, approve, outputs)
         runner = ResponsesToolRunner(functions=[function])
         try:
@@ -88,11 +99,11 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
             answer = final_text(response)
         except Exception as error:  # the page's record still says what happened
             answer = f"(run stopped: {type(error).__name__})"
-        verified, evidence = saved_matches(pages, EXEC_JS_RESERVATION)
+        verified, evidence = saved_matches(pages, RESERVATION)
     images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
     if verified:
         evidence += f"; the runtime returned {images} screenshot(s) over {len(outputs)} call(s)"
-    return Outcome(verified, evidence, answer)
+    return ExampleResult(verified, evidence, answer)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

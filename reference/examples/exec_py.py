@@ -27,7 +27,7 @@ from reference.execution import ExecutionService
 
 from ._exec_tool import execution_function
 from ._support import (
-    Outcome,
+    ExampleResult,
     final_text,
     main_sync,
 )
@@ -84,13 +84,13 @@ def centre_clicks(desktop: Desktop) -> list[dict[str, object]]:
     ]
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> ExampleResult:
     token = secrets.token_urlsafe(24)
     outputs: list[ResponseFunctionCallOutputItemListParam] = []
     settings = DesktopSettings(site_dir=DESKTOP_PAGES, start_path="input-recorder.html")
     with LocalDesktop(settings) as desktop, ExecutionService(token, display=desktop.display) as service:
         if not wait_until_page_ready(desktop):
-            return Outcome(False, "the desktop page never reported that it was ready", "")
+            return ExampleResult(False, "the desktop page never reported that it was ready", "")
         session_id = f"exec-example-{secrets.token_hex(4)}"
         function = exec_py_function(service.endpoint, token, session_id, approve, outputs)
         runner = ResponsesToolRunner(functions=[function])
@@ -105,8 +105,10 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
         width, height = desktop.screen_size
     images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
     if len(clicks) != 1:
-        return Outcome(False, f"the desktop page recorded {len(clicks)} clicks at the centre, expected one", answer)
-    return Outcome(
+        return ExampleResult(
+            False, f"the desktop page recorded {len(clicks)} clicks at the centre, expected one", answer
+        )
+    return ExampleResult(
         True,
         f"the desktop page recorded one click at ({width // 2}, {height // 2}); the runtime returned {images} "
         f"screenshot(s) over {len(outputs)} call(s)",

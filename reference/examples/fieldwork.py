@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import Final
 
 import openai
 from openai.lib.browser import BrowserConfirmContext, BrowserToolset
@@ -20,19 +21,29 @@ from reference.browser import SyncBrowserProcess
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     PageSession,
     describe_call,
     final_text,
     fixture_pages,
     main_sync,
 )
-from .cassettes import FIELDWORK_RESERVATION
 
 TASK = (
     "Use the reservation form to book a table for Grace Hopper on 2026-12-24 at 19:00 for 4 guests. "
     "She needs step-free access. Add the note 'Window seat, please.' Confirm the booking and tell me the result."
 )
+
+# What the example's reservation must end up as, checked against the page's record (the rehearsal
+# cassette in tools/cassettes/example_sources.py books the same).
+RESERVATION: Final = {
+    "guest_name": "Grace Hopper",
+    "date": "2026-12-24",
+    "party_size": 4,
+    "time_slot": "19:00",
+    "notes": "Window seat, please.",
+    "accessibility": True,
+}
 # Fill-in and confirm are the only actions this task needs; everything else stays off.
 MEMBERS = ("read_page", "get_page_text", "type", "select_option", "set_checked", "click")
 
@@ -66,7 +77,7 @@ def approving(approve: Callable[[str], bool], log: list[str]) -> Callable[[Brows
     return confirm
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
     approvals: list[str] = []
     with fixture_pages() as pages:
         process = SyncBrowserProcess.start()
@@ -81,12 +92,12 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
                     answer = final_text(response)
                 except Exception as error:  # the run may stop; the record still says what happened
                     answer = f"(run stopped: {type(error).__name__})"
-                verified, evidence = saved_matches(pages, FIELDWORK_RESERVATION)
+                verified, evidence = saved_matches(pages, RESERVATION)
             finally:
                 context.close()
         finally:
             process.close()
-    return Outcome(verified, evidence, answer, approvals)
+    return ExampleResult(verified, evidence, answer, approvals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

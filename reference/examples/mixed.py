@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
+from typing import Final
 
 import openai
 from openai import pydantic_responses_function_tool
@@ -25,12 +26,11 @@ from reference.browser import SyncBrowserProcess
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     final_text,
     fixture_pages,
     main_sync,
 )
-from .cassettes import MIXED_RESERVATION
 from .fieldwork import MEMBERS, approving, saved_matches
 
 TASK = (
@@ -65,6 +65,17 @@ LOOKUP_TOOL = RegisteredFunction(
     execute=lookup_member,
 )
 
+# What the example's reservation must end up as, checked against the page's record (the rehearsal
+# cassette in tools/cassettes/example_sources.py books the same).
+RESERVATION: Final = {
+    "guest_name": "Katherine Johnson",
+    "date": "2026-12-31",
+    "party_size": 2,
+    "time_slot": "19:30",
+    "notes": "Member M-2047",
+    "accessibility": True,
+}
+
 
 class CheckAvailability(BaseModel):
     """Find the earliest time slot with room for the party on a date, at or after a given time."""
@@ -87,7 +98,7 @@ AVAILABILITY_TOOL = RegisteredFunction.from_tool(
 )
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
     approvals: list[str] = []
     with fixture_pages() as pages:
         process = SyncBrowserProcess.start()
@@ -102,12 +113,12 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
                     answer = final_text(response)
                 except Exception as error:  # the record still says what happened
                     answer = f"(run stopped: {type(error).__name__})"
-                verified, evidence = saved_matches(pages, MIXED_RESERVATION)
+                verified, evidence = saved_matches(pages, RESERVATION)
             finally:
                 context.close()
         finally:
             process.close()
-    return Outcome(verified, evidence, answer, approvals)
+    return ExampleResult(verified, evidence, answer, approvals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

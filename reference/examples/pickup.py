@@ -29,7 +29,7 @@ from reference.computer import XvfbComputerDriver
 from reference.desktop import Desktop, DesktopSettings, LocalDesktop
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     final_text,
     main_sync,
 )
@@ -69,7 +69,7 @@ def _wait_for(desktop: Desktop, kind: str, timeout_s: float) -> bool:
     return True
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 8) -> Outcome:
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 8) -> ExampleResult:
     approvals: list[str] = []
 
     def approve_action(action: Any) -> bool:
@@ -84,7 +84,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
     settings = DesktopSettings(site_dir=DESKTOP_PAGES, start_path="pickup.html")
     with LocalDesktop(settings) as desktop:
         if not _wait_for(desktop, "ready", PAGE_READY_TIMEOUT_S):
-            return Outcome(False, "the pickup page never reported that it loaded", "")
+            return ExampleResult(False, "the pickup page never reported that it loaded", "")
         with XvfbComputerDriver(desktop.display) as driver:
             toolset = ComputerToolset(driver)
             try:
@@ -103,11 +103,13 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
         _wait_for(desktop, "revealed", 3.0)
         revealed = _events(desktop, "revealed")
     if len(revealed) != 1 or revealed[0].get("code") != PICKUP_CODE:
-        return Outcome(False, f"the page recorded {len(revealed)} reveal(s) of the pickup details", answer, approvals)
+        return ExampleResult(
+            False, f"the page recorded {len(revealed)} reveal(s) of the pickup details", answer, approvals
+        )
     evidence = f"the page recorded one reveal of pickup code {revealed[0]['code']}"
     if PICKUP_CODE not in answer:
-        return Outcome(False, evidence + ", but the answer does not contain the code", answer, approvals)
-    return Outcome(True, evidence + " and the answer reports it", answer, approvals)
+        return ExampleResult(False, evidence + ", but the answer does not contain the code", answer, approvals)
+    return ExampleResult(True, evidence + " and the answer reports it", answer, approvals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

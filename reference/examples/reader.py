@@ -22,7 +22,7 @@ from reference.browser import AsyncBrowserProcess, AsyncPlaywrightBrowserDriver
 from reference.toolsets import async_read_only_browser
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     final_text,
     fixture_pages,
     main_async,
@@ -51,7 +51,7 @@ class ObservedReader:
         return report
 
 
-async def run(client: openai.AsyncOpenAI, model: str, *, max_steps: int = 3) -> Outcome:
+async def run(client: openai.AsyncOpenAI, model: str, *, max_steps: int = 3) -> ExampleResult:
     with fixture_pages() as pages:
         process = await AsyncBrowserProcess.start()
         try:
@@ -74,10 +74,10 @@ async def run(client: openai.AsyncOpenAI, model: str, *, max_steps: int = 3) -> 
         acted = {kind: len(pages.effects(kind)) for kind in ACTION_EFFECTS if pages.effects(kind)}
     read = any(EXPECTED_FACT in " ".join(text.split()) for text in reader.texts)
     if acted:
-        return Outcome(False, f"the page recorded actions during a read-only run: {acted}", answer)
+        return ExampleResult(False, f"the page recorded actions during a read-only run: {acted}", answer)
     if not read:
-        return Outcome(False, "the driver never returned the queue's next pickup to the runner", answer)
-    return Outcome(
+        return ExampleResult(False, "the driver never returned the queue's next pickup to the runner", answer)
+    return ExampleResult(
         True, f"the runner received the page text with '{EXPECTED_FACT}' and the page recorded no action", answer
     )
 

@@ -23,7 +23,7 @@ from reference.browser import AsyncBrowserProcess
 from reference.fieldwork import context_options
 
 from ._support import (
-    Outcome,
+    ExampleResult,
     fixture_pages,
     main_async,
 )
@@ -79,7 +79,9 @@ def review_task(
     return observe, candidates, verify
 
 
-async def run(client: openai.AsyncOpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 4) -> Outcome:
+async def run(
+    client: openai.AsyncOpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 4
+) -> ExampleResult:
     approvals: list[str] = []
     with fixture_pages() as pages:
         process = await AsyncBrowserProcess.start()
@@ -103,10 +105,10 @@ async def run(client: openai.AsyncOpenAI, model: str, approve: Callable[[str], b
         pages.settle()
         saved = pages.effects("review_saved")
     if len(saved) != 1:
-        return Outcome(
+        return ExampleResult(
             False, f"the page recorded {len(saved)} review_saved effects, expected exactly one", answer, approvals
         )
-    return Outcome(True, f"the page recorded one review of {saved[0].get('document')}", answer, approvals)
+    return ExampleResult(True, f"the page recorded one review of {saved[0].get('document')}", answer, approvals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

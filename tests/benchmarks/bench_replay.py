@@ -91,7 +91,8 @@ def prebuilt_bodies(cassette: cassettes.Cassette, stream: bool) -> list[tuple[st
 
 
 def run_bare(bodies: list[tuple[str, bytes]], mode: str, turns: int) -> float:
-    flavour, stream, eager = MODES[mode]
+    chosen = MODES[mode]
+    flavour, stream, eager = chosen.flavour, chosen.stream, chosen.eager
     served = iter(bodies)
 
     def handler(request: httpx2.Request) -> httpx2.Response:
@@ -131,7 +132,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--mode", choices=sorted(MODES), default="sync-plain")
     args = parser.parse_args()
-    stream = MODES[args.mode][1]
+    stream = MODES[args.mode].stream
     with tempfile.TemporaryDirectory() as directory:
         cassette = record(build(args.turns), Path(directory) / "bench.jsonl", args.turns, stream)
     bodies = prebuilt_bodies(cassette, stream)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from conformance.flavours import FLAVOURS, Flavour
 from conformance.hypothesis_profiles import QUICK
-from conformance.probes import FLAVOURS, Flavour
 
 
 def pytest_configure(config: pytest.Config) -> None:

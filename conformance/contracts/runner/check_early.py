@@ -1,0 +1,169 @@
+"""early_execution, before_early_call and max_concurrent_calls.
+
+spec/000 "Choose which tools can run early"; spec/002 "Stream and resume".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.runner._scenario import Function, Mode, Setup, modes, run
+
+BROWSER = ("get_page_text",)
+
+
+def _after_completion(entries: list[str], entry: str) -> bool:
+    return entries.index(entry) > entries.index("event:response.completed")
+
+
+@pytest.mark.clause("RN-EARLY-001")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_listed_browser_read_runs_early_unlisted_function_waits(mode: Mode) -> None:
+    setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
+    outcome = run("browser-then-function", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-001", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(not _after_completion(entries, "call:browser_get_page_text:"), "RN-EARLY-001", f"{entries}")
+    expect(_after_completion(entries, "call:lookup:c2"), "RN-EARLY-001", f"unlisted function ran early: {entries}")
+
+
+@pytest.mark.clause("RN-EARLY-002")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_empty_policy_defers_everything(mode: Mode) -> None:
+    outcome = run("browser-then-function", Setup(browser=BROWSER, early_execution={}), mode)
+    expect(outcome.error is None, "RN-EARLY-002", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        _after_completion(entries, "call:browser_get_page_text:") and _after_completion(entries, "call:lookup:c2"),
+        "RN-EARLY-002",
+        f"a call ran before the completed response: {entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-003")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_first_deferral_holds_the_allowed_suffix(mode: Mode) -> None:
+    setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
+    outcome = run("function-then-browser", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-003", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        _after_completion(entries, "call:browser_get_page_text:"),
+        "RN-EARLY-003",
+        f"the allowed browser read jumped ahead of the deferred function: {entries}",
+    )
+    expect(
+        entries.index("call:lookup:c1") < entries.index("call:browser_get_page_text:"),
+        "RN-EARLY-003",
+        f"original order lost: {entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-004")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
+    # The separate computer flag selects only the native dispatcher; listed functions still start early.
+    setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": False})
+    outcome = run("function-then-message-same-turn", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-004", f"run failed: {outcome.error!r}")
+    expect(
+        not _after_completion(outcome.timeline.entries, "call:lookup:c1"),
+        "RN-EARLY-004",
+        f"listed function waited: {outcome.timeline.entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-004", "RN-EARLY-003")
+@pytest.mark.parametrize("flag", [True, False])
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_computer_flag_selects_native_dispatcher(flag: bool, mode: Mode) -> None:
+    setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": flag})
+    outcome = run("computer-then-function", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-004", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    click_waited = _after_completion(entries, "call:computer_click:")
+    expect(click_waited is not flag, "RN-EARLY-004", f"computer flag {flag} not honoured: {entries}")
+    # With the computer deferred, the listed function after it must wait too (the deferral holds the suffix).
+    expect(
+        _after_completion(entries, "call:lookup:c2") is not flag,
+        "RN-EARLY-003",
+        f"function after the computer call: {entries}",
+    )
+    expect(entries.index("call:computer_click:") < entries.index("call:lookup:c2"), "RN-EARLY-003", "order lost")
+
+
+@pytest.mark.clause("RN-EARLY-004")
+def test_computer_flag_without_computer_is_rejected() -> None:
+    from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
+
+    from conformance.contracts.runner._scenario import function_tool
+
+    function = RegisteredFunction(tool=function_tool("lookup"), execute=lambda arguments: "ok")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        ResponsesToolRunner(functions=[function], early_execution={"computer": True})
+
+
+@pytest.mark.clause("RN-EARLY-005")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_before_early_call_defer_holds_suffix(mode: Mode) -> None:
+    seen: list[str] = []
+
+    def hook(call: Any) -> str:
+        seen.append(call.call_id)
+        call.call_id = "edited"  # a copy: editing it must not change the action
+        return "defer"
+
+    setup = Setup(functions=(Function("lookup"), Function("note")), run_options={"before_early_call": hook})
+    outcome = run("two-functions-order", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-005", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(seen[:1] == ["c1"], "RN-EARLY-005", f"hook calls: {seen}")
+    expect(
+        _after_completion(entries, "call:lookup:c1") and _after_completion(entries, "call:note:c2"),
+        "RN-EARLY-005",
+        f"deferred calls ran early: {entries}",
+    )
+    sent = [item.get("call_id") for item in outcome.input_of(1) if item.get("type") == "function_call_output"]
+    expect(sent == ["c1", "c2"], "RN-EARLY-005", f"outputs sent for {sent}")
+
+
+@pytest.mark.clause("RN-EARLY-006")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_before_early_call_other_answer_stops(mode: Mode) -> None:
+    setup = Setup(run_options={"before_early_call": lambda call: True})
+    outcome = run("one-function", setup, mode)
+    expect(outcome.error is not None, "RN-EARLY-006", "an answer other than execute/defer must stop the run")
+    expect(outcome.timeline.calls() == [], "RN-EARLY-006", f"calls: {outcome.timeline.calls()}")
+
+
+SLOW = (Function("slow", independent=True, hold=0.05),)
+
+
+@pytest.mark.clause("RN-CONC-001")
+@pytest.mark.parametrize("limit", [1, 2, 3])
+@pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+def test_independent_calls_respect_window(limit: int, mode: Mode) -> None:
+    outcome = run("three-independent", Setup(functions=SLOW, run_options={"max_concurrent_calls": limit}), mode)
+    expect(outcome.error is None, "RN-CONC-001", f"run failed: {outcome.error!r}")
+    expect(outcome.timeline.peak <= limit, "RN-CONC-001", f"peak {outcome.timeline.peak} above limit {limit}")
+    outputs = [item["call_id"] for item in outcome.input_of(1) if item.get("type") == "function_call_output"]
+    expect(outputs == ["c1", "c2", "c3"], "RN-CONC-001", f"outputs out of order: {outputs}")
+
+
+@pytest.mark.clause("RN-CONC-001")
+@pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+def test_independent_calls_do_overlap(mode: Mode) -> None:
+    # The documents allow overlap here; the default window is 2. A peak of 1 would mean the window is ignored.
+    outcome = run("three-independent", Setup(functions=SLOW), mode)
+    expect(outcome.timeline.peak == 2, "RN-CONC-001", f"peak concurrency {outcome.timeline.peak}, expected 2")
+
+
+@pytest.mark.clause("RN-CONC-002")
+@pytest.mark.parametrize("mode", modes(ledger=True))
+def test_ledger_runs_independent_calls_serially(mode: Mode) -> None:
+    outcome = run("three-independent", Setup(functions=SLOW, run_options={"max_concurrent_calls": 3}), mode)
+    expect(outcome.error is None, "RN-CONC-002", f"run failed: {outcome.error!r}")
+    expect(outcome.timeline.peak == 1, "RN-CONC-002", f"peak concurrency {outcome.timeline.peak} with a ledger")

@@ -1,0 +1,153 @@
+"""Busy and close (spec/000 "Streaming and interrupted actions", spec/002 "Close and cancel work"), for the
+browser and the computer toolsets."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.toolset._toolsets import (
+    VALID_ARGUMENTS,
+    browser_toolset,
+    computer_call,
+    execute,
+    expect_stop,
+    function_call,
+    gated,
+    payload,
+)
+from conformance.flavours import Flavour
+from conformance.probes import Act, Script, browser_probe, computer_probe
+from conformance.rig import computer_toolset
+
+WAIT = [{"type": "wait"}]
+
+
+def _reentrant(flavour: Flavour, attempt: Any, outcome: list[object], reply: object = None) -> Act:
+    """An Act that tries ``attempt()`` mid-call, records what it returned or raised, and answers ``reply``."""
+
+    def sync_try(_: object) -> object:
+        try:
+            outcome.append(attempt())
+        except Exception as error:
+            outcome.append(error)
+        return reply
+
+    async def async_try(_: object) -> object:
+        try:
+            result = attempt()
+            outcome.append(await result if asyncio.iscoroutine(result) else result)
+        except Exception as error:
+            outcome.append(error)
+        return reply
+
+    return Act(sync_try if flavour == "sync" else async_try)
+
+
+@pytest.mark.clause("TS-LIFE-001")
+@pytest.mark.parametrize("during", ["driver", "confirm"])
+def test_overlapping_browser_call_fails_as_busy(flavour: Flavour, during: str) -> None:
+    outcome: list[object] = []
+    holder: dict[str, Any] = {}
+
+    def second() -> Any:
+        return holder["toolset"].execute(function_call("get_page_text", {"tab_id": None}, call_id="call-2"))
+
+    act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
+    driver = browser_probe(flavour, ["click", "get_page_text"], replies={"click": act} if during == "driver" else {})
+    confirm = driver.log.callback("confirm", act if during == "confirm" else True, flavour=flavour)
+    holder["toolset"] = browser_toolset(flavour, driver, members=["click", "get_page_text"], confirm=confirm)
+    report = payload(execute(holder["toolset"], function_call("click", VALID_ARGUMENTS["click"])))
+    expect(report.get("ok") is True, "TS-LIFE-001", f"the first call failed: {report.get('error')}")
+    expect(
+        len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
+        "TS-LIFE-001",
+        f"an overlapping call during {during} was not refused as busy: {outcome}",
+    )
+    expect(driver.log.count("get_page_text") == 0, "TS-LIFE-001", "the overlapping call reached the driver")
+
+
+@pytest.mark.clause("TS-LIFE-001")
+@pytest.mark.parametrize("during", ["driver", "before_action"])
+def test_overlapping_computer_call_fails_as_busy(flavour: Flavour, during: str) -> None:
+    outcome: list[object] = []
+    holder: dict[str, Any] = {}
+
+    def second() -> Any:
+        return holder["toolset"].execute(computer_call(WAIT, call_id="cc-2"))
+
+    act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
+    driver = computer_probe(flavour, replies={"wait": act} if during == "driver" else {})
+    holder["toolset"] = computer_toolset(flavour, driver)
+    options = {"before_action": driver.log.callback("before_action", Script(act, True), flavour=flavour)}
+    execute(holder["toolset"], computer_call(WAIT), **(options if during == "before_action" else {}))
+    expect(
+        len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
+        "TS-LIFE-001",
+        f"an overlapping computer call was not refused as busy: {outcome}",
+    )
+    expect(driver.log.count("wait") == 1, "TS-LIFE-001", "the overlapping computer call reached the driver")
+
+
+@pytest.mark.clause("TS-LIFE-002")
+def test_browser_close_drains_then_closes(flavour: Flavour) -> None:
+    outcome: list[object] = []
+    holder: dict[str, Any] = {}
+    driver = browser_probe(
+        flavour,
+        ["get_page_text"],
+        replies={"get_page_text": _reentrant(flavour, lambda: holder["toolset"].close(), outcome, reply="text")},
+    )
+    holder["toolset"] = toolset = browser_toolset(flavour, driver, members=["get_page_text"])
+    report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
+    expect(outcome == [{"status": "draining"}], "TS-LIFE-002", f"close() during a call returned {outcome}")
+    expect(report.get("ok") is True, "TS-LIFE-002", "the call active during close() did not finish")
+    expect(toolset.close() == {"status": "closed"}, "TS-LIFE-002", "close() after the call did not report closed")
+    before = len(driver.log.calls)
+    with expect_stop("TS-LIFE-002", "a call after close()"):
+        execute(toolset, function_call("get_page_text", {"tab_id": None}))
+    expect(len(driver.log.calls) == before, "TS-LIFE-002", "a call after close() reached the driver")
+
+
+@pytest.mark.clause("TS-LIFE-002")
+def test_idle_close_is_closed_and_synchronous(flavour: Flavour) -> None:
+    toolset, driver = gated(flavour, ["click"])
+    status = toolset.close()
+    expect(status == {"status": "closed"}, "TS-LIFE-002", f"idle close() returned {status!r}")
+    with expect_stop("TS-LIFE-002", "a call on a closed toolset"):
+        execute(toolset, function_call("click", VALID_ARGUMENTS["click"]))
+    expect(driver.log.calls == [], "TS-LIFE-002", f"a closed toolset reached {driver.log.names()}")
+
+
+@pytest.mark.clause("TS-LIFE-002")
+def test_computer_close_drains_then_closes(flavour: Flavour) -> None:
+    outcome: list[object] = []
+    holder: dict[str, Any] = {}
+    driver = computer_probe(
+        flavour,
+        replies={"wait": _reentrant(flavour, lambda: holder["toolset"].close(), outcome)},
+    )
+    holder["toolset"] = toolset = computer_toolset(flavour, driver)
+    output = execute(toolset, computer_call(WAIT))
+    expect(outcome == [{"status": "draining"}], "TS-LIFE-002", f"computer close() during a call returned {outcome}")
+    expect(output.get("type") == "computer_call_output", "TS-LIFE-002", "the active computer call did not finish")
+    expect(toolset.close() == {"status": "closed"}, "TS-LIFE-002", "computer close() afterwards was not closed")
+    with expect_stop("TS-LIFE-002", "a computer call after close()"):
+        execute(toolset, computer_call(WAIT, call_id="cc-3"))
+    expect(driver.log.count("wait") == 1, "TS-LIFE-002", "a call after close() reached the computer driver")
+
+
+@pytest.mark.clause("TS-LIFE-003")
+def test_toolsets_never_close_the_driver(flavour: Flavour) -> None:
+    toolset, driver = gated(flavour, ["click"])
+    execute(toolset, function_call("click", VALID_ARGUMENTS["click"]))
+    toolset.close()
+    computer = computer_probe(flavour)
+    helper = computer_toolset(flavour, computer)
+    execute(helper, computer_call(WAIT))
+    helper.close()
+    expect(driver.log.count("driver.close") == 0, "TS-LIFE-003", "the browser toolset closed its driver")
+    expect(computer.log.count("driver.close") == 0, "TS-LIFE-003", "the computer toolset closed its driver")

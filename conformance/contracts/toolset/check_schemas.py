@@ -1,0 +1,158 @@
+"""Tool declarations: one strict tool per exposed member, documented fields, fixed order (spec/000 "Driver
+contract"). Snapshots record the declared field schemas so an SDK upgrade shows what changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.toolset._toolsets import browser_toolset
+from conformance.flavours import Flavour
+from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
+from conformance.probes import browser_probe
+
+
+def _every_member_toolset(flavour: Flavour) -> Any:
+    driver = browser_probe(flavour)
+    confirm = driver.log.callback("confirm", flavour=flavour)
+    policy = driver.log.callback("url_policy", flavour=flavour)
+    return browser_toolset(flavour, driver, members=list(ALL_NAMES), confirm=confirm, url_policy=policy)
+
+
+def _field(schema: dict[str, Any]) -> str:
+    """One field schema in a compact, prose-free form (descriptions are SDK wording, not contract)."""
+    kind = schema.get("type")
+    text = "|".join(kind) if isinstance(kind, list) else str(kind)
+    if "enum" in schema:
+        text += "{" + ",".join(str(value) for value in schema["enum"]) + "}"
+    if "minimum" in schema or "maximum" in schema:
+        text += f"[{schema.get('minimum', '')}..{schema.get('maximum', '')}]"
+    if "minItems" in schema or "maxItems" in schema:
+        text += f"#{schema.get('minItems', '')}..{schema.get('maxItems', '')}"
+    if "items" in schema:
+        text += "<" + _field(schema["items"]) + ">"
+    if "properties" in schema:
+        inner = ",".join(f"{name}:{_field(value)}" for name, value in schema["properties"].items())
+        text += "{" + inner + (";closed" if schema.get("additionalProperties") is False else "") + "}"
+    return text
+
+
+def _signatures(tools: list[Any]) -> list[str]:
+    return [
+        tool["name"]
+        + "("
+        + ", ".join(f"{name}: {_field(schema)}" for name, schema in tool["parameters"]["properties"].items())
+        + ")"
+        for tool in tools
+    ]
+
+
+@pytest.mark.clause("TS-SCHEMA-001")
+def test_every_tool_is_strict_with_all_fields_required(flavour: Flavour) -> None:
+    for tool in _every_member_toolset(flavour).tools:
+        parameters = tool["parameters"]
+        expect(
+            tool["type"] == "function" and tool.get("strict") is True,
+            "TS-SCHEMA-001",
+            f"{tool['name']} is not a strict function tool",
+        )
+        expect(
+            parameters.get("type") == "object" and parameters.get("additionalProperties") is False,
+            "TS-SCHEMA-001",
+            f"{tool['name']} parameters allow extra properties",
+        )
+        expect(
+            sorted(parameters.get("required", [])) == sorted(parameters.get("properties", {})),
+            "TS-SCHEMA-001",
+            f"{tool['name']} does not require every field",
+        )
+
+
+@pytest.mark.clause("TS-SCHEMA-003")
+def test_tool_fields_are_the_documented_arguments(flavour: Flavour) -> None:
+    tools = _every_member_toolset(flavour).tools
+    expect(
+        [tool["name"] for tool in tools] == [BY_NAME[name].tool_name for name in ALL_NAMES],
+        "TS-SCHEMA-003",
+        "the full selection does not declare exactly one tool per documented member",
+    )
+    for tool in tools:
+        member = BY_NAME[tool["name"].removeprefix("browser_")]
+        expect(
+            sorted(tool["parameters"]["properties"]) == sorted(member.arguments),
+            "TS-SCHEMA-003",
+            f"{tool['name']} declares {sorted(tool['parameters']['properties'])}, "
+            f"documents list {sorted(member.arguments)}",
+        )
+
+
+@pytest.mark.clause("TS-SCHEMA-002")
+def test_tool_order_is_fixed_whatever_the_selection_order(flavour: Flavour) -> None:
+    driver = browser_probe(flavour)
+    confirm = driver.log.callback("confirm", flavour=flavour)
+    policy = driver.log.callback("url_policy", flavour=flavour)
+    reversed_names = list(reversed(ALL_NAMES))
+    toolset = browser_toolset(flavour, driver, members=reversed_names, confirm=confirm, url_policy=policy)
+    expect(
+        [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
+        "TS-SCHEMA-002",
+        "tools follow the selection order, not the fixed order",
+    )
+    added = list(reversed(OPT_IN_NAMES))
+    toolset = browser_toolset(flavour, driver, additional_members=added, confirm=confirm, url_policy=policy)
+    expect(
+        [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
+        "TS-SCHEMA-002",
+        "additional_members are not placed in the fixed order",
+    )
+
+
+def _selection_cases() -> dict[str, dict[str, Any]]:
+    cases: dict[str, dict[str, Any]] = {"default": {}}
+    for name in OPT_IN_NAMES:
+        cases[f"add-{name}"] = {"additional_members": [name]}
+    cases["members-reads"] = {"members": ["read_page", "get_page_text", "screenshot"]}
+    cases["members-pointer"] = {"members": ["screenshot", "click_at", "drag_path", "hold_keys"]}
+    cases["members-empty"] = {"members": []}
+    cases["members-list-tabs-only"] = {"members": ["list_tabs"]}
+    cases["add-scoped-and-hover"] = {"additional_members": ["read_page_scoped", "hover_at"]}
+    cases["add-nothing"] = {"additional_members": []}
+    return cases
+
+
+SELECTIONS = _selection_cases()
+
+
+@pytest.mark.clause("TS-SCHEMA-003")
+def test_declared_field_schemas_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
+    """SDK regression record of every declared field schema, so an upgrade shows what changed."""
+    assert _signatures(_every_member_toolset(flavour).tools) == snapshot
+
+
+@pytest.mark.clause("TS-SEL-001", "TS-SEL-002", "TS-SEL-003", "TS-SEL-004", "TS-SCHEMA-002")
+def test_selections_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
+    """SDK regression record of the tool names each selection declares on a driver implementing everything."""
+    declared: dict[str, list[str]] = {}
+    for selection, options in SELECTIONS.items():
+        driver = browser_probe(flavour, DRIVER_METHOD_NAMES)
+        confirm = driver.log.callback("confirm", flavour=flavour)
+        policy = driver.log.callback("url_policy", flavour=flavour)
+        toolset = browser_toolset(flavour, driver, confirm=confirm, url_policy=policy, **options)
+        names = [tool["name"].removeprefix("browser_") for tool in toolset.tools]
+        expect(
+            names == [name for name in ALL_NAMES if name in names],
+            "TS-SCHEMA-002",
+            f"selection {selection} is not declared in the fixed order: {names}",
+        )
+        declared[selection] = names
+    expect(declared["default"] == list(DEFAULT_NAMES), "TS-SEL-001", "default selection differs")
+    expect(declared["members-empty"] == [], "TS-SEL-003", "an empty members list still declares tools")
+    for name in OPT_IN_NAMES:
+        expect(
+            declared[f"add-{name}"] == [n for n in ALL_NAMES if n in (*DEFAULT_NAMES, name)],
+            "TS-SEL-004",
+            f"additional_members=[{name!r}] does not add exactly {name} to the defaults",
+        )
+    assert declared == snapshot

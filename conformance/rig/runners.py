@@ -1,0 +1,157 @@
+"""Build and run the SDK's Responses runners in either flavour, against a client answered by a cassette.
+
+The sync and async runner, toolsets and ledgers take the same arguments but differ in what callbacks they
+accept (the async ones await theirs). Everything here takes the run's :data:`Flavour` and gives back the
+matching object, so a scenario, a replay or an example rehearsal is written once for both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from typing import Any, Literal, overload
+
+import openai
+from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
+from openai.lib.computer import AsyncComputerToolset, ComputerToolset
+from openai.lib.responses_tool_runner import (
+    AsyncRegisteredFunction,
+    AsyncResponsesToolLedger,
+    AsyncResponsesToolRunner,
+    RegisteredFunction,
+    ResponsesToolLedger,
+    ResponsesToolRunner,
+)
+
+from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
+from conformance.flavours import Flavour
+
+# The runner of either flavour; its ``run`` returns the final response (async: awaitable).
+Runner = ResponsesToolRunner | AsyncResponsesToolRunner
+Client = openai.OpenAI | openai.AsyncOpenAI
+BrowserToolsetOf = BrowserToolset | AsyncBrowserToolset
+ComputerToolsetOf = ComputerToolset | AsyncComputerToolset
+LoopRunner = Callable[[Coroutine[Any, Any, Any]], Any]
+
+
+def in_flavour(flavour: Flavour, callback: Callable[..., Any]) -> Callable[..., Any]:
+    """``callback`` as the runner of ``flavour`` calls it: unchanged for sync, a coroutine function for async
+    (the async runner and toolsets await every callback they are given)."""
+    if flavour == "sync" or inspect.iscoroutinefunction(callback):
+        return callback
+
+    async def awaited(*args: Any, **kwargs: Any) -> Any:
+        return callback(*args, **kwargs)
+
+    return awaited
+
+
+@overload
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Literal["sync"],
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> openai.OpenAI: ...
+
+
+@overload
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Literal["async"],
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> openai.AsyncOpenAI: ...
+
+
+@overload
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Flavour,
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> Client: ...
+
+
+def cassette_client(
+    transport: CassetteTransport,
+    flavour: Flavour,
+    *,
+    max_retries: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> Client:
+    """A real SDK client of ``flavour`` whose requests ``transport`` answers (no network); ``options`` are applied
+    with ``client.with_options``, the documented way to give every request of a run options such as headers."""
+    client: Client
+    if flavour == "sync":
+        client = fake_client(transport, max_retries=max_retries)
+    else:
+        client = fake_async_client(transport, max_retries=max_retries)
+    return client.with_options(**options) if options else client
+
+
+def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> BrowserToolsetOf:
+    """The SDK browser toolset of ``flavour`` over ``driver``; ``options`` go to its constructor as given."""
+    kind = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
+    toolset: BrowserToolsetOf = kind(driver, **options)
+    return toolset
+
+
+def computer_toolset(flavour: Flavour, driver: Any, **options: Any) -> ComputerToolsetOf:
+    kind = ComputerToolset if flavour == "sync" else AsyncComputerToolset
+    toolset: ComputerToolsetOf = kind(driver, **options)
+    return toolset
+
+
+def build_runner(
+    flavour: Flavour,
+    *,
+    browser: BrowserToolsetOf | None = None,
+    computer: ComputerToolsetOf | None = None,
+    functions: Iterable[RegisteredFunction | AsyncRegisteredFunction] = (),
+    early_execution: Any = None,
+) -> Runner:
+    """The runner of ``flavour``; the toolsets and functions must already be of that flavour."""
+    options: dict[str, Any] = {
+        "browser": browser,
+        "computer": computer,
+        "functions": list(functions),
+        "early_execution": early_execution,
+    }
+    if flavour == "sync":
+        return ResponsesToolRunner(**options)
+    return AsyncResponsesToolRunner(**options)
+
+
+def checkpoint_ledger(
+    flavour: Flavour, run_id: str, save: Callable[[Any], None], resume_from: Any = None
+) -> ResponsesToolLedger | AsyncResponsesToolLedger:
+    """A checkpoint ledger of ``flavour`` that hands every checkpoint to ``save``."""
+    if flavour == "sync":
+        return ResponsesToolLedger(run_id=run_id, save=save, resume_from=resume_from)
+    return AsyncResponsesToolLedger(run_id=run_id, save=in_flavour("async", save), resume_from=resume_from)
+
+
+def run_to_end(
+    flavour: Flavour,
+    runner: Any,
+    client: Client,
+    params: Mapping[str, Any],
+    options: Mapping[str, Any],
+    *,
+    loop: LoopRunner = asyncio.run,
+) -> Any:
+    """``runner.run(client, params, **options)`` to its end, for a Responses or a Decisions runner of
+    ``flavour``; an async runner's coroutine is handed to ``loop`` (a driver made on another event loop must be
+    called on that loop). Whatever the run raises propagates."""
+    if flavour == "sync":
+        return runner.run(client, dict(params), **options)
+
+    async def go() -> Any:
+        return await runner.run(client, dict(params), **options)
+
+    return loop(go())

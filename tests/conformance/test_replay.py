@@ -1,0 +1,203 @@
+"""Replaying recorded runs: a faithful recording matches in every mode; a changed one reports the first
+divergence with a diff and the receipts; the command line and the pytest fixture work."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai.lib.browser import BrowserToolset
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner, ToolRunnerError
+
+from conformance import cassettes
+from conformance.cassette_builder import CassetteBuilder, function_call, message
+from conformance.contracts.runner._scenario import function_tool
+from conformance.environment import Environment
+from conformance.fake_responses import CassetteTransport
+from conformance.probes import ProbeBrowser, browser_probe
+from conformance.recording import record_client
+from conformance.replay import MODES, ReplayError, add_arguments, replay, run
+
+
+def _source() -> cassettes.Cassette:
+    return (
+        CassetteBuilder("source")
+        .turn(
+            function_call("browser_get_page_text", {"tab_id": None}, call_id="c1"),
+            function_call("lookup", {"reference": "A"}, call_id="c2"),
+        )
+        .turn(function_call("lookup", {"reference": "B"}, call_id="c3"))
+        .turn(message("Done."))
+        .build()
+    )
+
+
+def _record(path: Path, source: cassettes.Cassette, *, stream: bool = True, eager: bool = False) -> None:
+    answers = {"A": "found A", "B": [{"type": "input_text", "text": "found B"}]}
+    function = RegisteredFunction(
+        tool=function_tool("lookup"),
+        execute=lambda arguments: answers[str(arguments["reference"])],  # type: ignore[arg-type]
+    )
+    browser = BrowserToolset(ProbeBrowser(["get_page_text"], replies={"get_page_text": "a real page"}))
+    runner = ResponsesToolRunner(browser=browser, functions=[function])
+    # Some sources end in a failure on purpose; the recording of that failure is what the test needs.
+    with (
+        record_client(
+            path,
+            api_key="sk-test",
+            base_url="http://rec.invalid/v1",
+            max_retries=0,
+            transport=CassetteTransport(source, match="endpoint"),
+        ) as client,
+        contextlib.suppress(ToolRunnerError),
+    ):
+        runner.run(client, {"model": "m", "input": "hi", "tool_choice": "auto"}, stream=stream, eager=eager)
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Path:
+    path = tmp_path / "recorded.jsonl"
+    _record(path, _source())
+    return path
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_faithful_recording_matches_in_every_mode(recorded: Path, mode: str) -> None:
+    report = replay(str(recorded), mode=mode)
+    assert report.ok, report.render()
+    assert report.final_text == "Done."
+    assert report.calls == ("get_page_text", "function lookup", "function lookup")
+
+
+def test_default_mode_follows_the_recording(recorded: Path) -> None:
+    assert replay(str(recorded)).mode == "sync-stream"
+
+
+def _rewrite(path: Path, change: Any) -> None:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    change(lines)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_changed_recording_reports_first_divergence_with_diff(recorded: Path) -> None:
+    # The runner must repeat the caller's tool_choice on every request, so a recording whose second request
+    # says otherwise diverges there.
+    def change(lines: list[dict[str, Any]]) -> None:
+        lines[2]["request"]["body"]["tool_choice"] = "none"
+
+    _rewrite(recorded, change)
+    report = replay(str(recorded))
+    assert not report.ok and report.divergence is not None
+    assert report.divergence.index == 1
+    assert '-  "tool_choice": "none",' in report.diff
+    assert '+  "tool_choice": "auto",' in report.diff
+    text = report.render()
+    assert "DIVERGED" in text and "first divergence: request 1" in text
+    assert "attempted_call_ids: ['c1', 'c2']" in text
+
+
+def test_driver_outputs_are_compared_only_when_strict(recorded: Path) -> None:
+    # The recording's browser output came from a driver answering "a real page"; the probe answers otherwise.
+    assert replay(str(recorded)).ok
+    strict = replay(str(recorded), strict=True)
+    assert not strict.ok and strict.divergence is not None and "a real page" in strict.diff
+
+
+def test_unused_recorded_exchanges_are_reported(recorded: Path) -> None:
+    def change(lines: list[dict[str, Any]]) -> None:
+        extra = json.loads(json.dumps(lines[-1]))
+        extra["exchange"] = len(lines) - 1
+        lines.append(extra)
+
+    _rewrite(recorded, change)
+    report = replay(str(recorded))
+    assert not report.ok and report.unused_exchanges == 1
+    assert "never requested" in report.render()
+
+
+def test_receipts_of_a_failed_recorded_run(tmp_path: Path) -> None:
+    source = (
+        CassetteBuilder("s")
+        .turn(function_call("lookup", {"reference": "A"}, call_id="c1"), message("x", item_id="m"))
+        .fault("cut_stream", after_sequence=1)
+        .build()
+    )
+    path = tmp_path / "failed.jsonl"
+    _record(path, source, eager=True)
+    report = replay(str(path), mode="async-eager")
+    assert report.ok, report.render()
+    assert report.error is not None and report.attempted_call_ids == ("c1",)
+    assert report.completed_call_ids == ("c1",)
+
+
+def make_driver(env: Environment) -> Any:
+    """A certification factory: called with the Environment, it picks its own flavour (async here)."""
+    assert isinstance(env, Environment)
+    return browser_probe("async", ["get_page_text"], replies={"get_page_text": "from factory"})
+
+
+def make_sync_driver(env: Environment) -> Iterator[Any]:
+    """A generator factory, as certification accepts; the replay cleans it up afterwards."""
+    driver = browser_probe("sync", ["get_page_text"])
+    yield driver
+    closed.append(driver)
+
+
+closed: list[Any] = []
+
+
+def test_driver_factory_takes_the_certification_protocol(recorded: Path) -> None:
+    report = replay(str(recorded), driver=make_driver)
+    assert report.ok and report.mode == "async-stream", report.render()
+    assert "went to the --driver driver" in report.render()
+    closed.clear()
+    report = replay(str(recorded), driver=f"{__name__}:make_sync_driver")
+    assert report.ok and report.mode == "sync-stream", report.render()
+    assert len(closed) == 1
+
+
+def test_driver_flavour_and_mode_must_agree(recorded: Path) -> None:
+    with pytest.raises(ReplayError, match="async driver, which cannot run a sync-plain replay"):
+        replay(str(recorded), driver=make_driver, mode="sync-plain")
+
+
+def test_unknown_driver_module_names_the_folders_searched(recorded: Path) -> None:
+    with pytest.raises(ReplayError, match="module 'no_such_pkg' not found; searched these folders"):
+        replay(str(recorded), driver="no_such_pkg.drivers:make")
+
+
+def _cli(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="driverkit replay")
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_cli_exit_codes(recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(_cli(str(recorded), "--mode", "async-stream")) == 0
+    assert "MATCH" in capsys.readouterr().out
+    assert run(_cli(str(recorded), "--strict")) == 1
+    assert run(_cli(str(recorded), "--driver", "no_colon")) == 2
+    assert "expected module:attribute" in capsys.readouterr().err
+    builder_only = tmp_path / "builder.jsonl"
+    cassettes.save(_source(), builder_only)
+    assert run(_cli(str(builder_only))) == 2
+    err = capsys.readouterr().err
+    assert "cannot be replayed on its own" in err and f"{builder_only}: " in err and "record_client" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "driverkit.responses", "version": 9}\n')
+    assert run(_cli(str(bad))) == 2
+    assert f"{bad}:1: unsupported cassette version 9" in capsys.readouterr().err
+
+
+def test_unknown_mode_is_refused(recorded: Path) -> None:
+    with pytest.raises(ReplayError, match="unknown mode"):
+        replay(str(recorded), mode="turbo")
+
+
+def test_replayer_fixture(recorded: Path, replayer: Any) -> None:
+    assert replayer(str(recorded), mode="sync-eager").ok
