@@ -20,17 +20,13 @@ from openai.lib.streaming.responses._responses import ResponseStreamState
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import (
-    test_decisions_observations,
-    test_exact_booleans,
-    test_ledger,
-    test_live_streams,
+    check_decisions_observations,
+    check_exact_booleans,
+    check_ledger,
+    check_live_streams,
 )
-from conformance.contracts.runner._harness import ALL_MODES, Mode
-from conformance.contracts.toolset import test_state_properties
-
-
-def _mode(mode_id: str) -> Mode:
-    return next(mode for mode in ALL_MODES if mode.id == mode_id)
+from conformance.contracts.toolset import check_state_properties
+from conformance.rig import parse_mode as _mode
 
 
 def _body(check: Any) -> Callable[..., None]:
@@ -42,9 +38,9 @@ def _body(check: Any) -> Callable[..., None]:
 @pytest.fixture(autouse=True)
 def _fresh_outcomes() -> Iterator[None]:
     # The live checks cache one run per scenario and mode; a patched SDK must not reuse an unpatched run.
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
     yield
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
 
 
 def _fails_on(clause: str, check: Callable[[], None]) -> None:
@@ -54,8 +50,8 @@ def _fails_on(clause: str, check: Callable[[], None]) -> None:
 
 
 def _live(cassette: str, mode_id: str) -> Callable[[], None]:
-    scenario = test_live_streams.BY_NAME[cassette]
-    return lambda: test_live_streams.test_live_stream_outcome(scenario, _mode(mode_id))
+    scenario = check_live_streams.BY_NAME[cassette]
+    return lambda: check_live_streams.test_live_stream_outcome(scenario, _mode(mode_id))
 
 
 def _wrap(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, before: Callable[..., Any]) -> None:
@@ -72,14 +68,14 @@ def _wrap(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, before: Callab
 @pytest.mark.parametrize("mode_id", ["sync-plain", "async-eager"])
 def test_lenient_argument_decoder_fails_rn_stream_009(monkeypatch: pytest.MonkeyPatch, mode_id: str) -> None:
     _live("live-arguments-invalid", mode_id)()
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
     monkeypatch.setattr(rtr, "_function_args", lambda call: {"reference": call.call_id})
     _fails_on("RN-STREAM-009", _live("live-arguments-invalid", mode_id))
 
 
 def test_running_unfinished_calls_fails_rn_stream_008(monkeypatch: pytest.MonkeyPatch) -> None:
     _live("live-call-in-progress", "sync-plain")()
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
 
     def finished(run: Any, item: Any, seen: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         if getattr(item, "status", None) == "in_progress":
@@ -92,7 +88,7 @@ def test_running_unfinished_calls_fails_rn_stream_008(monkeypatch: pytest.Monkey
 
 def test_acting_on_an_incomplete_response_fails_rn_stream_010(monkeypatch: pytest.MonkeyPatch) -> None:
     _live("live-response-incomplete", "async-plain")()
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
 
     def complete(run: Any, response: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         response.status = "completed"
@@ -104,7 +100,7 @@ def test_acting_on_an_incomplete_response_fails_rn_stream_010(monkeypatch: pytes
 
 def test_no_retries_fails_rn_stream_012(monkeypatch: pytest.MonkeyPatch) -> None:
     _live("live-http-error-then-retry", "sync-stream")()
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
     monkeypatch.setattr(base_client.BaseClient, "_should_retry", lambda self, response: False)
     _fails_on("RN-STREAM-012", _live("live-http-error-then-retry", "sync-stream"))
 
@@ -122,14 +118,14 @@ def _edit_checkpoints(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str,
 
 @pytest.mark.parametrize("mode_id", ["sync-plain-ledger", "async-eager-ledger"])
 def test_pending_listing_as_the_save_before_fails_rn_ledger_005(monkeypatch: pytest.MonkeyPatch, mode_id: str) -> None:
-    test_ledger.test_saves_surround_each_effect(_mode(mode_id))
+    check_ledger.test_saves_surround_each_effect(_mode(mode_id))
 
     def only_returned_are_attempted(value: dict[str, Any]) -> None:
         # The call stays listed in pending_items, which the old check took as a save before dispatch.
         value["attempted_call_ids"] = list(value["returned_call_ids"])
 
     _edit_checkpoints(monkeypatch, only_returned_are_attempted)
-    _fails_on("RN-LEDGER-005", lambda: test_ledger.test_saves_surround_each_effect(_mode(mode_id)))
+    _fails_on("RN-LEDGER-005", lambda: check_ledger.test_saves_surround_each_effect(_mode(mode_id)))
 
 
 @pytest.mark.parametrize("mode_id", ["sync-stream-ledger", "async-plain-ledger"])
@@ -141,17 +137,17 @@ def test_ids_without_outputs_as_the_save_after_fails_rn_ledger_006(
         value["returned_outputs"] = []
 
     _edit_checkpoints(monkeypatch, ids_only)
-    _fails_on("RN-LEDGER-006", lambda: test_ledger.test_saves_surround_each_effect(_mode(mode_id)))
+    _fails_on("RN-LEDGER-006", lambda: check_ledger.test_saves_surround_each_effect(_mode(mode_id)))
 
 
 def test_truthy_verification_fails_rn_dec_001(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_exact_booleans.test_truthy_verify_never_verifies("sync", "yes")
+    check_exact_booleans.test_truthy_verify_never_verifies("sync", "yes")
     _wrap(monkeypatch, dtr._Run, "verified", lambda run, value, **kw: ((run, bool(value)), kw))
-    _fails_on("RN-DEC-001", lambda: test_exact_booleans.test_truthy_verify_never_verifies("sync", "yes"))
+    _fails_on("RN-DEC-001", lambda: check_exact_booleans.test_truthy_verify_never_verifies("sync", "yes"))
 
 
 def test_truthy_mcp_answer_fails_rn_mcp_007(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_exact_booleans.test_truthy_mcp_answer_never_grants(_mode("sync-plain"), "one")
+    check_exact_booleans.test_truthy_mcp_answer_never_grants(_mode("sync-plain"), "one")
 
     def coerce(run: Any, item: Any, approve: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return (run, item, lambda request: bool(approve(request))), {}
@@ -163,11 +159,13 @@ def test_truthy_mcp_answer_fails_rn_mcp_007(monkeypatch: pytest.MonkeyPatch) -> 
         "_approve_mcp",
         staticmethod(lambda run, item, approve: original(*coerce(run, item, approve)[0])),
     )
-    _fails_on("RN-MCP-007", lambda: test_exact_booleans.test_truthy_mcp_answer_never_grants(_mode("sync-plain"), "one"))
+    _fails_on(
+        "RN-MCP-007", lambda: check_exact_booleans.test_truthy_mcp_answer_never_grants(_mode("sync-plain"), "one")
+    )
 
 
 def test_truthy_done_flag_fails_rn_dec_009(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one")
+    check_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one")
 
     def truthy_done(runner: Any, *args: Any, candidates: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         def coerced(observation: Any) -> Any:
@@ -176,17 +174,17 @@ def test_truthy_done_flag_fails_rn_dec_009(monkeypatch: pytest.MonkeyPatch) -> N
         return (runner, *args), {**kwargs, "candidates": coerced}
 
     _wrap(monkeypatch, dtr.DecisionsToolRunner, "__init__", truthy_done)
-    _fails_on("RN-DEC-009", lambda: test_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one"))
+    _fails_on("RN-DEC-009", lambda: check_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one"))
 
 
 def test_truthy_computer_flag_fails_rn_early_007(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes")
+    check_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes")
 
     def coerce(early: Any, tools: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return ({**early, "computer": bool(early.get("computer"))}, tools), {}
 
     _wrap(monkeypatch, rtr, "_early_execution", coerce)
-    _fails_on("RN-EARLY-007", lambda: test_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes"))
+    _fails_on("RN-EARLY-007", lambda: check_exact_booleans.test_truthy_computer_flag_fails_construction("async", "yes"))
 
 
 def _edit_state(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], None]) -> None:
@@ -201,7 +199,7 @@ def _edit_state(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]]
 
 
 def test_path_left_in_legacy_origins_fails_ts_res_016(monkeypatch: pytest.MonkeyPatch) -> None:
-    check = _body(test_state_properties.test_both_forms_report_the_same_origin)
+    check = _body(check_state_properties.test_both_forms_report_the_same_origin)
     case = ("https://user@a-1.example:8080/p?q#f", "https://a-1.example:8080")
     check("sync", case=case)
     monkeypatch.setattr(browser_module, "_legacy_tab_url", lambda url: url)
@@ -209,7 +207,7 @@ def test_path_left_in_legacy_origins_fails_ts_res_016(monkeypatch: pytest.Monkey
 
 
 def test_shortened_tab_ids_fail_ts_res_017(monkeypatch: pytest.MonkeyPatch) -> None:
-    check = _body(test_state_properties.test_tab_ids_are_reported_unchanged_in_both_forms)
+    check = _body(check_state_properties.test_tab_ids_are_reported_unchanged_in_both_forms)
     check("async", tab_id="é" * 60)
 
     def shorten(state: dict[str, Any]) -> None:
@@ -221,7 +219,7 @@ def test_shortened_tab_ids_fail_ts_res_017(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_titles_cut_short_of_the_limit_fail_ts_res_013(monkeypatch: pytest.MonkeyPatch) -> None:
-    check = _body(test_state_properties.test_titles_are_kept_or_cut_at_the_limit)
+    check = _body(check_state_properties.test_titles_are_kept_or_cut_at_the_limit)
     check("sync", title="x" * 1024)
 
     def cut_early(state: dict[str, Any]) -> None:
@@ -234,7 +232,7 @@ def test_titles_cut_short_of_the_limit_fail_ts_res_013(monkeypatch: pytest.Monke
 
 
 def test_dropped_image_parts_fail_rn_dec_010(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_decisions_observations.test_documented_observation_forms_are_sent_as_given("sync", "text-and-image")
+    check_decisions_observations.test_documented_observation_forms_are_sent_as_given("sync", "text-and-image")
 
     def without_images(run: Any, observation: Any) -> Any:
         owned = original(run, observation)
@@ -244,31 +242,33 @@ def test_dropped_image_parts_fail_rn_dec_010(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(dtr._Run, "own", without_images)
     _fails_on(
         "RN-DEC-010",
-        lambda: test_decisions_observations.test_documented_observation_forms_are_sent_as_given(
+        lambda: check_decisions_observations.test_documented_observation_forms_are_sent_as_given(
             "sync", "text-and-image"
         ),
     )
 
 
 def test_unchecked_parts_fail_rn_dec_011(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_decisions_observations.test_unsupported_observation_parts_are_never_sent("async", "file-id-image")
+    check_decisions_observations.test_unsupported_observation_parts_are_never_sent("async", "file-id-image")
     monkeypatch.setattr(dtr._Run, "own", lambda run, observation: observation)
     _fails_on(
         "RN-DEC-011",
-        lambda: test_decisions_observations.test_unsupported_observation_parts_are_never_sent("async", "file-id-image"),
+        lambda: check_decisions_observations.test_unsupported_observation_parts_are_never_sent(
+            "async", "file-id-image"
+        ),
     )
 
 
 def test_shared_observation_fails_rn_dec_012(monkeypatch: pytest.MonkeyPatch) -> None:
-    test_decisions_observations.test_runner_sends_its_own_snapshot("sync")
+    check_decisions_observations.test_runner_sends_its_own_snapshot("sync")
     monkeypatch.setattr(dtr, "deepcopy", lambda value: value)
     monkeypatch.setattr(dtr._Run, "own", lambda run, observation: observation)
-    _fails_on("RN-DEC-012", lambda: test_decisions_observations.test_runner_sends_its_own_snapshot("sync"))
+    _fails_on("RN-DEC-012", lambda: check_decisions_observations.test_runner_sends_its_own_snapshot("sync"))
 
 
 def test_taking_a_cut_stream_as_complete_fails_rn_stream_011(monkeypatch: pytest.MonkeyPatch) -> None:
     _live("live-cut-mid-event", "sync-stream")()
-    test_live_streams._outcome.cache_clear()
+    check_live_streams._outcome.cache_clear()
     original = ResponseStream.get_final_response
 
     def accumulated(stream: Any) -> Any:
@@ -289,11 +289,11 @@ def test_taking_a_cut_stream_as_complete_fails_rn_stream_011(monkeypatch: pytest
 
 def test_hidden_delta_events_fail_rn_stream_007(monkeypatch: pytest.MonkeyPatch) -> None:
     mode = _mode("async-stream")
-    test_live_streams.test_on_event_sees_every_lifecycle_event(mode)
+    check_live_streams.test_on_event_sees_every_lifecycle_event(mode)
     original = ResponseStreamState.handle_event
 
     def without_deltas(state: Any, event: Any) -> Any:
         return [fired for fired in original(state, event) if not fired.type.endswith(".delta")]
 
     monkeypatch.setattr(ResponseStreamState, "handle_event", without_deltas)
-    _fails_on("RN-STREAM-007", lambda: test_live_streams.test_on_event_sees_every_lifecycle_event(mode))
+    _fails_on("RN-STREAM-007", lambda: check_live_streams.test_on_event_sees_every_lifecycle_event(mode))

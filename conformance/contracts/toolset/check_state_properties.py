@@ -21,8 +21,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance.assertions import expect
-from conformance.contracts.toolset._harness import execute, function_call, gated, payload
-from conformance.probes import Flavour
+from conformance.contracts.toolset._toolsets import execute, function_call, gated, payload
+from conformance.flavours import Flavour
 
 OBSERVATION = {"version": 1, "sequence": 0, "dropped_changes": 0, "title_truncated": False, "changes": []}
 FORMS = ("legacy", "observed")
@@ -61,9 +61,9 @@ def hosts(draw: st.DrawFn) -> tuple[str, str]:
         address = str(IPv4Address(draw(st.integers(0, 2**32 - 1))))
         return address, address
     if kind == "ipv6":
-        address = IPv6Address(draw(st.integers(0, 2**128 - 1)))
+        canonical = IPv6Address(draw(st.integers(0, 2**128 - 1))).compressed
         # Written in its canonical form here; other spellings have their own check below.
-        return f"[{address.compressed}]", f"[{address.compressed}]"
+        return f"[{canonical}]", f"[{canonical}]"
     labels = draw(st.lists(_ldh_label, min_size=1, max_size=3))
     if kind == "idn":
         unicode_label = draw(st.sampled_from(sorted(IDN_LABELS)))

@@ -8,23 +8,23 @@ The documents give no size limit and no rule for empty text: see ``driverkit cla
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from openai.lib.decisions_tool_runner import AsyncDecisionsToolRunner, DecisionsToolRunner
 
+from conformance import rig
 from conformance.assertions import expect
-from conformance.contracts.runner._decisions_run import FLAVOURS, DecisionsRun, run_decisions
-from conformance.contracts.runner._harness import load
-from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
-from conformance.flavours import Flavour
+from conformance.contracts.runner._scenario import load
+from conformance.fake_responses import CassetteTransport
+from conformance.flavours import FLAVOURS, Flavour
 from conformance.probes import PIXEL_DATA_URL
+from conformance.rig.decisions import DecisionsRun, run_decisions
 
 
 def _sent_observation(outcome: DecisionsRun, request: int = 0) -> object:
-    body = outcome.requests[request].body or {}
+    body: dict[str, Any] = outcome.requests[request].body or {}
     return body["input"][-1]["content"]
 
 
@@ -97,10 +97,6 @@ def _review() -> None:
     return None
 
 
-async def _review_async() -> None:
-    return None
-
-
 @pytest.mark.clause("RN-DEC-012")
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_runner_sends_its_own_snapshot(flavour: Flavour) -> None:
@@ -113,25 +109,16 @@ def test_runner_sends_its_own_snapshot(flavour: Flavour) -> None:
             if isinstance(observation, list) and observation and isinstance(observation[0], dict):
                 observation[0]["text"] = "changed by the application"
                 observation.append({"type": "input_text", "text": "appended later"})
-        execute = _review if flavour == "sync" else _review_async
         return [
-            {"id": "review", "description": "Review the document", "execute": execute},
+            {"id": "review", "description": "Review the document", "execute": rig.in_flavour(flavour, _review)},
             {"id": "done", "description": "The task is complete", "done": True},
         ]
 
     transport = CassetteTransport(load("decisions-act-then-done"), match="endpoint")
+    kind = DecisionsToolRunner if flavour == "sync" else AsyncDecisionsToolRunner
+    runner = kind(observe=rig.in_flavour(flavour, lambda: shared), candidates=rig.in_flavour(flavour, candidates))
     params = {"model": "gpt-test", "input": "Review the document"}
-    if flavour == "sync":
-        DecisionsToolRunner(observe=lambda: shared, candidates=candidates).run(fake_client(transport), params)
-    else:
-
-        async def observe() -> Any:
-            return shared
-
-        async def async_candidates(received: Any) -> list[Any]:
-            return candidates(received)
-
-        runner = AsyncDecisionsToolRunner(observe=observe, candidates=async_candidates)
-        asyncio.run(runner.run(fake_async_client(transport), params))  # type: ignore[arg-type]
-    first = (transport.sent[0].body or {})["input"][-1]["content"] if transport.sent else None
+    rig.run_to_end(flavour, runner, rig.cassette_client(transport, flavour), params, {})
+    sent: dict[str, Any] = (transport.sent[0].body or {}) if transport.sent else {}
+    first = sent["input"][-1]["content"] if sent else None
     expect(first == [TEXT], "RN-DEC-012", f"the first request carried {first!r}, not what observe returned")

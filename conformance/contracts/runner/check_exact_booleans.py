@@ -12,21 +12,18 @@ construction).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 from openai.lib.decisions_tool_runner import DecisionsToolRunner, DecisionsToolRunnerError
-from openai.lib.responses_tool_runner import AsyncResponsesToolRunner, ResponsesToolRunner
 
+from conformance import rig
 from conformance.assertions import expect
-from conformance.contracts.runner._decisions_run import FLAVOURS, run_decisions
-from conformance.contracts.runner._harness import Mode, Setup, load, modes, run
-from conformance.contracts.runner.cassette_sources import MCP_TOOL
+from conformance.contracts.runner._scenario import MCP_TOOL, Mode, Setup, load, modes, run
 from conformance.fake_responses import CassetteTransport, fake_client
-from conformance.flavours import Flavour
+from conformance.flavours import FLAVOURS, Flavour
 from conformance.probes import computer_probe
+from conformance.rig.decisions import run_decisions
 
 # Values a careless ``if answer:`` would take as approval; None and False are refusals in any reading.
 TRUTHY: dict[str, object] = {
@@ -98,18 +95,11 @@ def test_truthy_done_flag_is_not_a_done_candidate(answer: str) -> None:
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_truthy_computer_flag_fails_construction(flavour: Flavour, answer: str) -> None:
     # A registered computer, so the only thing wrong with the policy is the flag's type.
-    if flavour == "sync":
-        sync_computer = ComputerToolset(computer_probe("sync"))  # type: ignore[arg-type]
-        build: Callable[[dict[str, Any]], object] = lambda policy: ResponsesToolRunner(  # noqa: E731
-            computer=sync_computer,
-            early_execution=policy,  # type: ignore[arg-type]
-        )
-    else:
-        async_computer = AsyncComputerToolset(computer_probe("async"))  # type: ignore[arg-type]
-        build = lambda policy: AsyncResponsesToolRunner(  # noqa: E731
-            computer=async_computer,
-            early_execution=policy,  # type: ignore[arg-type]
-        )
+    computer = rig.computer_toolset(flavour, computer_probe(flavour))
+
+    def build(policy: dict[str, Any]) -> object:
+        return rig.build_runner(flavour, computer=computer, early_execution=policy)
+
     build({"functions": [], "computer": True})
     try:
         build({"functions": [], "computer": TRUTHY[answer]})

@@ -1,9 +1,9 @@
 """Streams in the shape of real traffic, well-formed and faulty, through the whole mode matrix.
 
-The ``live-*`` cassettes (``stream_sources.py``) carry every lifecycle event a Responses stream has: created and
-in-progress announcements, items opened with ``output_item.added`` and grown by argument and text deltas,
-reasoning and commentary items, and each terminal event. Each scenario states the outcome the documents give
-and every mode must produce it; RN-LOOP-003 then compares the modes with each other.
+The ``live-*`` cassettes (``tools/cassettes/stream_sources.py``) carry every lifecycle event a Responses stream
+has: created and in-progress announcements, items opened with ``output_item.added`` and grown by argument and
+text deltas, reasoning and commentary items, and each terminal event. Each scenario states the outcome the
+documents give and every mode must produce it; RN-LOOP-003 then compares the modes with each other.
 
 spec/000 "Streaming and interrupted actions" (validation before dispatch, eager starts on completed items,
 fixed messages for incomplete responses, receipts after a stream failure) and "Mix browser, computer, and
@@ -18,7 +18,7 @@ from functools import cache
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._harness import ALL_MODES, Mode, Outcome, Setup, input_summary, run
+from conformance.contracts.runner._scenario import ALL_MODES, CapturedRun, Mode, Setup, input_summary, run
 
 # The message the runner keeps for API, parser and storage failures (RN-ERR-001 pins it on an HTTP 500).
 GENERIC_MESSAGE = "Tool run stopped before completion."
@@ -95,7 +95,7 @@ def _modes_for(scenario: Scenario) -> tuple[Mode, ...]:
 
 
 @cache
-def _outcome(cassette: str, mode: Mode) -> Outcome:
+def _outcome(cassette: str, mode: Mode) -> CapturedRun:
     """One run per scenario and mode, shared by the per-mode check and the cross-mode comparison."""
     return run(cassette, Setup(max_retries=BY_NAME[cassette].max_retries), mode)
 
@@ -106,7 +106,7 @@ def _expected(scenario: Scenario, mode: Mode) -> tuple[tuple[str, ...], int, str
     return scenario.calls, scenario.requests, scenario.final_text
 
 
-def _check(scenario: Scenario, mode: Mode, outcome: Outcome) -> None:
+def _check(scenario: Scenario, mode: Mode, outcome: CapturedRun) -> None:
     clause = scenario.clause
     calls, requests, final_text = _expected(scenario, mode)
     ran = outcome.timeline.calls()
