@@ -9,8 +9,8 @@ import pytest
 
 from conformance import cassettes
 from conformance.cassette_builder import function_call, message, response_object
-from conformance.contracts.runner.stream_sources import LiveCassetteBuilder, lifecycle_events
 from conformance.fake_responses import CassetteTransport
+from tools.cassettes.stream_sources import LiveCassetteBuilder, lifecycle_events
 
 
 def _response() -> dict[str, object]:
