@@ -34,8 +34,8 @@ FAULT_FIELDS: Final[dict[str, frozenset[str]]] = {
     # Serve this HTTP error instead of the recorded response (both modes).
     "http_status": frozenset({"status", "message"}),
     # Streamed mode: stop the body after the event with this sequence number; ``error`` makes it a broken
-    # connection instead of a clean end of stream.
-    "cut_stream": frozenset({"after_sequence", "error"}),
+    # connection instead of a clean end of stream; ``mid_event`` also sends the first half of the next event.
+    "cut_stream": frozenset({"after_sequence", "error", "mid_event"}),
     # Streamed mode: rewrite the output_index of one event (duplicate, gap or out-of-order indices).
     "output_index": frozenset({"sequence", "output_index"}),
     # Streamed mode: leave one event out (a missing output item).
@@ -268,8 +268,10 @@ def _parse_fault(check: _LineChecker, value: object, response: RecordedResponse)
         after = check.integer(fields["after_sequence"], "cut_stream after_sequence")
         if after not in sequences:
             raise check.fail(f"cut_stream names sequence {after}, which the stream does not contain")
-        if not isinstance(fields.get("error", False), bool):
-            raise check.fail("cut_stream error must be true or false")
+        if not isinstance(fields.get("error", False), bool) or not isinstance(fields.get("mid_event", False), bool):
+            raise check.fail("cut_stream error and mid_event must be true or false")
+        if fields.get("mid_event") and after >= max(sequences):
+            raise check.fail(f"cut_stream mid_event needs an event after sequence {after}")
     elif kind in ("output_index", "drop_event"):
         sequence = check.integer(fields["sequence"], f"{kind} sequence")
         if sequence not in sequences:

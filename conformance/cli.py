@@ -40,11 +40,24 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _clauses(args: argparse.Namespace) -> int:
+    if args.open_questions:
+        return _open_questions()
     for clause in registry():
         if args.part and clause.part != args.part:
             continue
         member = f" [{clause.member}]" if clause.member else ""
         print(f"{clause.id}{member}: {clause.summary}  ({clause.source})")
+    return 0
+
+
+def _open_questions() -> int:
+    from conformance.clauses.open_questions import OPEN_QUESTIONS
+
+    print(f"{len(OPEN_QUESTIONS)} question(s) the documents leave open; the kit does not judge them:")
+    for question in OPEN_QUESTIONS:
+        print(f"\n{question.id} ({', '.join(question.clauses)}): {question.question}")
+        print(f"  kit's choice: {question.choice}")
+        print(f"  why: {question.why}")
     return 0
 
 
@@ -75,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     clauses = commands.add_parser("clauses", help="list the contract clauses the kit checks")
     clauses.add_argument("--part", choices=sorted({clause.part for clause in registry()}), help="only one family")
+    clauses.add_argument(
+        "--open-questions", action="store_true", help="list what the documents leave open and the kit's choice"
+    )
     clauses.set_defaults(handler=_clauses)
 
     deviations = commands.add_parser("deviations", help="list the recorded known SDK deviations")

@@ -164,6 +164,7 @@ def _prepare(exchange: Exchange, streamed: bool) -> _Served:
         return _Served(response.status, "application/json", _json_bytes(final if final is not None else {}))
     events = list(response.events) if response.events is not None else derived_events(response.body or {})
     broken = False
+    partial = b""
     for fault in exchange.faults:
         if fault.kind == "output_index":
             events = [
@@ -186,9 +187,14 @@ def _prepare(exchange: Exchange, streamed: bool) -> _Served:
             ]
         elif fault.kind == "cut_stream":
             after = cast(int, fault.fields["after_sequence"])
+            rest = [event for event in events if cast(int, event["sequence_number"]) > after]
             events = [event for event in events if cast(int, event["sequence_number"]) <= after]
             broken = bool(fault.fields.get("error", False))
-    return _Served(response.status, "text/event-stream", _sse(events), broken)
+            if fault.fields.get("mid_event") and rest:
+                # The body ends inside the next event, as a connection lost mid-write leaves it.
+                cut = _sse(rest[:1])
+                partial = cut[: len(cut) // 2]
+    return _Served(response.status, "text/event-stream", _sse(events) + partial, broken)
 
 
 class _BrokenStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):

@@ -272,4 +272,77 @@ CLAUSES: tuple[Clause, ...] = (
     ),
     _c("RN-DEC-007", "000", DECISIONS, "Each request carries only the task and the current observation."),
     _c("RN-DEC-008", "000", DECISIONS, "After failed verification another choice is possible while requests remain."),
+    # Streams in the shape of real traffic (deltas, item lifecycles, faults)
+    _c(
+        "RN-STREAM-008",
+        "000",
+        STREAMING,
+        "Only a call whose output item completed runs; a call left in_progress or incomplete never runs.",
+    ),
+    _c(
+        "RN-STREAM-009",
+        "000",
+        MIX,
+        "Truncated, non-JSON or non-object arguments never reach the executor, in any mode.",
+    ),
+    _c(
+        "RN-STREAM-010",
+        "000",
+        STREAMING,
+        "An incomplete or failed response sends no further request; only eager calls already started may have run.",
+    ),
+    _c(
+        "RN-STREAM-011",
+        "000",
+        STREAMING,
+        "A stream that ends inside an event stops the run with no further request and no call from the cut item.",
+    ),
+    _c(
+        "RN-STREAM-012",
+        "000",
+        MIX,
+        "Without MCP tools a request failing with a retryable HTTP error is retried and the run goes on unchanged.",
+    ),
+    _c(
+        "RN-ERR-002",
+        "000",
+        STREAMING,
+        "An incomplete response stops the run with a fixed message naming it, not the generic API-failure message.",
+    ),
+    # Exact Booleans
+    _c("RN-MCP-007", "000", MIX, "An approve_mcp answer other than exactly True never grants access."),
+    _c("RN-DEC-009", "000", DECISIONS, "Only done exactly True marks the done candidate; a truthy done is refused."),
+    _c("RN-EARLY-007", "000", EARLY, "The early_execution computer flag must be a Boolean; else construction fails."),
+    # Decisions observations
+    _c(
+        "RN-DEC-010",
+        "000",
+        DECISIONS,
+        "An observation is text or an iterable of input_text and inline input_image parts, sent as given.",
+    ),
+    _c(
+        "RN-DEC-011",
+        "000",
+        DECISIONS,
+        "External image URLs, file IDs and other part types are refused before any request.",
+    ),
+    _c(
+        "RN-DEC-012",
+        "000",
+        DECISIONS,
+        "The runner sends its own snapshot: later edits to the observation or the copy callbacks get change nothing.",
+    ),
+    # Strict ledger evidence
+    _c(
+        "RN-LEDGER-005",
+        "000",
+        BUDGET,
+        "The save just before an effect records the call as attempted with its item in the observed prefix.",
+    ),
+    _c(
+        "RN-LEDGER-006",
+        "000",
+        BUDGET,
+        "The save just after an effect records that call's output and marks it returned.",
+    ),
 )

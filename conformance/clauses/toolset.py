@@ -420,4 +420,17 @@ CLAUSES: tuple[Clause, ...] = (
         _MIX,
         "After the cancelled predicate reports a stop, the computer toolset performs no further actions.",
     ),
+    Clause(
+        "TS-RES-016",
+        "000",
+        _DRIVER,
+        "Any HTTP(S) URL (host names with digits, hyphens or underscores, IP literals, IDNs; any port) is "
+        "reported as the same origin in legacy state and in state with observation metadata.",
+    ),
+    Clause(
+        "TS-RES-017",
+        "000",
+        _DRIVER,
+        "A tab ID is any string, reported unchanged; both state forms accept the same IDs.",
+    ),
 )

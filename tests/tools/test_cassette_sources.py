@@ -8,6 +8,7 @@ import pytest
 
 from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, message
+from tools.cassettes import stream_sources  # noqa: F401  (registers the live-* scenarios into RUNNER)
 from tools.cassettes.__main__ import main
 from tools.cassettes.example_sources import EXAMPLES
 from tools.cassettes.registry import DuplicateSourceError, SourceRegistry

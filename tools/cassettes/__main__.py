@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+# stream_sources registers the live-* scenarios into RUNNER when imported, so it must be imported before RUNNER is used.
+from tools.cassettes import stream_sources  # noqa: F401
 from tools.cassettes.example_sources import EXAMPLES
 from tools.cassettes.runner_sources import RUNNER
 

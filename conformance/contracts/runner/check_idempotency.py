@@ -11,8 +11,8 @@ documents say ledger runs accept a narrower set of options, and 3.57.0 refuses r
 
 Retries are exercised only where the client's automatic retries apply: a ledger run in 3.57.0 sends its
 requests with ``max_retries=0`` (responses_tool_runner.py builds ``client.with_options(max_retries=0)`` when a
-ledger is given), and the documents neither promise nor forbid retries there, so ledger modes are covered by the
-first-request and later-turn checks only.
+ledger is given). Whether ledger runs retry is left open by the documents (OQ-001 in ``driverkit clauses
+--open-questions``), so ledger modes are covered by the first-request and later-turn checks only.
 """
 
 from __future__ import annotations

@@ -6,8 +6,11 @@ spec/002 "Stream and resume" (resume only from a completed boundary, budget surv
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from conformance import rig
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, input_summary, load, modes, run
 
@@ -45,30 +48,69 @@ def test_every_checkpoint_is_complete_and_detached(mode: Mode) -> None:
     expect(outcome.checkpoints[-1]["phase"] == "final", "RN-LEDGER-001", "the last save is the final phase")
 
 
-@pytest.mark.clause("RN-LEDGER-002")
+def _timed_ledger(harness: ScenarioRun) -> Any:
+    """A ledger that also puts each save on the run's timeline (``save:<n>``), so saves order against effects."""
+
+    def record(checkpoint: dict[str, Any]) -> None:
+        harness.timeline.add(f"save:{len(harness.checkpoints)}")
+        harness.checkpoints.append(checkpoint)
+
+    return rig.checkpoint_ledger(harness.mode.flavour, "run-1", record)
+
+
+def _saves_around(entries: list[str], effect: str) -> tuple[int, int]:
+    """The checkpoint numbers saved last before ``call:<effect>`` and first after ``done:<effect>``; -1 if none."""
+    start, end = entries.index(f"call:{effect}"), entries.index(f"done:{effect}")
+    before = [int(entry[5:]) for entry in entries[:start] if entry.startswith("save:")]
+    after = [int(entry[5:]) for entry in entries[end:] if entry.startswith("save:")]
+    return (before[-1] if before else -1), (after[0] if after else -1)
+
+
+@pytest.mark.clause("RN-LEDGER-002", "RN-LEDGER-005", "RN-LEDGER-006")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_saves_surround_each_effect(mode: Mode) -> None:
-    saved_at_call: list[int] = []
-    # Record how many checkpoints existed when the effect ran, to place the effect between two saves.
-    setup = Setup(
-        functions=(Function("lookup", side_effect=lambda arguments: saved_at_call.append(len(harness.checkpoints))),)
-    )
-    harness = ScenarioRun(load("one-function"), setup, mode)
-    outcome = harness.run()
+    """Strict evidence: a listing of pending items is not a save before dispatch, and only the record of the
+    call's output (in returned_outputs, with the ID in returned_call_ids) is a save after it."""
+    setup = Setup(functions=(Function("lookup", reply="A"), Function("note", reply="B")))
+    harness = ScenarioRun(load("two-functions-order"), setup, mode)
+    outcome = harness.run(ledger=_timed_ledger(harness))
     expect(outcome.error is None, "RN-LEDGER-002", f"run failed: {outcome.error!r}")
-    (index,) = saved_at_call
-    before, after = outcome.checkpoints[index - 1], outcome.checkpoints[index]
-    expect(
-        "c1" in before["attempted_call_ids"] or any(item.get("call_id") == "c1" for item in before["pending_items"]),
-        "RN-LEDGER-002",
-        f"the save before the effect does not record call c1: {before}",
-    )
-    expect(
-        any(output.get("call_id") == "c1" for output in after["returned_outputs"])
-        or "c1" in after["returned_call_ids"],
-        "RN-LEDGER-002",
-        f"the save after the effect does not record its output: {after}",
-    )
+    entries = list(outcome.timeline.entries)
+    for call_id, name, reply in (("c1", "lookup", "A"), ("c2", "note", "B")):
+        before_index, after_index = _saves_around(entries, f"{name}:{call_id}")
+        expect(before_index >= 0 and after_index >= 0, "RN-LEDGER-002", f"no save before and after {call_id}")
+        before, after = outcome.checkpoints[before_index], outcome.checkpoints[after_index]
+        expect(
+            call_id in before["attempted_call_ids"] and call_id not in before["returned_call_ids"],
+            "RN-LEDGER-005",
+            f"the save just before {call_id} runs does not record it as attempted and unreturned: "
+            f"attempted {before['attempted_call_ids']}, returned {before['returned_call_ids']}",
+        )
+        observed = [item.get("call_id") for item in [*before["history"], *before["pending_items"]]]
+        expect(
+            call_id in observed,
+            "RN-LEDGER-005",
+            f"the save just before {call_id} runs lacks its item in the observed prefix: {observed}",
+        )
+        outputs = {output.get("call_id"): output.get("output") for output in after["returned_outputs"]}
+        history_outputs = {
+            item.get("call_id"): item.get("output")
+            for item in after["history"]
+            if item.get("type") == "function_call_output"
+        }
+        expect(
+            call_id in after["returned_call_ids"] and {**history_outputs, **outputs}.get(call_id) == reply,
+            "RN-LEDGER-006",
+            f"the save just after {call_id} returned lacks its output {reply!r}: returned "
+            f"{after['returned_call_ids']}, outputs {outputs}",
+        )
+        next_request = [index for index, entry in enumerate(entries) if entry == "request:1"]
+        save_position = entries.index(f"save:{after_index}")
+        expect(
+            next_request and save_position < next_request[0],
+            "RN-LEDGER-006",
+            f"the save after {call_id} comes only after the next request",
+        )
 
 
 @pytest.mark.clause("RN-LEDGER-003", "RN-LEDGER-004")

@@ -1,0 +1,29 @@
+"""The README's SDK section names exactly the recorded 3.57.0 deviations and every open question."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conformance.clauses import registry
+from conformance.clauses.open_questions import OPEN_QUESTIONS
+from conformance.deviations import DEVIATIONS_DIR, parse_deviations
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+SECTION = README.split("## Check the SDK itself", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_recorded_deviation_is_in_the_table_with_its_clause() -> None:
+    path = DEVIATIONS_DIR / "3.57.0.toml"
+    deviations = parse_deviations(path.read_text(encoding="utf-8"), str(path))
+    rows = dict(re.findall(r"^\| (DEV-[A-Z]+-\d+) \| ([A-Z]+-[A-Z]+-\d+) \|", SECTION, re.MULTILINE))
+    assert rows == {deviation.id: deviation.clause for deviation in deviations}
+    clauses = {deviation.clause for deviation in deviations}
+    total = len(registry().with_prefix("TS", "RN"))
+    assert f"{total - len(clauses)} of the {total} toolset and runner" in SECTION
+    assert f"{len(clauses)} clauses carry {len(deviations)} known deviations" in SECTION
+
+
+def test_every_open_question_is_named() -> None:
+    for question in OPEN_QUESTIONS:
+        assert question.id in SECTION
