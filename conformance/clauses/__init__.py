@@ -2,14 +2,16 @@
 
 A clause is one checkable requirement, paraphrased in the kit's words and cited by the title of the document it
 comes from and that document's section heading (or, for the SDK's type declarations, the declaration's name).
-Clause lists live one module per part of the contract (``browser``, ``toolset``, ``runner``, ``computer``);
-this module only defines the type and gathers them, so a check can name a clause without knowing which list
+The clause lists are data: one TOML file per part of the contract beside this module (browser clauses the
+harness judges, what a browser driver observes, what it does; toolset; runner; computer). This module defines the
+type, loads and validates the files, and gathers them, so a check can name a clause without knowing which list
 holds it.
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib.resources
+import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -35,21 +37,28 @@ DOCUMENTS: Final[dict[str, Document]] = {
     "004": Document("OpenAI Node SDK browser type declarations", declarations=True),
 }
 
-# The modules that hold clause lists, in the order they are reported.
-PART_MODULES: Final[tuple[str, ...]] = ("browser", "toolset", "runner", "computer")
+# The clause files (``<name>.toml`` beside this module), in the order they are reported.
+CLAUSE_FILES: Final[tuple[str, ...]] = (
+    "browser_harness",
+    "browser_observe",
+    "browser_act",
+    "toolset",
+    "runner",
+    "computer",
+)
 
 
 class UnknownClauseError(KeyError):
     """A check or a deviation named a clause ID that no clause list defines."""
 
 
-class MissingClausePartError(ImportError):
-    """A part named in :data:`PART_MODULES` has no clause list: its clauses would silently vanish from every
-    certificate and from ``driverkit clauses``, so the registry refuses to build."""
+class ClauseFileError(ValueError):
+    """A clause file is missing or malformed: its clauses would silently vanish from every certificate and from
+    ``driverkit clauses``, so the registry refuses to build and names the file and the entry at fault."""
 
-    def __init__(self, part: str, problem: str) -> None:
-        super().__init__(f"clause part {part!r} ({__name__}.{part}): {problem}")
-        self.part = part
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"clause file {name}.toml ({__name__}): {problem}")
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -83,17 +92,47 @@ class Clause:
         return self.id.split("-", 1)[0]
 
 
-def _load_part(name: str) -> tuple[Clause, ...]:
+_REQUIRED_KEYS: Final = frozenset({"id", "document", "section", "summary"})
+_OPTIONAL_KEYS: Final = frozenset({"member"})
+
+
+def load_clauses(name: str) -> tuple[Clause, ...]:
+    """The clauses of one clause file, in file order.
+
+    The lists are data, not code: each ``[[clause]]`` entry has ``id``, ``document`` (a key of
+    :data:`DOCUMENTS`), ``section``, ``summary`` and, for clauses about one member, ``member``.
+    """
+    resource = importlib.resources.files(__name__) / f"{name}.toml"
+    if not resource.is_file():
+        raise ClauseFileError(name, "the file does not exist")
+    return parse_clauses(name, resource.read_text(encoding="utf-8"))
+
+
+def parse_clauses(name: str, text: str) -> tuple[Clause, ...]:
+    """The clauses in ``text``, the content of clause file ``name``; a malformed entry is a :class:`ClauseFileError`."""
     try:
-        module = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as error:
-        if error.name == f"{__name__}.{name}":
-            raise MissingClausePartError(name, "the module does not exist") from None
-        raise
-    clauses = getattr(module, "CLAUSES", None)
-    if not isinstance(clauses, tuple) or not all(isinstance(clause, Clause) for clause in clauses):
-        raise MissingClausePartError(name, "the module defines no CLAUSES tuple of Clause")
-    return clauses
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ClauseFileError(name, f"not valid TOML: {error}") from None
+    entries = data.pop("clause", None)
+    if data:
+        raise ClauseFileError(name, f"unexpected top-level keys {sorted(data)}: only [[clause]] entries belong here")
+    if not isinstance(entries, list) or not entries:
+        raise ClauseFileError(name, "it holds no [[clause]] entries")
+    return tuple(_clause_from(name, index, entry) for index, entry in enumerate(entries, start=1))
+
+
+def _clause_from(name: str, index: int, entry: dict[str, object]) -> Clause:
+    where = f"[[clause]] number {index} ({entry.get('id', 'no id')})"
+    missing = sorted(_REQUIRED_KEYS - entry.keys())
+    unknown = sorted(entry.keys() - _REQUIRED_KEYS - _OPTIONAL_KEYS)
+    if missing or unknown:
+        raise ClauseFileError(name, f"{where} lacks {missing} or has unknown keys {unknown}")
+    not_text = sorted(key for key, value in entry.items() if not isinstance(value, str) or not value.strip())
+    if not_text:
+        raise ClauseFileError(name, f"{where}: {not_text} must be non-empty strings")
+    values = {key: str(value) for key, value in entry.items()}
+    return Clause(values["id"], values["document"], values["section"], values["summary"], values.get("member"))
 
 
 class ClauseRegistry:
@@ -134,16 +173,19 @@ def registry() -> ClauseRegistry:
     """The registry of every clause list the kit ships (built once)."""
     global _registry
     if _registry is None:
-        _registry = ClauseRegistry(clause for part in PART_MODULES for clause in _load_part(part))
+        _registry = ClauseRegistry(clause for name in CLAUSE_FILES for clause in load_clauses(name))
     return _registry
 
 
 __all__ = [
+    "CLAUSE_FILES",
     "DOCUMENTS",
     "Clause",
+    "ClauseFileError",
     "ClauseRegistry",
     "Document",
-    "MissingClausePartError",
     "UnknownClauseError",
+    "load_clauses",
+    "parse_clauses",
     "registry",
 ]

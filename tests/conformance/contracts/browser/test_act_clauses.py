@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.clauses import registry
-from conformance.clauses._browser_act import CLAUSES
+from conformance.clauses import load_clauses, registry
+
+CLAUSES = load_clauses("browser_act")
 
 CHECKS = Path(__file__).resolve().parents[4] / "conformance" / "contracts" / "browser"
 ACT_FAMILIES = ("NAV", "ACT", "TAB", "IMG", "PTR", "CHK", "NET", "DLG", "BIND", "CANCEL")

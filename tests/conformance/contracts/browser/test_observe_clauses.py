@@ -11,8 +11,9 @@ import ast
 import re
 from pathlib import Path
 
-from conformance.clauses import registry
-from conformance.clauses._browser_observe import CLAUSES
+from conformance.clauses import load_clauses, registry
+
+CLAUSES = load_clauses("browser_observe")
 
 CHECKS = Path(__file__).resolve().parents[4] / "conformance" / "contracts" / "browser"
 FAMILIES = ("STATE", "OBS", "URL", "READ", "REF", "PRIV", "ERR", "SCOPE", "DIAG", "SCRIPT", "FILE")

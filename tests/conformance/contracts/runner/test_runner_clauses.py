@@ -6,8 +6,9 @@ import ast
 from pathlib import Path
 
 import conformance.contracts.runner
-from conformance.clauses import registry
-from conformance.clauses.runner import CLAUSES
+from conformance.clauses import load_clauses, registry
+
+CLAUSES = load_clauses("runner")
 
 CHECKS = Path(conformance.contracts.runner.__file__).parent
 CHECK_MODULES = sorted(CHECKS.glob("check_*.py"))

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import conformance.contracts.toolset
-from conformance.clauses import registry
-from conformance.clauses.toolset import CLAUSES
+from conformance.clauses import load_clauses, registry
+
+CLAUSES = load_clauses("toolset")
 
 SUITE = Path(conformance.contracts.toolset.__file__).parent
 SPEC_DIR = Path("/work/shared/spec")
