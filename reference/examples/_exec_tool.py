@@ -1,40 +1,66 @@
-"""A code-execution function tool (``exec_py``, ``exec_js``): each script is shown for approval, then sent to the
-execution service with :func:`reference.execution.execute_in_sandbox`; every call's output is kept for the check."""
+"""A code-execution function tool (``exec_py``, ``exec_js``) and the model run around it: each script is shown for
+approval, then sent to the execution service with :func:`reference.execution.execute_in_sandbox`; every call's
+output is kept so the example can say what the runtime returned."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from openai.lib.responses_tool_runner import RegisteredFunction
+import openai
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
 from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
 
 from reference.execution import execute_in_sandbox
 
+from ._support import final_text
 
-def execution_function(
-    tool: FunctionToolParam,
-    language: str,
-    where: str,
-    endpoint: str,
-    token: str,
-    session_id: str,
-    approve: Callable[[str], bool],
-    outputs: list[ResponseFunctionCallOutputItemListParam],
-) -> RegisteredFunction:
-    """``tool`` as an ordinary function tool running its ``code`` argument in ``language``; ``where`` names the
-    runtime in the approval prompt."""
+Outputs = list[ResponseFunctionCallOutputItemListParam]
 
-    def execute(args: dict[str, object]) -> ResponseFunctionCallOutputItemListParam:
-        code = str(args.get("code", ""))
-        items = execute_in_sandbox(
-            code,
-            session_id,
-            endpoint,
-            approve=lambda source: approve(f"run in the {where} runtime:\n" + source),
-            token=token,
-            language=language,
-        )
-        outputs.append(items)
-        return items
 
-    return RegisteredFunction(tool=tool, execute=execute)
+@dataclass(frozen=True)
+class ExecutionTool:
+    """``tool`` runs its ``code`` argument in the service's ``language`` runtime; ``where`` names that runtime in
+    the approval prompt."""
+
+    tool: FunctionToolParam
+    language: str
+    where: str
+
+    def function(
+        self, endpoint: str, token: str, session_id: str, approve: Callable[[str], bool], outputs: Outputs
+    ) -> RegisteredFunction:
+        """The tool as an ordinary function for the runner; every script is shown to ``approve`` before it is sent,
+        and every call's output is appended to ``outputs``."""
+
+        def execute(args: dict[str, object]) -> ResponseFunctionCallOutputItemListParam:
+            code = str(args.get("code", ""))
+            items = execute_in_sandbox(
+                code,
+                session_id,
+                endpoint,
+                approve=lambda source: approve(f"run in the {self.where} runtime:\n" + source),
+                token=token,
+                language=self.language,
+            )
+            outputs.append(items)
+            return items
+
+        return RegisteredFunction(tool=self.tool, execute=execute)
+
+
+def run_model(client: openai.OpenAI, model: str, task: str, function: RegisteredFunction, max_steps: int) -> str:
+    """The model's final answer with ``function`` as its only tool. A run that stops early is reported as the
+    answer instead of raised: the page's or desktop's own record still says what happened, and that is the
+    verdict."""
+    runner = ResponsesToolRunner(functions=[function])
+    try:
+        response = runner.run(client, {"model": model, "input": task, "store": False}, max_steps=max_steps)
+        return final_text(response)
+    except Exception as error:
+        return f"(run stopped: {type(error).__name__})"
+
+
+def images_returned(outputs: Outputs) -> int:
+    """How many images the runtime sent back over every call."""
+    return sum(1 for items in outputs for item in items if item["type"] == "input_image")

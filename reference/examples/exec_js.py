@@ -18,14 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 import openai
-from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
-from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
+from openai.types.responses import FunctionToolParam
 
 from reference.execution import ExecutionService, execute_in_sandbox
 from reference.fieldwork import FORM_PAGE
 
-from ._exec_tool import execution_function
-from ._support import ExampleResult, final_text, fixture_pages, main_sync
+from ._exec_tool import ExecutionTool, Outputs, images_returned, run_model
+from ._support import ExampleResult, fixture_pages, main_sync
 from .fieldwork import saved_matches
 
 TASK = (
@@ -52,15 +51,7 @@ EXEC_JS_TOOL: Final[FunctionToolParam] = {
 }
 
 
-def exec_js_function(
-    endpoint: str,
-    token: str,
-    session_id: str,
-    approve: Callable[[str], bool],
-    outputs: list[ResponseFunctionCallOutputItemListParam],
-) -> RegisteredFunction:
-    """``exec_js`` as an ordinary function tool; every script is shown to ``approve`` before it is sent."""
-    return execution_function(EXEC_JS_TOOL, "javascript", "browser", endpoint, token, session_id, approve, outputs)
+EXEC_JS = ExecutionTool(EXEC_JS_TOOL, "javascript", "browser")
 
 
 # What the example's reservation must end up as, checked against the page's record (the rehearsal
@@ -85,22 +76,17 @@ def open_page(endpoint: str, token: str, session_id: str, url: str) -> str | Non
 
 def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> ExampleResult:
     token = secrets.token_urlsafe(24)
-    outputs: list[ResponseFunctionCallOutputItemListParam] = []
+    outputs: Outputs = []
     session_id = f"exec-js-example-{secrets.token_hex(4)}"
     # isolate_network=False: the runtime stays sandboxed, but shares loopback so its browser reaches the form.
     with fixture_pages() as pages, ExecutionService(token, display=None, isolate_network=False) as service:
         problem = open_page(service.endpoint, token, session_id, pages.url(FORM_PAGE))
         if problem is not None:
             return ExampleResult(False, problem, "")
-        function = exec_js_function(service.endpoint, token, session_id, approve, outputs)
-        runner = ResponsesToolRunner(functions=[function])
-        try:
-            response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
-            answer = final_text(response)
-        except Exception as error:  # the page's record still says what happened
-            answer = f"(run stopped: {type(error).__name__})"
+        function = EXEC_JS.function(service.endpoint, token, session_id, approve, outputs)
+        answer = run_model(client, model, TASK, function, max_steps)
         verified, evidence = saved_matches(pages, RESERVATION)
-    images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
+    images = images_returned(outputs)
     if verified:
         evidence += f"; the runtime returned {images} screenshot(s) over {len(outputs)} call(s)"
     return ExampleResult(verified, evidence, answer)

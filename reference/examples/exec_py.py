@@ -18,17 +18,15 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 import openai
-from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
-from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
+from openai.types.responses import FunctionToolParam
 
 from conformance import resources
 from conformance.harness.desktops import Desktop, DesktopSettings, LocalDesktop
 from reference.execution import ExecutionService
 
-from ._exec_tool import execution_function
+from ._exec_tool import ExecutionTool, Outputs, images_returned, run_model
 from ._support import (
     ExampleResult,
-    final_text,
     main_sync,
 )
 
@@ -54,15 +52,7 @@ EXEC_PY_TOOL: Final[FunctionToolParam] = {
 }
 
 
-def exec_py_function(
-    endpoint: str,
-    token: str,
-    session_id: str,
-    approve: Callable[[str], bool],
-    outputs: list[ResponseFunctionCallOutputItemListParam],
-) -> RegisteredFunction:
-    """``exec_py`` as an ordinary function tool; every script is shown to ``approve`` before it is sent."""
-    return execution_function(EXEC_PY_TOOL, "python", "desktop", endpoint, token, session_id, approve, outputs)
+EXEC_PY = ExecutionTool(EXEC_PY_TOOL, "python", "desktop")
 
 
 def wait_until_page_ready(desktop: Desktop, timeout_s: float = 20.0) -> bool:
@@ -86,24 +76,19 @@ def centre_clicks(desktop: Desktop) -> list[dict[str, object]]:
 
 def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 6) -> ExampleResult:
     token = secrets.token_urlsafe(24)
-    outputs: list[ResponseFunctionCallOutputItemListParam] = []
+    outputs: Outputs = []
     settings = DesktopSettings(site_dir=DESKTOP_PAGES, start_path="input-recorder.html")
     with LocalDesktop(settings) as desktop, ExecutionService(token, display=desktop.display) as service:
         if not wait_until_page_ready(desktop):
             return ExampleResult(False, "the desktop page never reported that it was ready", "")
         session_id = f"exec-example-{secrets.token_hex(4)}"
-        function = exec_py_function(service.endpoint, token, session_id, approve, outputs)
-        runner = ResponsesToolRunner(functions=[function])
-        try:
-            response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
-            answer = final_text(response)
-        except Exception as error:  # the desktop's record still says what happened
-            answer = f"(run stopped: {type(error).__name__})"
+        function = EXEC_PY.function(service.endpoint, token, session_id, approve, outputs)
+        answer = run_model(client, model, TASK, function, max_steps)
         deadline = time.monotonic() + 3
         while not (clicks := centre_clicks(desktop)) and time.monotonic() < deadline:
             time.sleep(0.1)
         width, height = desktop.screen_size
-    images = sum(1 for items in outputs for item in items if item["type"] == "input_image")
+    images = images_returned(outputs)
     if len(clicks) != 1:
         return ExampleResult(
             False, f"the desktop page recorded {len(clicks)} clicks at the centre, expected one", answer
