@@ -46,54 +46,74 @@ def call(target: Any, method: str, *args: Any, **kwargs: Any) -> Call:
     return Call(target, method, args, kwargs)
 
 
+class _Stepper:
+    """Feeds a flow the outcome of its last operation and hands out its next one; the one place a flow is
+    advanced, so the two runners below differ only in how they perform an operation."""
+
+    def __init__(self, flow: Flow[Any]) -> None:
+        self._flow = flow
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self.value: Any = None
+
+    def next(self) -> Op | None:
+        """The next operation, or None once the flow has returned (its value is then in :attr:`value`)."""
+        result, error = self._result, self._error
+        self._result, self._error = None, None
+        try:
+            return self._flow.throw(error) if error is not None else self._flow.send(result)
+        except StopIteration as stop:
+            self.value = stop.value
+            return None
+
+    def succeeded(self, result: Any) -> None:
+        self._result = result
+
+    def failed(self, error: BaseException) -> None:
+        self._error = error
+
+
 def run_sync(flow: Flow[T]) -> T:
     """Drive a flow with Playwright's synchronous API."""
-    result: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            op = flow.throw(error) if error is not None else flow.send(result)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        result, error = None, None
+    stepper = _Stepper(flow)
+    while (op := stepper.next()) is not None:
         try:
             if isinstance(op, Pause):
-                # The sync API only dispatches page events (dialogs, routes) while it is inside a call.
-                if op.page is not None and not op.page.is_closed():
-                    try:
-                        op.page.wait_for_timeout(op.seconds * 1000)
-                    except PlaywrightError:
-                        # The page closed during the pause (a dialog storm's tab being retired, say): the
-                        # pause has let its events through, which is all it was for.
-                        if not op.page.is_closed():
-                            raise
-                else:
-                    time.sleep(op.seconds)
+                _pause_sync(op)
             else:
-                result = getattr(op.target, op.method)(*op.args, **op.kwargs)
+                stepper.succeeded(getattr(op.target, op.method)(*op.args, **op.kwargs))
         except Exception as raised:
-            error = raised
+            stepper.failed(raised)
+    return stepper.value  # type: ignore[no-any-return]
+
+
+def _pause_sync(pause: Pause) -> None:
+    # The sync API only dispatches page events (dialogs, routes) while it is inside a call.
+    if pause.page is None or pause.page.is_closed():
+        time.sleep(pause.seconds)
+        return
+    try:
+        pause.page.wait_for_timeout(pause.seconds * 1000)
+    except PlaywrightError:
+        # The page closed during the pause (a dialog storm's tab being retired, say): the pause has let its
+        # events through, which is all it was for.
+        if not pause.page.is_closed():
+            raise
 
 
 async def run_async(flow: Flow[T]) -> T:
     """Drive a flow with Playwright's asynchronous API."""
-    result: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            op = flow.throw(error) if error is not None else flow.send(result)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        result, error = None, None
+    stepper = _Stepper(flow)
+    while (op := stepper.next()) is not None:
         try:
             if isinstance(op, Pause):
                 await asyncio.sleep(op.seconds)
             else:
                 result = getattr(op.target, op.method)(*op.args, **op.kwargs)
-                if inspect.isawaitable(result):
-                    result = await result
+                stepper.succeeded(await result if inspect.isawaitable(result) else result)
         except Exception as raised:
-            error = raised
+            stepper.failed(raised)
+    return stepper.value  # type: ignore[no-any-return]
 
 
 def sync_handler(make: Callable[[Any], Flow[None]]) -> Callable[[Any], None]:
