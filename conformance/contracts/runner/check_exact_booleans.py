@@ -19,21 +19,12 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunner, DecisionsToolR
 
 from conformance import rig
 from conformance.assertions import expect
+from conformance.contracts._answers import TRUTHY
 from conformance.contracts.runner._scenario import MCP_TOOL, Mode, Setup, load, modes, run
 from conformance.fake_responses import CassetteTransport, fake_client
 from conformance.flavours import FLAVOURS, Flavour
 from conformance.probes import computer_probe
 from conformance.rig.decisions import run_decisions
-
-# Values a careless ``if answer:`` would take as approval; None and False are refusals in any reading.
-TRUTHY: dict[str, object] = {
-    "one": 1,
-    "yes": "yes",
-    "True-string": "True",
-    "list": [True],
-    "dict": {"approve": True},
-    "float": 1.0,
-}
 
 
 @pytest.mark.clause("RN-DEC-001")

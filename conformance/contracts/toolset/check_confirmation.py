@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
+from conformance.contracts._answers import NOT_TRUE
 from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
     browser_toolset,
@@ -87,18 +88,6 @@ def test_confirm_refusal_stops_before_driver(flavour: Flavour, member: str) -> N
     expect(report.get("ok") is False, "TS-CONF-003", f"refused {member} reported ok")
     expect(driver.log.count(member) == 0, "TS-CONF-003", f"refused {member} reached the driver")
     expect(driver.log.count("confirm") == 1, "TS-CONF-003", f"{member} asked confirm {driver.log.count('confirm')}x")
-
-
-NOT_TRUE: dict[str, object] = {
-    "one": 1,
-    "yes": "yes",
-    "True-string": "True",
-    "list": [True],
-    "dict": {"approved": True},
-    "none": None,
-    "false": False,
-    "raises": RuntimeError("approval service down"),
-}
 
 
 @pytest.mark.clause("TS-CONF-004")
