@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
         if overwritten:
             raise MergeError(f"the output folder holds an input certificate ({overwritten[0]}); choose another folder")
         merged = merge(shards)
-        json_path, markdown_path = certificate.write(args.out, merged)
+        json_path, markdown_path, _ = certificate.write(args.out, merged)
     except (MergeError, OSError) as error:
         print(f"driverkit merge-certificates: {error}", file=sys.stderr)
         return 2

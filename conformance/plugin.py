@@ -21,6 +21,9 @@ import pytest
 from conformance import reporting
 from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
+from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
+from conformance.evidence import from_property as evidence_from_property
+from conformance.evidence.capture import evidence_of
 from conformance.harness import fixtures
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.computer import ComputerHarness
@@ -266,6 +269,10 @@ def pytest_runtest_makereport(
         item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, bounded(reason), profile, deviates, member
     )
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
+    # What a failed or unverified check saw, taken now while its driver is still alive.
+    evidence = evidence_of(item, outcome, call.excinfo.value if call.excinfo else None)
+    if evidence is not None:
+        report.user_properties.append((EVIDENCE_PROPERTY, evidence))
     _bound_log(report)
     return report
 
@@ -332,6 +339,8 @@ class _Recorder:
             if name == USER_PROPERTY:
                 self.run.add(CheckResult.from_property(str(value)))
                 recorded = True
+            elif name == EVIDENCE_PROPERTY:
+                self.run.evidence[report.nodeid] = evidence_from_property(str(value))
             elif name == NOTE_PROPERTY:
                 self.notes.append(bounded(str(value)))
             elif name == SOFTWARE_PROPERTY and not self.computer_software:
