@@ -144,8 +144,12 @@ def thumbnail(data_url: str, point: tuple[float, float] | None = None, viewport:
         encoded = data_url.split(",", 1)[1]
         image = Image.open(io.BytesIO(base64.b64decode(encoded, validate=True)))
         image.load()
-    except (IndexError, binascii.Error, UnidentifiedImageError, OSError) as error:
-        raise ValueError(f"not a readable image: {describe_error(error)}") from None
+    except (IndexError, binascii.Error) as error:
+        raise ValueError(f"not base64 image data ({error})") from None
+    except UnidentifiedImageError:
+        raise ValueError("not an image format Pillow can read") from None
+    except OSError as error:
+        raise ValueError(f"a damaged image ({error})") from None
     original = image.size
     picture = image.convert("RGB")
     if picture.width > THUMBNAIL_WIDTH:
@@ -186,11 +190,14 @@ def picture(
         return Picture(None, unavailable)
     try:
         url = image_url(take())
-        if url is None:
-            return Picture(None, "the driver's screenshot returned no image data URL")
-        return Picture(thumbnail(url, point, viewport), "")
     except Exception as error:  # the driver is under test: any failure of its screenshot is only a note here
         return Picture(None, f"the screenshot failed: {bounded(describe_error(error), 200)}")
+    if url is None:
+        return Picture(None, "the driver's screenshot returned no image data URL")
+    try:
+        return Picture(thumbnail(url, point, viewport), "")
+    except ValueError as error:
+        return Picture(None, f"the driver's screenshot is {error}")
 
 
 def gather(
