@@ -75,13 +75,20 @@ class EvidenceLog:
         return None
 
     def last_screenshot(self) -> str | None:
-        """The data URL of the last screenshot the check itself took, if any (the cheap "before" picture)."""
-        for logged in reversed(self.calls):
-            for record in reversed(logged.recorded.calls):
-                if record.member == "screenshot" and record.raised is None:
-                    url = image_url(record.returned)
-                    if url:
-                        return url
+        """The data URL of the last screenshot taken before the last step began, if any (the cheap "before").
+
+        Screenshots the last step itself caused (the SDK's computer toolset ends every action with one) came
+        after it, so they are not "before" pictures.
+        """
+        for position, logged in enumerate(reversed(self.calls)):
+            records = logged.recorded.calls
+            if position == 0:
+                step = logged.recorded.member_call
+                records = records[: records.index(step)] if step is not None and step.member != "screenshot" else []
+            for record in reversed(records):
+                url = image_url(record.returned) if record.member == "screenshot" and record.raised is None else None
+                if url:
+                    return url
         return None
 
     def to_json(self) -> list[dict[str, Any]]:

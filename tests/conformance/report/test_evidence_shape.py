@@ -102,3 +102,18 @@ def test_only_the_last_calls_are_kept() -> None:
 def test_evidence_that_is_not_an_object_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         evidence.from_property(text)
+
+
+def test_a_screenshot_the_failing_step_itself_caused_is_not_a_before_picture() -> None:
+    # The SDK's computer toolset ends every action with a screenshot: that one shows the state after the step.
+    log = evidence.EvidenceLog()
+    step = RecordedCalls("click")
+    step.calls += [
+        CallRecord("click", {"x": 5, "y": 5}, False, finished=True),
+        CallRecord("screenshot", None, False, returned={"image_url": _png(8, 8)}, finished=True),
+    ]
+    log.add(step, {"type": "click", "x": 5, "y": 5}, lambda: None)
+    assert log.last_screenshot() is None
+    _logged(log, "screenshot", None, {"image_url": _png(8, 8, "black")})
+    _logged(log, "click", {"x": 1, "y": 1}, None)
+    assert log.last_screenshot() == _png(8, 8, "black")
