@@ -79,7 +79,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--certificate",
         metavar="DIR",
-        help="write certificate.json and certificate.md for this run into DIR",
+        help="write certificate.json, certificate.md and certificate.html (with evidence of failures) into DIR",
     )
     group.addoption(
         "--driver-timeout",
