@@ -30,7 +30,7 @@ from typing import Any
 from PIL import Image, ImageDraw, UnidentifiedImageError
 
 from conformance.harness.calls import CallRecord, RecordedCalls
-from conformance.harness.errors import bounded, describe_error
+from conformance.harness.errors import DriverTimeout, bounded, describe_error
 
 PROPERTY = "driverkit-evidence"
 # How much of each value the evidence keeps: enough to see what went wrong, bounded so a 10 MB driver answer
@@ -197,6 +197,9 @@ def picture(
         return Picture(None, unavailable)
     try:
         url = image_url(take())
+    except DriverTimeout as timeout:
+        # The harness has abandoned the driver (the check's teardown knows); the report must still be made.
+        return Picture(None, f"the screenshot failed: {timeout}")
     except Exception as error:  # the driver is under test: any failure of its screenshot is only a note here
         return Picture(None, f"the screenshot failed: {bounded(describe_error(error), 200)}")
     if url is None:

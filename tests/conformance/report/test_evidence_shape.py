@@ -11,6 +11,7 @@ from PIL import Image
 
 from conformance import evidence
 from conformance.harness.calls import CallRecord, RecordedCalls
+from conformance.harness.errors import DriverTimeout
 
 
 def _png(width: int, height: int, colour: str = "white") -> str:
@@ -117,3 +118,10 @@ def test_a_screenshot_the_failing_step_itself_caused_is_not_a_before_picture() -
     _logged(log, "screenshot", None, {"image_url": _png(8, 8, "black")})
     _logged(log, "click", {"x": 1, "y": 1}, None)
     assert log.last_screenshot() == _png(8, 8, "black")
+
+
+def test_a_screenshot_that_hangs_is_a_note_and_the_report_is_still_made() -> None:
+    def hangs() -> object:
+        raise DriverTimeout("screenshot", 60.0)
+
+    assert evidence.picture(hangs, None, None, "").note.startswith("the screenshot failed: ")
