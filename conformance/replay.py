@@ -92,13 +92,23 @@ class _TimedTransport(CassetteTransport):
         self.started = time.monotonic()
         self.sent_at: list[float] = []
 
+    def _timed(self, at: float) -> None:
+        # One time per request logged as sent, so the two lists stay aligned even if a request is refused early.
+        self.sent_at += [at] * (len(self.sent) - len(self.sent_at))
+
     def handle_request(self, request: Any) -> Any:
-        self.sent_at.append(time.monotonic() - self.started)
-        return super().handle_request(request)
+        at = time.monotonic() - self.started
+        try:
+            return super().handle_request(request)
+        finally:
+            self._timed(at)
 
     async def handle_async_request(self, request: Any) -> Any:
-        self.sent_at.append(time.monotonic() - self.started)
-        return await super().handle_async_request(request)
+        at = time.monotonic() - self.started
+        try:
+            return await super().handle_async_request(request)
+        finally:
+            self._timed(at)
 
 
 class _TimedLog(ProbeLog):
@@ -558,8 +568,7 @@ def _report(
         own_driver=session.driver is not None,
         trace=ReplayTrace(
             cassette,
-            # Not strict: a request whose body could not be read was timed but never logged as sent.
-            tuple(zip(transport.sent_at, transport.sent, strict=False)),
+            tuple(zip(transport.sent_at, transport.sent, strict=True)),
             tuple((at, call.name, call.argument) for at, call in zip(session.log.at, session.log.calls, strict=True)),
         ),
     )
