@@ -141,8 +141,32 @@ def build(
             }
             for result in results
         ],
-        "evidence": {check: dict(found) for check, found in sorted((evidence or {}).items()) if check in explained},
+        "evidence": _within_budget(
+            {check: dict(found) for check, found in sorted((evidence or {}).items()) if check in explained}
+        ),
     }
+
+
+# The characters of screenshot data a certificate may carry: with the text around them, certificate.html stays
+# under 5 MB however many checks fail. Pictures past it are replaced by a note.
+PICTURE_BUDGET = 3_500_000
+
+
+def _within_budget(evidence: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    spent = 0
+    for found in evidence.values():
+        for moment in ("before", "after"):
+            picture = found.get(moment)
+            image = picture.get("image") if isinstance(picture, Mapping) else None
+            if not isinstance(image, str):
+                continue
+            spent += len(image)
+            if spent > PICTURE_BUDGET:
+                found[moment] = {
+                    "image": None,
+                    "note": "picture left out: the certificate's pictures reached its size limit",
+                }
+    return evidence
 
 
 def _cell(text: str) -> str:

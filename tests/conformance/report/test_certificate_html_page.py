@@ -104,3 +104,20 @@ def test_written_beside_the_json_and_markdown(tmp_path: Path) -> None:
     assert [path.name for path in paths] == ["certificate.json", "certificate.md", "certificate.html"]
     assert paths[2].read_text("utf-8").startswith("<!DOCTYPE html>")
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_pictures_past_the_budget_become_notes_so_the_page_stays_small(tmp_path: Path) -> None:
+    picture = {"image": "data:image/jpeg;base64," + "A" * 400_000, "note": ""}
+    seen = {"calls": [], "before": picture, "after": picture}
+    checks = [f"m::check_{number:02d}" for number in range(20)]
+    results = [
+        ClauseResult(_clause(f"BR-PTR-{number:03d}"), "failed", [check], ["x"]) for number, check in enumerate(checks)
+    ]
+    built = certificate.build([], results, evidence={check: dict(seen) for check in checks})
+    kept = [
+        found[moment]["image"] is not None for found in built["evidence"].values() for moment in ("before", "after")
+    ]
+    assert kept == [True] * 8 + [False] * 32  # 8 pictures of 400 kB fit in the budget
+    assert "reached its size limit" in built["evidence"]["m::check_19"]["after"]["note"]
+    html_path = certificate.write(tmp_path, built)[2]
+    assert html_path.stat().st_size < 5_000_000
