@@ -269,10 +269,11 @@ def pytest_runtest_makereport(
         item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, bounded(reason), profile, deviates, member
     )
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
-    # What a failed or unverified check saw, taken now while its driver is still alive.
-    evidence = evidence_of(item, outcome, call.excinfo.value if call.excinfo else None)
-    if evidence is not None:
-        report.user_properties.append((EVIDENCE_PROPERTY, evidence))
+    # What a failed or unverified check saw, taken now while its driver is still alive (only a certificate shows it).
+    if item.config.getoption("--certificate"):
+        evidence = evidence_of(item, outcome, call.excinfo.value if call.excinfo else None)
+        if evidence is not None:
+            report.user_properties.append((EVIDENCE_PROPERTY, evidence))
     _bound_log(report)
     return report
 
