@@ -97,11 +97,14 @@ def build(
     results: Sequence[ClauseResult],
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
+    evidence: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The certificate as JSON data. Its versions are the kit's, the SDK's and Python's plus what each subject's
     profile says its driver runs on (never anything of the kit's own reference browser); ``incomplete`` says what
     cut the run short (it caps the verdict at "not fully checked"); ``notes`` are harness findings that concern
-    no clause."""
+    no clause; ``evidence`` is what each check that did not pass saw (conformance.evidence), by check node ID:
+    the certificate keeps it for the checks its failed and unverified clauses name."""
+    explained = {check for result in results if result.status in ("failed", "unverified") for check in result.checks}
     counts: Counter[str] = Counter(result.status for result in results)
     verdict = verdict_of_results(results, incomplete)
     software: dict[str, Any] = {}
@@ -138,7 +141,32 @@ def build(
             }
             for result in results
         ],
+        "evidence": _within_budget(
+            {check: dict(found) for check, found in sorted((evidence or {}).items()) if check in explained}
+        ),
     }
+
+
+# The characters of screenshot data a certificate may carry: with the text around them, certificate.html stays
+# under 5 MB however many checks fail. Pictures past it are replaced by a note.
+PICTURE_BUDGET = 3_500_000
+
+
+def _within_budget(evidence: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    spent = 0
+    for found in evidence.values():
+        for moment in ("before", "after"):
+            picture = found.get(moment)
+            image = picture.get("image") if isinstance(picture, Mapping) else None
+            if not isinstance(image, str):
+                continue
+            spent += len(image)
+            if spent > PICTURE_BUDGET:
+                found[moment] = {
+                    "image": None,
+                    "note": "picture left out: the certificate's pictures reached its size limit",
+                }
+    return evidence
 
 
 def _cell(text: str) -> str:
@@ -234,10 +262,15 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def write(directory: Path, certificate: Mapping[str, Any]) -> tuple[Path, Path]:
-    """Write ``certificate.json`` and ``certificate.md`` into ``directory`` (created if missing)."""
+def write(directory: Path, certificate: Mapping[str, Any]) -> tuple[Path, Path, Path]:
+    """Write ``certificate.json``, ``certificate.md`` and ``certificate.html`` into ``directory`` (created if
+    missing)."""
+    from conformance import html_report  # the page renderer needs this module's labels
+
     directory.mkdir(parents=True, exist_ok=True)
     json_path, markdown_path = directory / "certificate.json", directory / "certificate.md"
+    html_path = directory / "certificate.html"
     _write_atomically(json_path, json.dumps(certificate, indent=2, ensure_ascii=False) + "\n")
     _write_atomically(markdown_path, render_markdown(certificate))
-    return json_path, markdown_path
+    _write_atomically(html_path, html_report.render_certificate(certificate))
+    return json_path, markdown_path, html_path

@@ -198,7 +198,12 @@ def merge(shards: Sequence[Shard]) -> dict[str, Any]:
     incomplete = [f"{shard.name}: {item}" for shard in shards for item in shard.data["run"].get("incomplete", [])]
     notes += [f"{shard.name}: {note}" for shard in shards for note in shard.data["run"].get("notes", [])]
     notes.append(f"merged from {len(shards)} certificates: {', '.join(str(shard.path) for shard in shards)}")
-    built = certificate.build(subjects, [item.result for item in merged], incomplete, notes)
+    # Each check ran on one shard; where two shards hold evidence of the same check, the first one's is kept.
+    evidence: dict[str, Any] = {}
+    for shard in shards:
+        for check, seen in (shard.data.get("evidence") or {}).items():
+            evidence.setdefault(check, seen)
+    built = certificate.build(subjects, [item.result for item in merged], incomplete, notes, evidence)
     # The shards' own versions, not this machine's: the merge may run where another kit or SDK is installed.
     built["versions"] = versions
     disagreements = [(item.result.clause.id, item.disagreement) for item in merged if item.disagreement]
@@ -228,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
         if overwritten:
             raise MergeError(f"the output folder holds an input certificate ({overwritten[0]}); choose another folder")
         merged = merge(shards)
-        json_path, markdown_path = certificate.write(args.out, merged)
+        json_path, markdown_path, _ = certificate.write(args.out, merged)
     except (MergeError, OSError) as error:
         print(f"driverkit merge-certificates: {error}", file=sys.stderr)
         return 2

@@ -21,6 +21,9 @@ import pytest
 from conformance import reporting
 from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
+from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
+from conformance.evidence import from_property as evidence_from_property
+from conformance.evidence.capture import evidence_of
 from conformance.harness import fixtures
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.computer import ComputerHarness
@@ -76,7 +79,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--certificate",
         metavar="DIR",
-        help="write certificate.json and certificate.md for this run into DIR",
+        help="write certificate.json, certificate.md and certificate.html (with evidence of failures) into DIR",
     )
     group.addoption(
         "--driver-timeout",
@@ -266,6 +269,11 @@ def pytest_runtest_makereport(
         item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, bounded(reason), profile, deviates, member
     )
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
+    # What a failed or unverified check saw, taken now while its driver is still alive (only a certificate shows it).
+    if item.config.getoption("--certificate"):
+        evidence = evidence_of(item, outcome, call.excinfo.value if call.excinfo else None)
+        if evidence is not None:
+            report.user_properties.append((EVIDENCE_PROPERTY, evidence))
     _bound_log(report)
     return report
 
@@ -332,6 +340,8 @@ class _Recorder:
             if name == USER_PROPERTY:
                 self.run.add(CheckResult.from_property(str(value)))
                 recorded = True
+            elif name == EVIDENCE_PROPERTY:
+                self.run.evidence[report.nodeid] = evidence_from_property(str(value))
             elif name == NOTE_PROPERTY:
                 self.notes.append(bounded(str(value)))
             elif name == SOFTWARE_PROPERTY and not self.computer_software:

@@ -22,10 +22,12 @@ import argparse
 import difflib
 import json
 import sys
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, cast
 
 import pytest
@@ -39,14 +41,15 @@ from openai.lib.responses_tool_runner import (
 from conformance import cassettes, rig
 from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
-from conformance.fake_responses import CassetteTransport, Divergence, comparable_body
+from conformance.fake_responses import CassetteTransport, Divergence, SentRequest, comparable_body
 from conformance.flavours import Flavour
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.errors import DriverSetupError
 from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.subject import BrowserSubject
+from conformance.html_report import document, timeline
 from conformance.members import ALL_NAMES
-from conformance.probes import ProbeLog, browser_probe, computer_probe
+from conformance.probes import ProbeCall, ProbeLog, browser_probe, computer_probe
 from conformance.rig import ALL_MODES, Mode
 from conformance.rig.runners import Runner
 
@@ -69,6 +72,59 @@ class ReplayError(ValueError):
 
 
 @dataclass(frozen=True)
+class ReplayTrace:
+    """When things happened in a replay, for its timeline (``driverkit replay --html``).
+
+    Times are seconds since the run started: each request the runner sent (in order, beside the request) and
+    each local call a probe driver or a recorded function answered (its name and first argument).
+    """
+
+    cassette: Cassette
+    requests: tuple[tuple[float, SentRequest], ...]
+    local_calls: tuple[tuple[float, str, object], ...]
+
+
+class _TimedTransport(CassetteTransport):
+    """The cassette transport, noting when each request arrived."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.started = time.monotonic()
+        self.sent_at: list[float] = []
+
+    def _timed(self, at: float) -> None:
+        # One time per request logged as sent, so the two lists stay aligned even if a request is refused early.
+        self.sent_at += [at] * (len(self.sent) - len(self.sent_at))
+
+    def handle_request(self, request: Any) -> Any:
+        at = time.monotonic() - self.started
+        try:
+            return super().handle_request(request)
+        finally:
+            self._timed(at)
+
+    async def handle_async_request(self, request: Any) -> Any:
+        at = time.monotonic() - self.started
+        try:
+            return await super().handle_async_request(request)
+        finally:
+            self._timed(at)
+
+
+class _TimedLog(ProbeLog):
+    """The probe log, noting when each call was made."""
+
+    def __init__(self, started: float) -> None:
+        super().__init__()
+        self.started = started
+        self.at: list[float] = []
+
+    def record(self, name: str, args: tuple[object, ...], cancelled: object) -> ProbeCall:
+        self.at.append(time.monotonic() - self.started)
+        return super().record(name, args, cancelled)
+
+
+@dataclass(frozen=True)
 class ReplayReport:
     cassette: str
     mode: str
@@ -87,6 +143,7 @@ class ReplayReport:
     policy_calls: int = 0
     requests_compared: bool = True
     own_driver: bool = False
+    trace: ReplayTrace | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -340,7 +397,7 @@ class _Replay:
         self.flavour = flavour
         self.driver = driver
         self.recorded = _RecordedOutputs.from_cassette(cassette)
-        self.log = ProbeLog()
+        self.log = _TimedLog(time.monotonic())
         self.checkpoints: list[object] = []
         self.policy_calls = 0
 
@@ -451,7 +508,8 @@ def replay(
         chosen = MODES[mode]
         session = _Replay(loaded, plan, chosen.flavour, None if subject is None else subject.driver)
         runner, options = session.build()
-        transport = CassetteTransport(loaded, match="body", mask_driver_outputs=not strict)
+        transport = _TimedTransport(loaded, match="body", mask_driver_outputs=not strict)
+        session.log.started = transport.started
         run_options: dict[str, Any] = {**chosen.run_options(), **options, **session.settings_options()}
         if max_steps is not None:
             run_options["max_steps"] = max_steps
@@ -473,7 +531,7 @@ def _report(
     source: str,
     mode: str,
     cassette: Cassette,
-    transport: CassetteTransport,
+    transport: _TimedTransport,
     session: _Replay,
     response: Any,
     error: BaseException | None,
@@ -508,6 +566,11 @@ def _report(
         policy_calls=session.policy_calls,
         requests_compared=session.plan.requests_compared,
         own_driver=session.driver is not None,
+        trace=ReplayTrace(
+            cassette,
+            tuple(zip(transport.sent_at, transport.sent, strict=True)),
+            tuple((at, call.name, call.argument) for at, call in zip(session.log.at, session.log.calls, strict=True)),
+        ),
     )
 
 
@@ -531,16 +594,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-steps", type=int, help="max_steps for the replayed run (default: the SDK's)")
     parser.add_argument("--strict", action="store_true", help="also compare outputs produced by drivers")
+    parser.add_argument(
+        "--html",
+        metavar="OUT.html",
+        type=Path,
+        help="also write a timeline of the replayed run (requests, streamed events, tool calls, the divergence)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``driverkit replay``: 0 when the replay matches, 1 on divergence, 2 when it cannot start."""
+    html_path: Path | None = getattr(args, "html", None)
     try:
+        if html_path is not None and not html_path.parent.resolve().is_dir():
+            raise ReplayError(f"--html {html_path}: the folder {html_path.parent} does not exist")
         report = replay(args.cassette, mode=args.mode, driver=args.driver, max_steps=args.max_steps, strict=args.strict)
     except (CassetteError, ReplayError) as error:
         print(f"driverkit replay: {error}", file=sys.stderr)
         return 2
     sys.stdout.write(report.render())
+    if html_path is not None:
+        try:
+            document.write(html_path, timeline.render(report))
+        except OSError as error:
+            print(f"driverkit replay: --html {html_path}: cannot write it ({error.strerror or error})", file=sys.stderr)
+            return 2
+        print(f"timeline: {html_path}")
     return 0 if report.ok else 1
 
 

@@ -13,7 +13,7 @@ from conformance import certificate
 from conformance.clauses import registry
 from conformance.session import CertificationSession, ClauseResult
 
-WRITTEN_KEY = pytest.StashKey[tuple[Path, Path]]()
+WRITTEN_KEY = pytest.StashKey[tuple[Path, Path, Path]]()
 _PART_NAMES = {"BR": "browser driver", "CO": "computer driver", "TS": "SDK toolsets", "RN": "SDK runners"}
 
 
@@ -72,9 +72,9 @@ def write_certificate(
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
     computer_software: Mapping[str, str] | None = None,
-) -> tuple[Path, Path]:
+) -> tuple[Path, Path, Path]:
     found = subjects(config, run, computer_software)
-    built = certificate.build(found, clause_results(run, config), incomplete, notes)
+    built = certificate.build(found, clause_results(run, config), incomplete, notes, run.evidence)
     return certificate.write(directory, built)
 
 
@@ -105,4 +105,4 @@ def summarize(
     reporter.write_line(f"verdict: {certificate.verdict_of_results(results, incomplete)}")
     written = config.stash.get(WRITTEN_KEY, None)
     if written:
-        reporter.write_line(f"certificate: {written[0]} and {written[1]}")
+        reporter.write_line(f"certificate: {written[0]}, {written[1]} and {written[2]}")

@@ -76,6 +76,8 @@ class CertificationSession:
 
     results: list[CheckResult] = field(default_factory=list)
     profile: dict[str, object] | None = None
+    # What each check that failed or ended unverified saw (conformance.evidence), by check node ID.
+    evidence: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def add(self, result: CheckResult) -> None:
         self.results.append(result)

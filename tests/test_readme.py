@@ -185,6 +185,25 @@ def _run_javascript_look(code: str, namespace: Namespace) -> None:
     assert [item.get("text") for item in items] == ["[ 1440, 900 ]\n"], items
 
 
+def _run_evidence_reader(code: str, namespace: Namespace, capsys: pytest.CaptureFixture[str]) -> None:
+    # The reader's certificate folder: a certificate with one failed clause and its check's evidence.
+    from conformance import certificate
+    from conformance.clauses import registry
+    from conformance.session import ClauseResult
+
+    clause = next(iter(registry().with_prefix("BR")))
+    seen = {"calls": [{"member": "click_at"}], "after": {"image": None, "note": ""}, "before": {}, "effects": []}
+    built = certificate.build(
+        [certificate.CertifiedSubject("browser driver", "m:f", None)],
+        [ClauseResult(clause, "failed", ["m.py::check"], ["it broke"])],
+        evidence={"m.py::check": seen},
+    )
+    certificate.write(Path("out"), built)
+    exec(code, namespace)
+    assert capsys.readouterr().out == "m.py::check: last call click_at; after: a screenshot\n"
+    assert Path("out/certificate-again.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
 RUNNERS: dict[str, Callable[..., None]] = {
     "def make_driver(env: Environment)": _run_factory,
     "def test_page_text_has_no_elements": _run_check,
@@ -194,6 +213,7 @@ RUNNERS: dict[str, Callable[..., None]] = {
     "ResponsesToolRunner(browser=tools)": _run_reference_driver,
     "ExecutionLimits(deadline_s=10": _run_execution_limits,
     "def look(endpoint: str, token: str)": _run_javascript_look,
+    "render_certificate(certificate)": _run_evidence_reader,
 }
 
 

@@ -22,6 +22,7 @@ from openai.types.responses import ResponseComputerToolCall
 from openai.types.responses import computer_action as actions
 
 from conformance.assertions import expect
+from conformance.evidence import EvidenceLog
 from conformance.flavours import Flavour
 from conformance.harness.calls import RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
 from conformance.harness.computer_environment import ComputerEnvironment
@@ -74,6 +75,12 @@ class ActionOutcome(RecordedCalls):
             return f"the SDK rejected the call's result: {describe_error(self.sdk_error)}"
         return f"{self.member} returned {bounded(repr(self.raw), 240)}"
 
+    def sdk_view(self) -> Any:
+        """What the SDK made of the action: the computer_call_output it would send, or why it would stop."""
+        if self.sdk_error is not None:
+            return f"the SDK would stop the run: {describe_error(self.sdk_error)}"
+        return self.output
+
 
 def _as_async(callback: Callable[[Any], Any]) -> Callable[[Any], Any]:
     async def wrapped(value: Any) -> Any:
@@ -90,6 +97,8 @@ class ComputerSubject:
         self.driver: Any = driver
         self.loop = loop
         self.env = env
+        # Every action this check makes, for the certificate's evidence should the check fail.
+        self.evidence = EvidenceLog()
         try:
             self.flavour: Flavour = flavour_of(driver, self._present(), "Computer")
         except DriverSetupError:
@@ -116,6 +125,7 @@ class ComputerSubject:
     def call(self, action: ComputerAction) -> ActionOutcome:
         """Execute one action through the SDK's computer toolset; see the module docstring."""
         outcome = ActionOutcome(action.type)
+        self.evidence.add(outcome, action.model_dump(exclude_none=True), outcome.sdk_view)
         proxy: Any = RecordingProxy(self.driver, self._present(), self.flavour, outcome.calls)
         computer_call = ResponseComputerToolCall(
             type="computer_call",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,8 +20,9 @@ from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.types.responses import ResponseFunctionToolCall
 
 from conformance.assertions import expect, not_implemented
+from conformance.evidence import EvidenceLog
 from conformance.flavours import Flavour
-from conformance.harness.calls import RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
+from conformance.harness.calls import CallRecord, RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
 from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout, bounded, describe_error
 from conformance.harness.loop import HarnessLoop
@@ -86,6 +88,12 @@ class CallOutcome(RecordedCalls):
             return f"{self.member} raised {describe_error(call.raised)}"
         return f"{self.member} returned {bounded(repr(call.returned), 240)}"
 
+    def sdk_view(self) -> Any:
+        """What the SDK made of the call: the output it would send the model, or why it would stop the run."""
+        if self.sdk_error is not None:
+            return f"the SDK would stop the run: {describe_error(self.sdk_error)}"
+        return self.payload
+
     def expect_sdk_accepted(self) -> None:
         """Fail the SDK-accepts clause when the SDK rejected the driver's result or state (the run would stop)."""
         expect(self.sdk_error is None, SDK_ACCEPTS_CLAUSE, self.describe())
@@ -107,6 +115,8 @@ class BrowserSubject:
         self.profile = profile
         self.loop = loop
         self.env = env
+        # Every call this check makes, for the certificate's evidence should the check fail.
+        self.evidence = EvidenceLog()
 
     @property
     def flavour(self) -> Flavour:
@@ -137,9 +147,19 @@ class BrowserSubject:
     ) -> Any:
         """Call the driver's method without the SDK in between (``cancelled`` only if the method declares it)."""
         method = getattr(self.driver, member)
-        if cancelled is not None and declares_cancelled(method):
-            return self._on_driver(lambda: method(arguments, cancelled=cancelled), member)
-        return self._on_driver(lambda: method(arguments), member)
+        record = CallRecord(member, arguments, cancelled is not None and declares_cancelled(method))
+        self.evidence.add(RecordedCalls(member, [record]), arguments, lambda: "not called through the SDK")
+        try:
+            if record.cancelled_passed:
+                record.returned = self._on_driver(lambda: method(arguments, cancelled=cancelled), member)
+            else:
+                record.returned = self._on_driver(lambda: method(arguments), member)
+        except BaseException as error:
+            record.raised = error
+            raise
+        finally:
+            record.finished, record.ended = True, time.monotonic()
+        return record.returned
 
     def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> CallOutcome:
         """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring."""
@@ -147,6 +167,7 @@ class BrowserSubject:
         if member not in BY_NAME:
             raise ValueError(f"{member!r} is not a browser member")
         outcome = CallOutcome(member, arguments=dict(arguments))
+        self.evidence.add(outcome, outcome.arguments, outcome.sdk_view)
         proxy: Any = RecordingProxy(self.driver, ("state", *self.profile.implemented), self.flavour, outcome.calls)
         call = ResponseFunctionToolCall(
             type="function_call",

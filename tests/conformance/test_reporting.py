@@ -33,7 +33,7 @@ def test_the_certificate_names_the_driver_and_the_software_it_runs_on(
     run = CertificationSession()
     software = {"driver class": "somepkg.Driver", "browser": "webkit 1.0"}
     run.add(CheckResult("c::one", ("BR-STATE-001",), "passed", profile={"flavour": "sync", "software": software}))
-    json_path, markdown_path = reporting.write_certificate(browser_config, run, tmp_path, notes=["a note"])
+    json_path, markdown_path, _ = reporting.write_certificate(browser_config, run, tmp_path, notes=["a note"])
     written = json.loads(json_path.read_text(encoding="utf-8"))
     assert written["subjects"][0]["spec"] == "json:loads"
     # The environment of the driver under test, nothing the kit's own reference browser would stamp.
@@ -45,7 +45,7 @@ def test_the_certificate_names_the_driver_and_the_software_it_runs_on(
 def test_a_certificate_without_software_claims_no_browser(browser_config: pytest.Config, tmp_path: Path) -> None:
     run = CertificationSession()
     run.add(CheckResult("c::one", ("BR-STATE-001",), "passed", profile={"flavour": "sync"}))
-    json_path, _ = reporting.write_certificate(browser_config, run, tmp_path)
+    json_path, *_ = reporting.write_certificate(browser_config, run, tmp_path)
     assert "browser" not in json.loads(json_path.read_text(encoding="utf-8"))["versions"]
 
 
