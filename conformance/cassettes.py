@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal, cast
 
-from conformance import resources
+from conformance import atomic, resources
 
 FORMAT_NAME: Final = "driverkit.responses"
 FORMAT_VERSION: Final = 1
@@ -335,14 +334,6 @@ def bundled(name: str) -> Cassette:
     return load(resources.streams(f"{name}.jsonl"))
 
 
-def _default_mode(target: Path) -> int:
-    if target.exists():
-        return target.stat().st_mode & 0o777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
     """Write a cassette atomically: readers see the old file or the whole new one, never a partial write."""
     target = Path(path)
@@ -350,16 +341,7 @@ def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
     # Round-trip before writing so an invalid cassette is refused instead of being left on disk.
     loads(text, os.fspath(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        # mkstemp creates the file private; give it the permissions a plain open() would have.
-        os.chmod(temporary, _default_mode(target))
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic.write_text(target, text)
 
 
 __all__ = [

@@ -7,9 +7,7 @@ half-written certificate beside a complete-looking one.
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from conformance import atomic
 from conformance.clauses import DOCUMENTS
 from conformance.session import ClauseResult
 
@@ -251,17 +250,6 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def write(directory: Path, certificate: Mapping[str, Any]) -> tuple[Path, Path, Path]:
     """Write ``certificate.json``, ``certificate.md`` and ``certificate.html`` into ``directory`` (created if
     missing)."""
@@ -270,7 +258,7 @@ def write(directory: Path, certificate: Mapping[str, Any]) -> tuple[Path, Path, 
     directory.mkdir(parents=True, exist_ok=True)
     json_path, markdown_path = directory / "certificate.json", directory / "certificate.md"
     html_path = directory / "certificate.html"
-    _write_atomically(json_path, json.dumps(certificate, indent=2, ensure_ascii=False) + "\n")
-    _write_atomically(markdown_path, render_markdown(certificate))
-    _write_atomically(html_path, html_report.render_certificate(certificate))
+    atomic.write_text(json_path, json.dumps(certificate, indent=2, ensure_ascii=False) + "\n")
+    atomic.write_text(markdown_path, render_markdown(certificate))
+    atomic.write_text(html_path, html_report.render_certificate(certificate))
     return json_path, markdown_path, html_path

@@ -38,7 +38,7 @@ from openai.lib.responses_tool_runner import (
     ToolRunnerError,
 )
 
-from conformance import cassettes, rig
+from conformance import atomic, cassettes, rig
 from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
 from conformance.fake_responses import CassetteTransport, Divergence, SentRequest, comparable_body
@@ -47,7 +47,7 @@ from conformance.harness.browser import BrowserHarness
 from conformance.harness.errors import DriverSetupError
 from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.subject import BrowserSubject
-from conformance.html_report import document, timeline
+from conformance.html_report import timeline
 from conformance.members import ALL_NAMES
 from conformance.probes import ProbeCall, ProbeLog, browser_probe, computer_probe
 from conformance.rig import ALL_MODES, Mode
@@ -615,7 +615,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(report.render())
     if html_path is not None:
         try:
-            document.write(html_path, timeline.render(report))
+            atomic.write_text(html_path, timeline.render(report))
         except OSError as error:
             print(f"driverkit replay: --html {html_path}: cannot write it ({error.strerror or error})", file=sys.stderr)
             return 2

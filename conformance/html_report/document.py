@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from string import Template
 
 PACKAGE = "conformance.html_report"
@@ -29,16 +26,3 @@ def page(title: str, body: str, *, script: bool = False) -> str:
 def esc(value: object) -> str:
     """``value`` as text safe inside HTML elements and quoted attributes."""
     return html.escape(str(value), quote=True)
-
-
-def write(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file renamed into place, so no half-written page is left."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
