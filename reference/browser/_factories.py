@@ -20,6 +20,7 @@ from reference.grants import GrantStore
 from ._driver import AsyncPlaywrightBrowserDriver, DriverOptions, PlaywrightBrowserDriver
 from ._launch import AsyncBrowserProcess, SyncBrowserProcess
 from ._limits import BrowserLimits
+from ._remote import RemoteBrowser, route
 
 _SHARED_SYNC = "reference.browser.sync-process"
 _SHARED_ASYNC = "reference.browser.async-process"
@@ -45,6 +46,14 @@ def _issue_grants(env: Any, store: GrantStore, owner: str) -> None:
         )
 
 
+def _report_route(env: Any, remote: RemoteBrowser | None) -> None:
+    # The kit's environment records it on the certificate; an environment without the method (an older kit, a
+    # caller's own) is simply not told.
+    report = getattr(env, "report_browser_route", None)
+    if callable(report):
+        report(route(remote))
+
+
 def _viewport(env: Any) -> tuple[int, int]:
     width, height = getattr(env.hints, "viewport", (1280, 720))
     return int(width), int(height)
@@ -64,6 +73,7 @@ def _options(env: Any, grants: GrantStore) -> DriverOptions:
 
 def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
     process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
+    _report_route(env, process.remote)
     grants = GrantStore()
     try:
         driver = PlaywrightBrowserDriver.create(
@@ -83,6 +93,7 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]
     process: AsyncBrowserProcess = await env.shared_async(
         _SHARED_ASYNC, AsyncBrowserProcess.start, AsyncBrowserProcess.close
     )
+    _report_route(env, process.remote)
     grants = GrantStore()
     try:
         driver = await AsyncPlaywrightBrowserDriver.create(

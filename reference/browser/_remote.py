@@ -159,6 +159,13 @@ async def connect_async(playwright: AsyncPlaywright, remote: RemoteBrowser, time
         raise _failure(remote, timeout_s, error) from error
 
 
+def route(remote: RemoteBrowser | None) -> str:
+    """How a browser process reached its browser, as a certificate records it (no query or password shown)."""
+    if remote is None:
+        return "launched by the driver"
+    return f"{_KINDS[remote.protocol]} at {remote.shown}, with {remote.method} (from {remote.source})"
+
+
 def went_away(connected: bool, error: BaseException) -> bool:
     """Whether ``error``, raised by a call into a connected browser, means the browser itself is gone.
 
