@@ -86,9 +86,7 @@ def test_a_fixture_host_the_browser_never_loads_from_stops_the_run_and_the_certi
 
 
 def test_the_reference_driver_certifies_on_an_advertised_name_and_the_certificate_says_how(tmp_path: Path) -> None:
-    run = certify(
-        tmp_path, "reference.browser:sync_factory", "--fixture-host=127.0.0.1,localhost", "-k", STATE_CHECK
-    )
+    run = certify(tmp_path, "reference.browser:sync_factory", "--fixture-host=127.0.0.1,localhost", "-k", STATE_CHECK)
     assert run.returncode == 0, run.tail()
     assert run.checked_by(STATE_CHECK, "passed"), run.tail()
     profile = run.certificate["subjects"][0]["profile"]
