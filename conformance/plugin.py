@@ -24,6 +24,7 @@ from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.harness import fixtures
 from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
+from conformance.harness.computer_environment import sweep_abandoned_desktops
 from conformance.harness.errors import DriverSetupError, DriverTimeout, bounded, describe_error
 from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.fixture_host import FixtureHost, FixtureHostError
@@ -392,6 +393,10 @@ class _Recorder:
         if session.shouldfail or session.shouldstop:
             reason = session.shouldfail or session.shouldstop
             self.incomplete.append(f"the run stopped early ({reason}) before every check ran")
+        if _is_xdist_controller(self.config) and self.config.stash.get(fixtures.DESKTOP_KEY, ("",))[0] == "docker":
+            # Workers remove their own desktop containers; one that crashed could not.
+            for name in sweep_abandoned_desktops():
+                self.notes.append(f"removed desktop container {name}, left by a worker that ended abnormally")
         # The certificate first: whatever the driver left behind must not cost the results.
         self._write_certificate()
         problems = _close_harnesses(self.config)
