@@ -5,8 +5,10 @@ shows ``env.start_url``, and the check's hints applied: viewport, observation me
 file grants and work limits.
 
 The browser is launched, or connected to when ``DRIVERKIT_BROWSER_WS_ENDPOINT`` (a Playwright server) or
-``DRIVERKIT_BROWSER_CDP_ENDPOINT`` (a DevTools endpoint) is set. A remote browser that cannot be reached, or that
-went away, fails the factory with an error naming the endpoint, so the kit reports it as the factory's failure.
+``DRIVERKIT_BROWSER_CDP_ENDPOINT`` (a DevTools endpoint) is set; ``DRIVERKIT_BROWSER_GUARD_HOST`` moves each
+driver's network guard off loopback, to where such a browser reaches this machine. A remote browser that
+cannot be reached, or that went away, fails the factory with an error naming the endpoint, so the kit reports
+it as the factory's failure.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from reference.grants import GrantStore
 from ._driver import AsyncPlaywrightBrowserDriver, DriverOptions, PlaywrightBrowserDriver
 from ._launch import AsyncBrowserProcess, SyncBrowserProcess
 from ._limits import BrowserLimits
-from ._remote import RemoteBrowser, route
+from ._remote import RemoteBrowser, guard_host, route
 
 _SHARED_SYNC = "reference.browser.sync-process"
 _SHARED_ASYNC = "reference.browser.async-process"
@@ -68,6 +70,7 @@ def _options(env: Any, grants: GrantStore) -> DriverOptions:
         bind_targets=bool(getattr(env.hints, "bind_targets", False)),
         grants=grants,
         start_url=env.start_url,
+        guard_host=guard_host(),
     )
 
 
