@@ -58,7 +58,9 @@ fi
 devtools=""
 if [ -n "${KIT_DEVTOOLS_PORT:-}" ]; then
     # Chromium listens on the container's loopback only; the relay offers it on the container's network.
-    devtools="--remote-debugging-port=9223"
+    # Headless: a DevTools client drives pages itself, and a window on the screen would sit under the X
+    # pointer, whose position the page would see as real mouse events (a mouseover nobody asked for).
+    devtools="--remote-debugging-port=9223 --headless"
     python3 /opt/kit/devtools_relay.py "$KIT_DEVTOOLS_PORT" 9223 &
 fi
 
