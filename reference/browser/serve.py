@@ -17,7 +17,8 @@ Chromium's DevTools endpoint offered on a host-only Docker network (``driverkit-
 routes beyond this machine). Its browser reaches this machine only at the network's gateway address, which
 ``host`` prints: serve the fixture pages there (``--fixture-host``) and put the reference driver's network
 guard there (``DRIVERKIT_BROWSER_GUARD_HOST``). The container keeps the desktop's lockdown: an unprivileged
-user, no capabilities, a read-only root; ``stop`` removes it by the ID recorded at start.
+user, no capabilities, a read-only root; ``stop`` removes it by the ID recorded at start, and the network once
+no container is on it.
 
 State (PID, endpoint, log, profile, container) lives in ``--state`` (default ``$DRIVERKIT_REMOTE_STATE`` or a
 fixed folder under the temporary directory).
@@ -222,6 +223,11 @@ def _stop_desktop(files: dict[str, Path]) -> None:
     _docker("rm", "--force", container)
     for name in ("container", "host", "endpoint"):
         files[name].unlink(missing_ok=True)
+    # The network goes too once no container uses it (another helper's browser may still be on it).
+    with contextlib.suppress(ServeError):
+        network_labels = _docker("network", "inspect", "--format", "{{json .Labels}}", DESKTOP_NETWORK)
+        if DESKTOP_LABEL in json.loads(network_labels or "{}"):
+            _docker("network", "rm", DESKTOP_NETWORK)
 
 
 def host(kind: str, state: Path) -> str:

@@ -412,6 +412,8 @@ def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_
         serve.stop("desktop-cdp", state)
     with pytest.raises(serve.ServeError, match="No such"):
         serve._docker("inspect", container)
+    with pytest.raises(serve.ServeError, match=r"not found|No such"):
+        serve._docker("network", "inspect", serve.DESKTOP_NETWORK)
 
 
 def test_the_desktop_helper_removes_only_its_own_container(tmp_path: Path) -> None:
