@@ -186,6 +186,10 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
         lines.append(f"- **{subject['kind']}**: `{subject['spec'] or 'built-in'}`")
         if profile.get("flavour"):
             lines.append(f"  - flavour: {profile['flavour']}")
+        if profile.get("browser route"):
+            lines.append(f"  - browser reached: {_cell(str(profile['browser route']))}")
+        if profile.get("fixture host"):
+            lines.append(f"  - fixture pages served as: {_cell(str(profile['fixture host']))}")
         if profile.get("screen size"):
             lines.append(f"  - screen size: {profile['screen size']}")
         if "implemented" in profile:

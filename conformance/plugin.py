@@ -25,10 +25,12 @@ from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
 from conformance.evidence import from_property as evidence_from_property
 from conformance.evidence.capture import evidence_of
 from conformance.harness import fixtures
-from conformance.harness.browser import BrowserHarness
+from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
+from conformance.harness.computer_environment import sweep_abandoned_desktops
 from conformance.harness.errors import DriverSetupError, DriverTimeout, bounded, describe_error
 from conformance.harness.factory import SpecError, load_callable
+from conformance.harness.fixture_host import FixtureHost, FixtureHostError
 from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness.loop import DEFAULT_DRIVER_TIMEOUT, HarnessLoop
 from conformance.hypothesis_profiles import register_profiles
@@ -75,6 +77,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=("local", "docker"),
         default="local",
         help="where computer checks run: Xvfb on this host (default) or the kit/desktop container",
+    )
+    group.addoption(
+        "--fixture-host",
+        metavar="ADDRESS[,NAME]",
+        default=None,
+        help="serve the browser checks' fixture pages on ADDRESS (an IP of this machine, or 0.0.0.0 with a NAME) "
+        "and load them as http://NAME:PORT/ (default NAME: ADDRESS), for a browser in a container or on another "
+        "machine; default 127.0.0.1",
     )
     group.addoption(
         "--certificate",
@@ -153,8 +163,22 @@ def screen_size(config: pytest.Config) -> tuple[int, int]:
         raise pytest.UsageError(f"--screen-size={text}: {error}") from None
 
 
+def fixture_host(config: pytest.Config) -> FixtureHost:
+    """The ``--fixture-host`` the browser fixture server uses (loopback when not given)."""
+    text = config.getoption("--fixture-host", None)
+    if text is None:
+        return FixtureHost()
+    if not config.getoption("--driver", None):
+        raise pytest.UsageError(f"--fixture-host={text}: it places the browser checks' pages; give --driver too")
+    try:
+        return FixtureHost.parse(str(text))
+    except FixtureHostError as error:
+        raise pytest.UsageError(f"--fixture-host={text}: {error}") from None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     factory_timeout(config)
+    fixture_host(config)
     if config.getoption("--screen-size", None):
         screen_size(config)
     directory = config.getoption("--certificate")
@@ -209,17 +233,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if "--driver" not in factories:
         return
     spec = config.getoption("--driver")
-    browser = BrowserHarness(spec, factories["--driver"], loop, factory_timeout(config))
+    try:
+        browser = BrowserHarness(spec, factories["--driver"], loop, factory_timeout(config), fixture_host(config))
+    except OSError as error:
+        raise pytest.UsageError(f"--fixture-host={config.getoption('--fixture-host')}: {error}") from None
     try:
         browser.probe()
     except DriverSetupError as error:
         browser.close()
+        if isinstance(error, FixtureHostUnreachable):
+            # Unlike a broken factory, this is a finding about where the run was set up: the certificate says
+            # that nothing was checked, and why (the message names the host, the ports and what was tried).
+            _record_before_any_check(config, str(error))
+            raise pytest.UsageError(bounded(str(error), 800)) from None
         raise pytest.UsageError(f"--driver={spec}: {bounded(str(error))}") from None
     if _is_xdist_controller(config):
         # The controller only probes, so a bad factory is one usage error; its workers run the checks.
         browser.close()
     else:
         config.stash[fixtures.HARNESS_KEY] = browser
+
+
+def _record_before_any_check(config: pytest.Config, reason: str) -> None:
+    recorder = config.pluginmanager.get_plugin(_RECORDER_NAME)
+    if isinstance(recorder, _Recorder):
+        recorder.incomplete.append(f"no check ran: {bounded(reason, 800)}")
+        recorder._write_certificate()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
@@ -364,6 +403,10 @@ class _Recorder:
         if session.shouldfail or session.shouldstop:
             reason = session.shouldfail or session.shouldstop
             self.incomplete.append(f"the run stopped early ({reason}) before every check ran")
+        if _is_xdist_controller(self.config) and self.config.stash.get(fixtures.DESKTOP_KEY, ("",))[0] == "docker":
+            # Workers remove their own desktop containers; one that crashed could not.
+            for name in sweep_abandoned_desktops():
+                self.notes.append(f"removed desktop container {name}, left by a worker that ended abnormally")
         # The certificate first: whatever the driver left behind must not cost the results.
         self._write_certificate()
         problems = _close_harnesses(self.config)

@@ -11,6 +11,7 @@ import pytest
 
 from conformance import certificate
 from conformance.clauses import registry
+from conformance.harness.fixture_host import LOOPBACK, FixtureHost
 from conformance.session import CertificationSession, ClauseResult
 
 WRITTEN_KEY = pytest.StashKey[tuple[Path, Path, Path]]()
@@ -33,7 +34,12 @@ def subjects(
     found = []
     driver = config.getoption("--driver", None)
     if driver:
-        found.append(certificate.CertifiedSubject("browser driver", driver, run.profile))
+        # Where the browser loaded the fixture pages from is part of what was certified (see --fixture-host).
+        host = config.getoption("--fixture-host", None) if _has_option(config, "--fixture-host") else None
+        served = FixtureHost.parse(host).describe() if host else LOOPBACK
+        found.append(
+            certificate.CertifiedSubject("browser driver", driver, {**(run.profile or {}), "fixture host": served})
+        )
     computer = config.getoption("--computer-driver", None) if _has_option(config, "--computer-driver") else None
     if computer:
         screen = config.getoption("--screen-size", None) or "1280x800"

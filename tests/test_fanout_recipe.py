@@ -5,6 +5,7 @@ service merges every shard the workers write. (CI lints the compose file itself 
 from __future__ import annotations
 
 import re
+import subprocess
 from importlib import resources
 from pathlib import Path
 
@@ -49,3 +50,13 @@ def test_the_merge_takes_every_shard_the_workers_write() -> None:
     assert sorted(re.findall(r'"/certificates/([\w-]+)"', merged.group(1))) == names
     for name in names:
         assert f"env_file: shards/{name}.env" in compose
+
+
+def test_every_container_script_parses() -> None:
+    # The worker script first ran in a container long after it was written, and a quote in a ${VAR:?message}
+    # broke it at once; bash -n finds that class of mistake without a container.
+    scripts = sorted(FANOUT.parent.rglob("*.sh"))
+    assert FANOUT / "worker.sh" in scripts
+    for script in scripts:
+        checked = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True, check=False)
+        assert checked.returncode == 0, f"{script}: {checked.stderr}"

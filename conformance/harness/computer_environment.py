@@ -199,6 +199,28 @@ class _InputBarrier:
         self._display.close()
 
 
+def sweep_abandoned_desktops() -> list[str]:
+    """Remove desktop containers whose owning process is gone (a worker that crashed); never raises.
+
+    Called by the process that ran no desktop itself (the xdist controller) when the run ends, so a worker
+    killed mid-run leaves no container behind.
+    """
+    try:
+        import docker
+
+        from conformance.harness.desktops.container_owner import sweep
+
+        client = docker.from_env()
+    except Exception:
+        return []  # no SDK or no engine: nothing of ours can be running there
+    try:
+        return sweep(client)
+    except Exception:
+        return []
+    finally:
+        client.close()
+
+
 def _desktop(kind: str, size: tuple[int, int]) -> Desktop:
     from conformance.harness.desktops import DesktopSettings, DockerDesktop, LocalDesktop
 

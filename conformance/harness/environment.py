@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from conformance.harness.fixture_host import FixtureHost
 from conformance.harness.fixture_server import Effect, EffectStore, EffectTimeout, FixtureServer, ServedRequest
 
 T = TypeVar("T")
@@ -125,6 +126,21 @@ class Environment:
         self.other_origin = server.origin("other")
         self.allowed_origins: tuple[str, ...] = (self.main_origin,)
         self.start_url = self.url(start_page)
+        # How the factory says it reached its browser (see report_browser_route); None until it does.
+        self.browser_route: str | None = None
+
+    @property
+    def fixture_host(self) -> FixtureHost:
+        """Where the fixture server listens and the host name its URLs carry (``--fixture-host``)."""
+        return self._server.host
+
+    def report_browser_route(self, route: str) -> None:
+        """Tell the kit how the driver reached its browser, for the certificate: ``"launched"``, or the kind
+        of endpoint it connected to (``"Playwright server at ws://..."``). Leave secrets (tokens in a query
+        string, passwords) out: the text is printed as given, up to 300 characters."""
+        if not isinstance(route, str) or not route.strip():
+            raise TypeError(f"report_browser_route takes a non-empty string, not {route!r}")
+        self.browser_route = " ".join(route.split())
 
     @property
     def store(self) -> EffectStore:

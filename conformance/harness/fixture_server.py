@@ -1,14 +1,16 @@
-"""The fixture server: fixture pages on two loopback origins, and the record of what those pages observed.
+"""The fixture server: fixture pages on two origins, and the record of what those pages observed.
 
 Checks verify a driver's effects from the page's side, never from the driver's word: every fixture page posts
 the events it sees (``fixtures/pages/recorder.js``) to this server, and the server logs every request it
 receives. Each check gets its own session token, which prefixes every path (``/s/<token>/forms.html``), so
 checks never see each other's effects even when they share a server.
 
-Two origins are served: "main" (the allowed origin) and "other" (a second port on loopback, which checks treat as
-a disallowed origin for redirects, popups and subresources). Besides pages, a session serves ``__name``
-endpoints: the server owns only ``__effect`` (the recorder); the others (a redirect, a download, a slow page...)
-are a table of :data:`Endpoint` functions that the checks needing them declare and add (:meth:`add_endpoints`).
+Two origins are served: "main" (the allowed origin) and "other" (a second port on the same host, which checks
+treat as a disallowed origin for redirects, popups and subresources). Both listen on loopback unless a
+:class:`FixtureHost` says where the browser under test reaches this machine (``--fixture-host``). Besides
+pages, a session serves ``__name`` endpoints: the server owns only ``__effect`` (the recorder); the others (a
+redirect, a download, a slow page...) are a table of :data:`Endpoint` functions that the checks needing them
+declare and add (:meth:`add_endpoints`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -28,12 +31,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from conformance import resources
 from conformance.harness import generated_pages
+from conformance.harness.fixture_host import FixtureHost
 
 Origin = Literal["main", "other"]
 Effect = Mapping[str, Any]
+_ORIGINS: tuple[Origin, ...] = ("main", "other")
 
-# Only loopback: the kit never serves beyond this machine.
-HOST = "127.0.0.1"
 _MAX_EFFECT_BYTES = 64 * 1024
 _SESSION_PREFIX = "/s/"
 
@@ -293,24 +296,49 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
+class FixtureHostUnusable(OSError):
+    """The fixture server cannot listen on the address ``--fixture-host`` names."""
+
+
 class _OriginServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, fixture: FixtureServer, origin_name: Origin) -> None:
-        super().__init__((HOST, 0), _Handler)
+    def __init__(self, fixture: FixtureServer, origin_name: Origin, host: FixtureHost) -> None:
+        self.address_family = socket.AF_INET6 if host.ipv6 else socket.AF_INET
+        try:
+            super().__init__((host.bind, 0), _Handler)
+        except OSError as error:
+            raise FixtureHostUnusable(
+                f"the fixture server cannot listen on {host.bind} ({error.strerror or error}): "
+                "give an address of this machine (ip -brief address lists them), or 0.0.0.0 with the name"
+            ) from None
         self.fixture = fixture
         self.origin_name: Origin = origin_name
 
 
 class FixtureServer:
-    """Serves the fixture pages on two loopback origins until :meth:`stop` (or the ``with`` block ends)."""
+    """Serves the fixture pages on two origins of ``host`` (loopback by default) until :meth:`stop` (or the
+    ``with`` block ends)."""
 
-    def __init__(self, pages: Path | None = None, endpoints: Mapping[str, Endpoint] | None = None) -> None:
+    def __init__(
+        self,
+        pages: Path | None = None,
+        endpoints: Mapping[str, Endpoint] | None = None,
+        host: FixtureHost | None = None,
+    ) -> None:
         self.pages = (pages or resources.pages()).resolve()
+        self.host = host or FixtureHost()
         self.store = EffectStore()
         self.endpoints: dict[str, Endpoint] = {}
         self.add_endpoints(endpoints or {})
-        self._servers = {name: _OriginServer(self, name) for name in ("main", "other")}
+        self._servers: dict[Origin, _OriginServer] = {}
+        try:
+            for name in _ORIGINS:
+                self._servers[name] = _OriginServer(self, name, self.host)
+        except OSError:
+            for server in self._servers.values():
+                server.server_close()
+            raise
         self._threads: list[threading.Thread] = []
 
     def add_endpoints(self, endpoints: Mapping[str, Endpoint]) -> None:
@@ -323,8 +351,13 @@ class FixtureServer:
             self.endpoints[name] = endpoint
 
     def origin(self, name: Origin = "main") -> str:
-        host, port = self._servers[name].server_address[:2]
-        return f"http://{host!s}:{port}"
+        """The origin the browser loads ``name``'s pages from: the advertised host name and that server's port."""
+        port = self._servers[name].server_address[1]
+        return f"http://{self.host.url_host}:{port}"
+
+    def ports(self) -> tuple[int, int]:
+        """The ports of the main and the other origin."""
+        return self._servers["main"].server_address[1], self._servers["other"].server_address[1]
 
     def start(self) -> FixtureServer:
         for name, server in self._servers.items():

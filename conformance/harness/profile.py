@@ -14,8 +14,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from conformance.flavours import Flavour
-from conformance.harness.errors import DriverSetupError
+from conformance.harness.errors import DriverSetupError, bounded
 from conformance.members import DRIVER_METHOD_NAMES
+
+ROUTE_NOT_REPORTED = "not reported (the driver factory did not call env.report_browser_route)"
 
 
 def method_flavour(method: object) -> Flavour | None:
@@ -46,6 +48,8 @@ class DriverProfile:
     implemented: tuple[str, ...]
     # What the driver runs on (its package, automation library, browser), see conformance.software.
     software: tuple[tuple[str, str], ...] = ()
+    # How the driver reached its browser, as its factory reported it (Environment.report_browser_route).
+    browser_route: str = ROUTE_NOT_REPORTED
 
     @classmethod
     def of(cls, driver: object) -> DriverProfile:
@@ -60,8 +64,16 @@ class DriverProfile:
     def with_software(self, software: dict[str, str]) -> DriverProfile:
         return replace(self, software=tuple(software.items()))
 
+    def with_browser_route(self, route: str | None) -> DriverProfile:
+        return replace(self, browser_route=bounded(route) if route else ROUTE_NOT_REPORTED)
+
     def to_json(self) -> dict[str, object]:
-        return {"flavour": self.flavour, "implemented": list(self.implemented), "software": dict(self.software)}
+        return {
+            "flavour": self.flavour,
+            "implemented": list(self.implemented),
+            "software": dict(self.software),
+            "browser route": self.browser_route,
+        }
 
 
 def flavour_of(driver: object, members: Iterable[str], toolset: str) -> Flavour:

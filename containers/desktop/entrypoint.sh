@@ -7,6 +7,10 @@
 #   KIT_START_URL   the page Chromium shows
 #   KIT_SERVE_DIR   when set, serve this directory on 127.0.0.1:$KIT_SERVE_PORT inside the container and
 #   KIT_EVENTS_FILE append the events pages post to /events to this file (both needed together)
+#   KIT_DEVTOOLS_PORT when set, Chromium's DevTools endpoint is offered on this port of every container address
+#                   (for a container on a network the host can reach; reference/browser/serve.py desktop-cdp)
+#   KIT_HOST_ADDRESS the one address besides loopback Chromium may look up: the host, as this container reaches
+#                   it (where the fixture pages and a driver's network guard listen)
 set -eu
 
 : "${KIT_DISPLAY:?KIT_DISPLAY must name the display number the host reserved}"
@@ -47,16 +51,29 @@ if [ -n "${KIT_SERVE_DIR:-}" ]; then
     done
 fi
 
+resolver_rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
+if [ -n "${KIT_HOST_ADDRESS:-}" ]; then
+    resolver_rules="$resolver_rules, EXCLUDE $KIT_HOST_ADDRESS"
+fi
+devtools=""
+if [ -n "${KIT_DEVTOOLS_PORT:-}" ]; then
+    # Chromium listens on the container's loopback only; the relay offers it on the container's network.
+    # Headless: a DevTools client drives pages itself, and a window on the screen would sit under the X
+    # pointer, whose position the page would see as real mouse events (a mouseover nobody asked for).
+    devtools="--remote-debugging-port=9223 --headless"
+    python3 /opt/kit/devtools_relay.py "$KIT_DEVTOOLS_PORT" 9223 &
+fi
+
 # --no-sandbox: Docker's default seccomp profile blocks the user namespaces Chromium's sandbox needs; the
 # container (non-root, no capabilities, no network) is the isolation boundary instead.
-# --host-resolver-rules keeps every lookup inside Chromium, so background services cannot reach the internet
-# even if a network were attached; --test-type hides the unsupported-flag bar that would shift the page.
+# --host-resolver-rules keeps every lookup inside Chromium (IP literals included), so background services cannot
+# reach the internet even if a network were attached; --test-type hides the unsupported-flag bar that would shift the page.
 exec /usr/lib/chromium/chromium \
     --no-sandbox --test-type --disable-gpu --disable-dev-shm-usage \
     --no-first-run --no-default-browser-check --disable-default-apps --disable-extensions \
     --disable-background-networking --disable-component-update --disable-sync --disable-quic \
     --password-store=basic --noerrdialogs --disable-session-crashed-bubble \
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost" \
+    "--host-resolver-rules=$resolver_rules" \
     --user-data-dir="$HOME/chromium-profile" \
     --kiosk --window-position=0,0 "--window-size=${width},${height}" \
-    "${KIT_START_URL:-about:blank}" 2>/dev/null
+    $devtools "${KIT_START_URL:-about:blank}" 2>/dev/null

@@ -7,7 +7,7 @@
 # Exits 0 whenever a certificate was written, whatever its verdict (the merge reads the verdicts); non-zero only
 # when no certificate could be written, so the merge does not run on a missing shard.
 set -euo pipefail
-name="${KIT_SHARD_NAME:?set KIT_SHARD_NAME to this shard's name}"
+name="${KIT_SHARD_NAME:?set KIT_SHARD_NAME to the name of this shard}"
 out="/certificates/$name"
 read -r -a subject <<<"${KIT_CERTIFY_ARGS:---driver reference.browser:sync_factory}"
 selection=()

@@ -84,7 +84,9 @@ class DriverOptions(TypedDict, total=False):
     a target and ``key`` is not offered); ``grants`` (the :class:`GrantStore` file transfers redeem from);
     ``owner`` (the identity grants are issued to; random by default); ``start_url`` (a permitted page shown in
     the first tab before the change history starts); ``compact_reads`` (``read_page``, ``get_page_text`` and
-    ``find`` return the compact text rendering, same refs and privacy rules, instead of ``BrowserReadV1``).
+    ``find`` return the compact text rendering, same refs and privacy rules, instead of ``BrowserReadV1``);
+    ``guard_host`` (the address of this machine the network guard listens on, default 127.0.0.1: a browser
+    elsewhere must reach the guard there, since all its traffic goes through it).
     """
 
     viewport: tuple[int, int]
@@ -95,6 +97,7 @@ class DriverOptions(TypedDict, total=False):
     owner: str | None
     start_url: str | None
     compact_reads: bool
+    guard_host: str
 
 
 def _open(
@@ -105,7 +108,7 @@ def _open(
     if unknown:
         raise TypeError(f"unknown driver options: {', '.join(unknown)}")
     origins = allowed_origins if isinstance(allowed_origins, OriginSet) else OriginSet(allowed_origins)
-    guard = NetworkGuard(origins)
+    guard = NetworkGuard(origins, options.get("guard_host", "127.0.0.1"))
     try:
         viewport = options.get("viewport", (1280, 720))
         context = yield call(browser, "new_context", **context_options(viewport), proxy=guard.proxy_settings())

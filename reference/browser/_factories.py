@@ -5,8 +5,10 @@ shows ``env.start_url``, and the check's hints applied: viewport, observation me
 file grants and work limits.
 
 The browser is launched, or connected to when ``DRIVERKIT_BROWSER_WS_ENDPOINT`` (a Playwright server) or
-``DRIVERKIT_BROWSER_CDP_ENDPOINT`` (a DevTools endpoint) is set. A remote browser that cannot be reached, or that
-went away, fails the factory with an error naming the endpoint, so the kit reports it as the factory's failure.
+``DRIVERKIT_BROWSER_CDP_ENDPOINT`` (a DevTools endpoint) is set; ``DRIVERKIT_BROWSER_GUARD_HOST`` moves each
+driver's network guard off loopback, to where such a browser reaches this machine. A remote browser that
+cannot be reached, or that went away, fails the factory with an error naming the endpoint, so the kit reports
+it as the factory's failure.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from reference.grants import GrantStore
 from ._driver import AsyncPlaywrightBrowserDriver, DriverOptions, PlaywrightBrowserDriver
 from ._launch import AsyncBrowserProcess, SyncBrowserProcess
 from ._limits import BrowserLimits
+from ._remote import RemoteBrowser, guard_host, route
 
 _SHARED_SYNC = "reference.browser.sync-process"
 _SHARED_ASYNC = "reference.browser.async-process"
@@ -45,6 +48,14 @@ def _issue_grants(env: Any, store: GrantStore, owner: str) -> None:
         )
 
 
+def _report_route(env: Any, remote: RemoteBrowser | None) -> None:
+    # The kit's environment records it on the certificate; an environment without the method (an older kit, a
+    # caller's own) is simply not told.
+    report = getattr(env, "report_browser_route", None)
+    if callable(report):
+        report(route(remote))
+
+
 def _viewport(env: Any) -> tuple[int, int]:
     width, height = getattr(env.hints, "viewport", (1280, 720))
     return int(width), int(height)
@@ -59,11 +70,13 @@ def _options(env: Any, grants: GrantStore) -> DriverOptions:
         bind_targets=bool(getattr(env.hints, "bind_targets", False)),
         grants=grants,
         start_url=env.start_url,
+        guard_host=guard_host(),
     )
 
 
 def sync_factory(env: Any) -> Iterator[PlaywrightBrowserDriver]:
     process: SyncBrowserProcess = env.shared(_SHARED_SYNC, SyncBrowserProcess.start, SyncBrowserProcess.close)
+    _report_route(env, process.remote)
     grants = GrantStore()
     try:
         driver = PlaywrightBrowserDriver.create(
@@ -83,6 +96,7 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]
     process: AsyncBrowserProcess = await env.shared_async(
         _SHARED_ASYNC, AsyncBrowserProcess.start, AsyncBrowserProcess.close
     )
+    _report_route(env, process.remote)
     grants = GrantStore()
     try:
         driver = await AsyncPlaywrightBrowserDriver.create(

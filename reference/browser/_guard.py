@@ -42,14 +42,18 @@ _UPSTREAM_TIMEOUT_S: Final = 60.0
 
 
 class NetworkGuard:
-    """A forward proxy on 127.0.0.1 permitting exactly the origins of an :class:`OriginSet`."""
+    """A forward proxy permitting exactly the origins of an :class:`OriginSet`.
 
-    def __init__(self, origins: OriginSet) -> None:
+    It listens on ``host``: loopback by default, or the address of this machine that a browser elsewhere (in a
+    container on a host-only network, say) reaches it by.
+    """
+
+    def __init__(self, origins: OriginSet, host: str = "127.0.0.1") -> None:
         self.origins = origins
         self._lock = threading.Lock()
         self._download_permits: set[str] = set()
         self.blocked_downloads: dict[str, str] = {}  # url -> file name, for download_file
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = ThreadingHTTPServer((host, 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="rdk-network-guard", daemon=True

@@ -9,13 +9,15 @@ name it. Connecting has a deadline, and every failure names the endpoint and the
 What stays the same as a local launch: each driver opens its own fresh context whose traffic goes through its
 own network guard (a per-context proxy, so the policy needs nothing from how the browser was started), and it
 closes only that context. Disconnecting leaves the remote browser, and contexts others opened in it (the
-default context a DevTools endpoint always has), running. The guard listens on this machine's loopback, so the
-browser must run on the same machine (or share its network namespace); a browser that cannot reach the guard
-loads nothing at all rather than loading unguarded.
+default context a DevTools endpoint always has), running. The guard listens on this machine's loopback unless
+:data:`GUARD_HOST_VARIABLE` names another address of this machine that the remote browser reaches (a container
+network's gateway, say); a browser that cannot reach the guard loads nothing at all rather than loading
+unguarded.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ WS_ENDPOINT_VARIABLE: Final = "DRIVERKIT_BROWSER_WS_ENDPOINT"
 CDP_ENDPOINT_VARIABLE: Final = "DRIVERKIT_BROWSER_CDP_ENDPOINT"
 CONNECT_TIMEOUT_VARIABLE: Final = "DRIVERKIT_BROWSER_CONNECT_TIMEOUT_S"
 DEFAULT_CONNECT_TIMEOUT_S: Final = 20.0
+GUARD_HOST_VARIABLE: Final = "DRIVERKIT_BROWSER_GUARD_HOST"
 
 Protocol = Literal["playwright", "cdp"]
 _SCHEMES: Final[Mapping[Protocol, frozenset[str]]] = {
@@ -159,6 +162,13 @@ async def connect_async(playwright: AsyncPlaywright, remote: RemoteBrowser, time
         raise _failure(remote, timeout_s, error) from error
 
 
+def route(remote: RemoteBrowser | None) -> str:
+    """How a browser process reached its browser, as a certificate records it (no query or password shown)."""
+    if remote is None:
+        return "launched by the driver"
+    return f"{_KINDS[remote.protocol]} at {remote.shown}, with {remote.method} (from {remote.source})"
+
+
 def went_away(connected: bool, error: BaseException) -> bool:
     """Whether ``error``, raised by a call into a connected browser, means the browser itself is gone.
 
@@ -193,3 +203,20 @@ def connect_timeout(timeout_s: float | None = None, environ: Mapping[str, str] |
     if not 0 < seconds < float("inf"):
         raise RemoteBrowserError(f"{CONNECT_TIMEOUT_VARIABLE} must be a positive number of seconds, not {value!r}")
     return seconds
+
+
+def guard_host(environ: Mapping[str, str] | None = None) -> str:
+    """The IPv4 address the network guard listens on: :data:`GUARD_HOST_VARIABLE`, else loopback."""
+    value = ((os.environ if environ is None else environ).get(GUARD_HOST_VARIABLE) or "").strip()
+    if not value:
+        return "127.0.0.1"
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        address = None
+    if address is None or address.version != 4 or address.is_unspecified:
+        raise RemoteBrowserError(
+            f"{GUARD_HOST_VARIABLE} must be an IPv4 address of this machine that the browser reaches (the guard "
+            f"listens there and every request of the browser goes through it), not {value!r}"
+        )
+    return str(address)

@@ -3,13 +3,25 @@
     python -m reference.browser.serve playwright-server start   # prints ws://127.0.0.1:PORT/...
     python -m reference.browser.serve cdp start                 # prints http://127.0.0.1:PORT
     python -m reference.browser.serve cdp stop
+    python -m reference.browser.serve desktop-cdp start         # prints http://CONTAINER-IP:9222
+    python -m reference.browser.serve desktop-cdp host          # prints this machine's address as the container sees it
 
 (``scripts/remote-browser.sh`` runs this with the checkout's venv.) The browser is started the way the driver's
 own launch starts it: the same executable, the same flags that keep Chromium's DNS lookups local and its
 background requests off, the sandbox whenever Chromium can use it, an empty HOME and its own profile folder.
 It listens on loopback only. The process runs in its own session, so ``stop`` ends it and every child it made,
-by the process ID recorded at start. State (PID, endpoint, log, profile) lives in ``--state`` (default
-``$DRIVERKIT_REMOTE_STATE`` or a fixed folder under the temporary directory).
+by the process ID recorded at start.
+
+``desktop-cdp`` is the kit's desktop container (``kit/desktop``, containers/build-desktop-image.sh) with its
+Chromium's DevTools endpoint offered on a host-only Docker network (``driverkit-remote``: internal, so nothing
+routes beyond this machine). Its browser reaches this machine only at the network's gateway address, which
+``host`` prints: serve the fixture pages there (``--fixture-host``) and put the reference driver's network
+guard there (``DRIVERKIT_BROWSER_GUARD_HOST``). The container keeps the desktop's lockdown: an unprivileged
+user, no capabilities, a read-only root; ``stop`` removes it by the ID recorded at start, and the network once
+no container is on it.
+
+State (PID, endpoint, log, profile, container) lives in ``--state`` (default ``$DRIVERKIT_REMOTE_STATE`` or a
+fixed folder under the temporary directory).
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -31,7 +44,12 @@ from typing import Any, Final
 from ._launch import launch_options
 
 STATE_VARIABLE: Final = "DRIVERKIT_REMOTE_STATE"
-KINDS: Final = ("playwright-server", "cdp")
+KINDS: Final = ("playwright-server", "cdp", "desktop-cdp")
+DESKTOP_IMAGE_VARIABLE: Final = "KIT_DESKTOP_IMAGE"
+DESKTOP_NETWORK: Final = "driverkit-remote"
+DESKTOP_DEVTOOLS_PORT: Final = 9222
+# Marks what this helper made on the engine, so nothing else is ever removed by it.
+DESKTOP_LABEL: Final = "org.responses-driver-kit.remote-browser"
 START_DEADLINE_S: Final = 30.0
 STOP_DEADLINE_S: Final = 10.0
 # Playwright passes these itself when it launches; a bare Chromium needs them to stay quiet and start clean.
@@ -64,7 +82,8 @@ def _state(directory: str | None) -> Path:
 
 
 def _files(state: Path, kind: str) -> dict[str, Path]:
-    return {name: state / f"{kind}.{name}" for name in ("pid", "endpoint", "log", "home", "config")}
+    names = ("pid", "endpoint", "log", "home", "config", "container", "host")
+    return {name: state / f"{kind}.{name}" for name in names}
 
 
 def _server_config(home: str) -> dict[str, Any]:
@@ -136,9 +155,97 @@ def _tail(files: dict[str, Path], lines: int = 15) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _docker(*arguments: str) -> str:
+    """Run the docker CLI; its output, or :class:`ServeError` with what it said."""
+    try:
+        done = subprocess.run(["docker", *arguments], capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ServeError(f"docker {arguments[0]} could not run: {error}") from None
+    if done.returncode != 0:
+        raise ServeError(f"docker {' '.join(arguments[:2])} failed: {(done.stderr or done.stdout).strip()[-600:]}")
+    return done.stdout.strip()
+
+
+def _desktop_network() -> str:
+    """The host-only network (created once, labelled) and this machine's address on it (its gateway)."""
+    try:
+        _docker("network", "inspect", DESKTOP_NETWORK)
+    except ServeError:
+        # --internal: no route out of the network, so the container reaches this machine and nothing else.
+        _docker("network", "create", "--driver", "bridge", "--internal", "--label", DESKTOP_LABEL, DESKTOP_NETWORK)
+    gateway = _docker("network", "inspect", "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}", DESKTOP_NETWORK)
+    if not gateway.split():
+        raise ServeError(f"docker network {DESKTOP_NETWORK} has no gateway address for this machine")
+    return gateway.split()[0]
+
+
+def _start_desktop(files: dict[str, Path]) -> str:
+    image = os.environ.get(DESKTOP_IMAGE_VARIABLE) or "kit/desktop:latest"
+    host = _desktop_network()
+    container = _docker(
+        "run", "--detach", "--network", DESKTOP_NETWORK, "--label", DESKTOP_LABEL,
+        "--user", "1000:1000", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only",
+        "--tmpfs", "/tmp:rw,size=64m", "--tmpfs", "/home/kit:rw,size=512m,uid=1000,gid=1000",
+        "--shm-size", "256m", "--init", "--memory", "2g", "--pids-limit", "512",
+        "--env", "KIT_DISPLAY=99", "--env", f"KIT_DEVTOOLS_PORT={DESKTOP_DEVTOOLS_PORT}",
+        "--env", f"KIT_HOST_ADDRESS={host}", "--name", f"driverkit-devtools-{os.getpid()}-{int(time.time())}", image,
+    )  # fmt: skip
+    files["container"].write_text(container, "utf-8")
+    address = _docker(
+        "inspect", "--format", f'{{{{(index .NetworkSettings.Networks "{DESKTOP_NETWORK}").IPAddress}}}}', container
+    )
+    endpoint = f"http://{address}:{DESKTOP_DEVTOOLS_PORT}"
+    deadline = time.monotonic() + START_DEADLINE_S
+    while True:
+        try:
+            with urllib.request.urlopen(f"{endpoint}/json/version", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError:
+            pass
+        running = _docker("inspect", "--format", "{{.State.Running}}", container)
+        if running != "true" or time.monotonic() > deadline:
+            logs = subprocess.run(["docker", "logs", "--tail", "15", container], capture_output=True, text=True)
+            _stop_desktop(files)
+            why = "exited" if running != "true" else f"did not answer within {START_DEADLINE_S:g} s"
+            raise ServeError(f"the desktop container's DevTools endpoint {endpoint} {why}:\n{logs.stderr[-1500:]}")
+        time.sleep(0.2)
+    files["host"].write_text(host, "utf-8")
+    files["endpoint"].write_text(endpoint + "\n", "utf-8")
+    return endpoint
+
+
+def _stop_desktop(files: dict[str, Path]) -> None:
+    container = files["container"].read_text("utf-8").strip()
+    labels = _docker("inspect", "--format", "{{json .Config.Labels}}", container) if container else "{}"
+    if DESKTOP_LABEL not in json.loads(labels or "{}"):
+        raise ServeError(f"container {container[:12]} recorded in {files['container']} is not this helper's")
+    _docker("rm", "--force", container)
+    for name in ("container", "host", "endpoint"):
+        files[name].unlink(missing_ok=True)
+    # The network goes too once no container uses it (another helper's browser may still be on it).
+    with contextlib.suppress(ServeError):
+        network_labels = _docker("network", "inspect", "--format", "{{json .Labels}}", DESKTOP_NETWORK)
+        if DESKTOP_LABEL in json.loads(network_labels or "{}"):
+            _docker("network", "rm", DESKTOP_NETWORK)
+
+
+def host(kind: str, state: Path) -> str:
+    """This machine's address as the ``desktop-cdp`` container reaches it (recorded at start)."""
+    files = _files(state, kind)
+    if kind != "desktop-cdp" or not files["host"].exists():
+        raise ServeError(f"no desktop-cdp browser recorded in {state}; start one first")
+    return files["host"].read_text("utf-8").strip()
+
+
 def start(kind: str, state: Path) -> str:
     """Start the browser of ``kind`` in the background and return its endpoint."""
     files = _files(state, kind)
+    if kind == "desktop-cdp":
+        if files["container"].exists():
+            raise ServeError(f"a desktop-cdp browser is already recorded in {state}; stop it first")
+        state.mkdir(parents=True, exist_ok=True)
+        return _start_desktop(files)
     if files["pid"].exists():
         raise ServeError(
             f"a {kind} browser is already recorded in {state} (pid {files['pid'].read_text().strip()}); stop it first"
@@ -217,6 +324,11 @@ def _clear(files: dict[str, Path]) -> None:
 def stop(kind: str, state: Path) -> bool:
     """Stop the browser of ``kind`` recorded in ``state``; False when none was recorded."""
     files = _files(state, kind)
+    if kind == "desktop-cdp":
+        if not files["container"].exists():
+            return False
+        _stop_desktop(files)
+        return True
     if not files["pid"].exists():
         return False
     text = files["pid"].read_text("utf-8").strip()
@@ -243,15 +355,20 @@ def _command_line(pid: int) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reference.browser.serve", description=__doc__.splitlines()[0])
     parser.add_argument(
-        "kind", choices=KINDS, help="a Playwright server (ws://) or Chromium's DevTools endpoint (http://)"
+        "kind",
+        choices=KINDS,
+        help="a Playwright server (ws://), Chromium's DevTools endpoint (http://), or that endpoint of a browser in "
+        "the kit's desktop container",
     )
-    parser.add_argument("action", choices=("start", "stop"))
+    parser.add_argument("action", choices=("start", "stop", "host"))
     parser.add_argument("--state", help=f"folder for the PID, endpoint and log (default ${STATE_VARIABLE})")
     args = parser.parse_args(argv)
     state = _state(args.state)
     try:
         if args.action == "start":
             print(start(args.kind, state))
+        elif args.action == "host":
+            print(host(args.kind, state))
         elif not stop(args.kind, state):
             print(f"no {args.kind} browser recorded in {state}", file=sys.stderr)
     except ServeError as error:

@@ -5,20 +5,30 @@ Skipped when no Docker engine answers (start one with containers/start-dockerd.s
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import subprocess
+import sys
 import time
+import uuid
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.harness.desktops import DesktopSettings, DesktopStartError, DockerDesktop
+from conformance.harness.desktops.container_owner import LABEL, ContainerOwner, process_started, sweep
 from conformance.harness.desktops.displays import lock_path, socket_path
+from conformance.harness.desktops.docker_desktop import DEFAULT_IMAGE
 from reference.computer import XvfbComputerDriver
 
 from .conftest import PAGES
 
 docker = pytest.importorskip("docker")
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def _our_locks() -> set[int]:
@@ -120,4 +130,87 @@ def test_a_failed_start_is_a_clear_error_and_releases_the_display() -> None:
     assert {container.id for container in client.containers.list(all=True)} <= before
     assert desktop._reservation is None
     assert _our_locks() == locks_before
+    client.close()
+
+
+def test_the_container_is_named_and_labelled_after_its_run_worker_and_owner(
+    running: tuple[DockerDesktop, Any],
+) -> None:
+    desktop, container = running
+    labels = container.labels
+    assert labels[LABEL] == "1"
+    assert labels[f"{LABEL}.owner-pid"] == str(os.getpid())
+    assert labels[f"{LABEL}.owner-started"] == process_started(os.getpid())
+    assert labels[f"{LABEL}.worker"] == os.environ.get("PYTEST_XDIST_WORKER", "main")
+    assert container.name == desktop.owner.container_name(int(desktop.display[1:]))
+    assert container.name.startswith("kit-desktop-") and container.name.endswith(desktop.display.replace(":", "-"))
+
+
+def test_the_sweep_removes_only_containers_whose_owner_on_this_host_is_gone() -> None:
+    client = _engine()
+    gone = subprocess.Popen(["true"])  # a process that has certainly ended: its PID names no live owner
+    gone.wait()
+    me = ContainerOwner.current()
+    owners = {
+        "gone": replace(me, pid=gone.pid, started="1"),
+        "reused-pid": replace(me, started="0"),  # this PID, but another process's start time
+        "alive": me,
+        "other-host": replace(me, host=f"not-{me.host}", pid=gone.pid),
+    }
+    created = {
+        case: client.containers.create(DEFAULT_IMAGE, command=["true"], labels=owner.labels())
+        for case, owner in owners.items()
+    }
+    try:
+        removed = set(sweep(client))
+        assert removed >= {created["gone"].name, created["reused-pid"].name}
+        left = {container.id for container in client.containers.list(all=True, filters={"label": LABEL})}
+        assert created["alive"].id in left and created["other-host"].id in left
+        assert created["gone"].id not in left and created["reused-pid"].id not in left
+    finally:
+        for container in created.values():
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)
+        client.close()
+
+
+def test_two_workers_certify_the_computer_driver_on_two_containers_and_leave_none(tmp_path: Path) -> None:
+    client = _engine()
+    run_id = uuid.uuid4().hex
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--computer-driver=reference.computer:sync_factory",
+        "--desktop=docker",
+        "-n",
+        "2",
+        "--dist=loadgroup",
+        f"--testrunuid={run_id}",
+        f"--certificate={tmp_path / 'certificate'}",
+        "-q",
+    ]
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    environment["PYTHONPATH"] = str(REPOSITORY)
+    seen: dict[str, str] = {}  # container name -> worker
+    most_at_once = 0
+    ours = {"label": f"{LABEL}.run={run_id}"}
+    with subprocess.Popen(
+        command, cwd=tmp_path, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as child:
+        deadline = time.monotonic() + 900
+        while child.poll() is None:
+            assert time.monotonic() < deadline, "the two-worker run did not end within 15 minutes"
+            running_now = client.containers.list(filters=ours)
+            most_at_once = max(most_at_once, len(running_now))
+            seen.update({container.name: container.labels[f"{LABEL}.worker"] for container in running_now})
+            time.sleep(0.5)
+        output = child.stdout.read() if child.stdout else ""
+    tail = "\n".join(output.splitlines()[-25:])
+    assert most_at_once == 2, (seen, tail)
+    assert sorted(seen.values()) == ["gw0", "gw1"], (seen, tail)
+    assert client.containers.list(all=True, filters=ours) == [], "a desktop container outlived the run"
+    certificate = json.loads((tmp_path / "certificate" / "certificate.json").read_text("utf-8"))
+    assert certificate["verdict"] == "conforms", tail
     client.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -36,8 +37,17 @@ from reference.browser import (
     serve,
     sync_factory,
 )
+from reference.browser._guard import NetworkGuard
 from reference.browser._launch import SANDBOX_VARIABLE, launch_options
-from reference.browser._remote import DEFAULT_CONNECT_TIMEOUT_S, connect_timeout, remote_browser
+from reference.browser._remote import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    GUARD_HOST_VARIABLE,
+    connect_timeout,
+    guard_host,
+    remote_browser,
+    route,
+)
+from reference.policy import OriginSet
 
 KINDS = {"playwright-server": "ws_endpoint", "cdp": "cdp_endpoint"}
 _FETCH = "url => fetch(url, {mode: 'no-cors'}).then(() => 'sent', () => 'refused')"
@@ -331,3 +341,84 @@ def test_the_async_factory_also_names_an_endpoint_that_went_away(
         serve.stop("playwright-server", tmp_path)
         tokens.close()
     assert message.startswith(f"lost the connection to the Playwright server at {endpoint}")
+
+
+# ----- a browser elsewhere: where the guard listens, and the route on the certificate -------------------------
+
+
+def test_the_guard_host_is_loopback_unless_the_variable_names_an_ipv4_address() -> None:
+    assert guard_host({}) == "127.0.0.1"
+    assert guard_host({GUARD_HOST_VARIABLE: " 172.18.0.1 "}) == "172.18.0.1"
+    for bad in ("host.docker.internal", "0.0.0.0", "fd00::1"):
+        with pytest.raises(RemoteBrowserError, match=f"{GUARD_HOST_VARIABLE} must be an IPv4 address .* not '{bad}'"):
+            guard_host({GUARD_HOST_VARIABLE: bad})
+
+
+def test_the_guard_listens_where_it_is_told() -> None:
+    guard = NetworkGuard(OriginSet(["http://127.0.0.2:9"]), "127.0.0.2")
+    try:
+        assert guard.proxy_settings()["server"].startswith("http://127.0.0.2:")
+    finally:
+        guard.close()
+
+
+def test_the_route_names_the_endpoint_without_its_secrets() -> None:
+    assert route(None) == "launched by the driver"
+    remote = remote_browser(environ={CDP_ENDPOINT_VARIABLE: "http://user:pw@10.0.0.5:9222/x?token=secret"})
+    assert route(remote) == (
+        f"the DevTools endpoint at http://10.0.0.5:9222/x?..., with connect_over_cdp (from {CDP_ENDPOINT_VARIABLE})"
+    )
+
+
+def _desktop_image_or_skip() -> None:
+    try:
+        serve._docker("image", "inspect", os.environ.get("KIT_DESKTOP_IMAGE") or "kit/desktop:latest")
+    except serve.ServeError as error:
+        pytest.skip(f"needs a Docker engine and the kit/desktop image (containers/build-desktop-image.sh): {error}")
+
+
+def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_container(tmp_path: Path) -> None:
+    _desktop_image_or_skip()
+    state = tmp_path / "state"
+    endpoint = serve.start("desktop-cdp", state)
+    try:
+        container = (state / "desktop-cdp.container").read_text("utf-8")
+        host = serve.host("desktop-cdp", state)
+        assert endpoint.startswith("http://") and not endpoint.startswith("http://127.")
+        command = [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "certify",
+            "--out",
+            str(tmp_path / "certificate"),
+            "--",
+            "-q",
+            f"--fixture-host={host}",
+            "-k",
+            "test_state_reports_the_page_shown or check_network",
+        ]
+        environment = {**os.environ, CDP_ENDPOINT_VARIABLE: endpoint, GUARD_HOST_VARIABLE: host}
+        environment.pop(WS_ENDPOINT_VARIABLE, None)
+        run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600, check=False)
+        output = (run.stdout + run.stderr)[-3000:]
+        assert run.returncode == 0, output
+        certificate = json.loads((tmp_path / "certificate" / "certificate.json").read_text("utf-8"))
+        assert certificate["summary"]["failed"] == 0 and certificate["summary"]["passed"] > 0, output
+        profile = certificate["subjects"][0]["profile"]
+        assert profile["browser route"].startswith(f"the DevTools endpoint at {endpoint}")
+        assert profile["fixture host"] == host
+    finally:
+        serve.stop("desktop-cdp", state)
+    with pytest.raises(serve.ServeError, match="No such"):
+        serve._docker("inspect", container)
+    with pytest.raises(serve.ServeError, match=r"not found|No such"):
+        serve._docker("network", "inspect", serve.DESKTOP_NETWORK)
+
+
+def test_the_desktop_helper_removes_only_its_own_container(tmp_path: Path) -> None:
+    (tmp_path / "desktop-cdp.container").write_text("no-such-container-of-ours", "utf-8")
+    with pytest.raises(serve.ServeError, match="already recorded"):
+        serve.start("desktop-cdp", tmp_path)
+    with pytest.raises(serve.ServeError):
+        serve.stop("desktop-cdp", tmp_path)

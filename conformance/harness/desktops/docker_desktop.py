@@ -6,11 +6,17 @@ directory: the host reserves the display number (see :mod:`.displays`), the cont
 and drivers on the host connect to ``:N`` as to any local display. With a site to serve, the page server runs
 inside the container on its own loopback (the container has no other network) and appends events to a file in
 a host directory mounted in.
+
+Each container is named and labelled after the run, the xdist worker and the process that owns it
+(:mod:`.container_owner`), so ``-n N`` gives every worker its own, and containers a crashed worker left behind
+are swept away at the next desktop start.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import subprocess
 import tempfile
@@ -21,6 +27,7 @@ from typing import Any, Final
 from conformance import resources
 
 from .base import Desktop
+from .container_owner import LABEL, ContainerOwner, remove_quietly, sweep
 from .displays import DisplayReservation, ensure_socket_dir, reserve_display
 from .settings import CONTAINER_SERVE_PORT, DesktopSettings
 from .x11_wait import DesktopStartError, wait_for_display, wait_for_fullscreen_window
@@ -31,7 +38,6 @@ BUILD_SCRIPT: Final = resources.containers("build-desktop-image.sh")
 PAGE_SERVER: Final = Path(__file__).resolve().with_name("page_server.py")
 CONTAINER_SITE_DIR: Final = "/srv/site"
 CONTAINER_EVENTS_DIR: Final = "/var/kit/events"
-LABEL: Final = "org.responses-driver-kit.desktop"
 
 
 class DockerDesktop(Desktop):
@@ -53,6 +59,8 @@ class DockerDesktop(Desktop):
         self._reservation: DisplayReservation | None = None
         self._events_dir: tempfile.TemporaryDirectory[str] | None = None
         self.container: Any | None = None
+        self.owner = ContainerOwner.current()
+        self._exit_hook: functools.partial[None] | None = None
 
     def _docker(self) -> Any:
         if self._client is None:
@@ -90,6 +98,7 @@ class DockerDesktop(Desktop):
         settings = self.settings
         deadline = time.monotonic() + settings.startup_timeout
         self.ensure_image()
+        sweep(self._docker())
         ensure_socket_dir()
         self._reservation = reserve_display()
         number = self._reservation.number
@@ -120,6 +129,10 @@ class DockerDesktop(Desktop):
         try:
             # Created and started in two steps so that a container whose start fails is still ours to remove.
             self.container = self._create_container(environment, volumes, number)
+            # Removed at interpreter exit if stop() never runs (a check run cut short); a killed process runs
+            # neither, and the next sweep takes its container.
+            self._exit_hook = functools.partial(remove_quietly, self._docker(), self.container.id)
+            atexit.register(self._exit_hook)
             self.container.start()
         except docker.errors.APIError as error:
             raise DesktopStartError(f"starting a container from {self.image} failed: {error.explanation}") from error
@@ -130,8 +143,8 @@ class DockerDesktop(Desktop):
     def _create_container(self, environment: dict[str, str], volumes: dict[str, dict[str, str]], number: int) -> Any:
         return self._docker().containers.create(
             self.image,
-            name=f"kit-desktop-{number}-{os.getpid()}",
-            labels={LABEL: "1"},
+            name=self.owner.container_name(number),
+            labels=self.owner.labels(),
             environment=environment,
             volumes=volumes,
             network_mode="none",
@@ -162,6 +175,9 @@ class DockerDesktop(Desktop):
                 with contextlib.suppress(Exception):
                     self.container.remove(force=True)
                 self.container = None
+            if self._exit_hook is not None:
+                atexit.unregister(self._exit_hook)
+                self._exit_hook = None
         finally:
             if self._reservation is not None:
                 # The container's Xvfb may have been killed before it removed its socket.
