@@ -1,0 +1,315 @@
+// The reference browser driver for Node: Playwright for Node, certified by the kit through the Node SDK.
+//
+//   pytest --driver=node:reference/node/driver.mjs#makeDriver
+//
+// It shares the Python reference driver's page agent (reference/browser/page_agent.js), so reads, refs and field
+// privacy are the same code: the agent is the only code that reads the DOM, refs are per document, password and
+// other private fields are never reported. The network policy is a Playwright route on the whole context: a
+// request to an origin outside `allowedOrigins` is aborted, and a navigation there is refused with BrowserError
+// before it starts.
+//
+// Members: state, navigate, read_page, get_page_text, find, click, type, key, scroll, wait_for, screenshot,
+// new_tab, switch_tab, close_tab (a documented subset: no observation metadata, no coordinate members, no files,
+// scripts or diagnostics). Every member takes the options object and stops when its signal aborts.
+
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { BrowserError } from "openai/helpers/browser";
+import { chromium } from "playwright";
+
+const AGENT_SOURCE = readFileSync(fileURLToPath(new URL("../browser/page_agent.js", import.meta.url)), "utf8")
+  .trim()
+  .replace(/;$/, "");
+// Runs in the page: the agent answers with one JSON string; a document without the agent says so.
+const AGENT_CALL = ([name, method, args]) =>
+  window[name] ? window[name].call(method, args) : JSON.stringify({ missing: true });
+const LIMITS = { work_nodes: 100_000, text_bytes: 200_000, max_elements: 5_000, max_options: 200 };
+const ACTION_TIMEOUT_MS = 10_000;
+const NAVIGATION_TIMEOUT_MS = 30_000;
+const SCROLL_STEP_PX = 100;
+const REF_ERRORS = {
+  unknown: "That ref is unknown or no longer on the page; read the page again.",
+  stale: "That ref is unknown or no longer on the page; read the page again.",
+  scope: "That ref names a page section; element actions need an element ref.",
+  role: "That control does not support this action.",
+  disabled: "That control is disabled or read-only.",
+  obscured: "Another element covers that control.",
+  offscreen: "That control cannot be brought into view.",
+  focus: "That control could not take focus.",
+  page_tampered: "The page locked a built-in the driver needs to read it; it cannot be read.",
+};
+
+// Debian's Chromium, with every name lookup kept local (the browser's own background traffic fails inside it).
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.DRIVERKIT_CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--disable-gpu", "--disable-quic", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"],
+  });
+}
+
+function originOf(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+// Page URLs as reported: credentials never leave the driver.
+function withoutCredentials(url) {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+function stopIfAborted(signal) {
+  if (signal?.aborted) throw new BrowserError("Browser execution was cancelled.");
+}
+
+// `work` unless the signal aborts first; an abort rejects at once (the work itself is then left to finish).
+function untilAborted(signal, work) {
+  if (!signal) return work;
+  stopIfAborted(signal);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new BrowserError("Browser execution was cancelled."));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+export class PlaywrightNodeDriver {
+  static async create(browser, { allowedOrigins, startUrl, viewport = [1280, 720] }) {
+    const context = await browser.newContext({
+      viewport: { width: viewport[0], height: viewport[1] },
+      acceptDownloads: false,
+      serviceWorkers: "block",
+    });
+    const driver = new PlaywrightNodeDriver(context, allowedOrigins);
+    await context.addInitScript(driver.agentScript);
+    await context.route("**/*", (route) => driver.guard(route));
+    // Service workers would fetch around the route; the reference driver never lets a page register one.
+    context.on("page", (page) => driver.adopt(page));
+    const page = await context.newPage();
+    if (startUrl) await driver.navigate({ url: startUrl, tab_id: null });
+    return driver;
+  }
+
+  constructor(context, allowedOrigins) {
+    this.context = context;
+    this.allowed = new Set(allowedOrigins.map(originOf));
+    this.agentName = `__rdk_${randomBytes(8).toString("hex")}`;
+    this.agentScript = `(${AGENT_SOURCE})(${JSON.stringify(this.agentName)});`;
+    this.tabs = new Map(); // id -> page
+    this.ids = new WeakMap(); // page -> id
+    this.active = null;
+    this.nextId = 1;
+  }
+
+  // Playwright routes see a request's first hop only; the browser would follow a redirect on its own. So an
+  // allowed request is fetched here without following redirects, and a redirect is handed to the browser as the
+  // response: the browser's next hop is a new request that comes through this guard again.
+  async guard(route) {
+    const url = route.request().url();
+    const origin = originOf(url);
+    if (origin === null && /^(data|blob|about):/.test(url)) return route.continue();
+    if (origin === null || !this.allowed.has(origin)) return route.abort("blockedbyclient");
+    try {
+      const response = await route.fetch({ maxRedirects: 0 });
+      const location = response.status() >= 300 && response.status() < 400 ? response.headers().location : undefined;
+      // A redirect onward is checked here too: Chromium does not route every redirected hop again.
+      if (location !== undefined && !this.allowed.has(originOf(new URL(location, url).href))) {
+        return await route.abort("blockedbyclient");
+      }
+      return await route.fulfill({ response });
+    } catch {
+      return route.abort("failed").catch(() => {});
+    }
+  }
+
+  adopt(page) {
+    if (this.ids.has(page)) return;
+    const id = `tab-${this.nextId++}`;
+    this.ids.set(page, id);
+    this.tabs.set(id, page);
+    this.active = id;
+    page.on("close", () => {
+      this.tabs.delete(id);
+      if (this.active === id) this.active = [...this.tabs.keys()].at(-1) ?? null;
+    });
+    page.on("dialog", (dialog) => dialog.dismiss().catch(() => {}));
+  }
+
+  page(tabId) {
+    const id = tabId ?? this.active;
+    const page = id === null ? undefined : this.tabs.get(id);
+    if (!page) throw new BrowserError(tabId === null ? "There is no open tab." : "There is no tab with that ID.");
+    return page;
+  }
+
+  async agent(page, method, ...args) {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const result = JSON.parse(await page.evaluate(AGENT_CALL, [this.agentName, method, args]));
+      if (!(result && result.missing)) return result;
+      await page.evaluate(this.agentScript);
+    }
+    throw new BrowserError("The page is not ready for reading.");
+  }
+
+  async answer(page, method, ...args) {
+    const result = await this.agent(page, method, ...args);
+    if (!result || typeof result !== "object") throw new BrowserError("The page did not answer.");
+    if (result.error) throw new BrowserError(REF_ERRORS[result.error] ?? "The page refused that action.");
+    return result;
+  }
+
+  async read(page, options) {
+    const raw = await this.answer(page, "read", { ...options, limits: LIMITS, allowed: [...this.allowed] });
+    const seen = new Set();
+    const elements = raw.elements.filter((element) => !seen.has(element.ref) && seen.add(element.ref));
+    return { version: 1, text: raw.text, elements, omitted: [...new Set(raw.omitted)] };
+  }
+
+  async state() {
+    const tabs = [];
+    for (const [id, page] of this.tabs) {
+      const title = await page.title().catch(() => "");
+      tabs.push({ id, title, url: withoutCredentials(page.url()), active: id === this.active });
+    }
+    return { tabs };
+  }
+
+  async navigate({ url, tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    if (!this.allowed.has(originOf(url))) throw new BrowserError("That URL is outside the allowed origins.");
+    const page = this.page(tab_id);
+    try {
+      await untilAborted(signal, page.goto(url, { timeout: NAVIGATION_TIMEOUT_MS, waitUntil: "load" }));
+    } catch (error) {
+      if (error instanceof BrowserError) throw error;
+      throw new BrowserError("The page could not be loaded.");
+    }
+    return undefined;
+  }
+
+  async read_page({ tab_id, filter }, { signal } = {}) {
+    stopIfAborted(signal);
+    return this.read(this.page(tab_id), { mode: filter === "interactive" ? "interactive" : "all" });
+  }
+
+  async get_page_text({ tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    const report = await this.read(this.page(tab_id), { mode: "text" });
+    return { ...report, elements: [] };
+  }
+
+  async find({ query, tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    return this.read(this.page(tab_id), { mode: "find", query });
+  }
+
+  async click({ target, tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    const point = await this.answer(page, "point", target, { enabled: true, hit: true });
+    stopIfAborted(signal);
+    await page.mouse.click(point.x, point.y);
+    return undefined;
+  }
+
+  async type({ text, target, tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    if (target !== null) {
+      const point = await this.answer(page, "point", target, { enabled: true, hit: true });
+      await page.mouse.click(point.x, point.y);
+      await this.answer(page, "selectContents", target);
+    }
+    stopIfAborted(signal);
+    await page.keyboard.insertText(text);
+    return undefined;
+  }
+
+  async key({ keys, tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    if (keys.length === 0) throw new BrowserError("Name at least one key.");
+    const page = this.page(tab_id);
+    try {
+      await page.keyboard.press(keys.join("+"), { timeout: ACTION_TIMEOUT_MS });
+    } catch {
+      throw new BrowserError("That key combination is not supported.");
+    }
+    return undefined;
+  }
+
+  async scroll({ direction, amount, tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    const step = amount * SCROLL_STEP_PX;
+    const [dx, dy] = { up: [0, -step], down: [0, step], left: [-step, 0], right: [step, 0] }[direction];
+    await page.mouse.wheel(dx, dy);
+    return undefined;
+  }
+
+  async wait_for({ text, timeout_ms, tab_id }, { signal } = {}) {
+    const page = this.page(tab_id);
+    const deadline = Date.now() + timeout_ms;
+    for (;;) {
+      stopIfAborted(signal);
+      if ((await this.agent(page, "hasText", text)) === true) return undefined;
+      if (Date.now() >= deadline) throw new BrowserError("The text did not appear in time.");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async screenshot({ tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    const data = await this.page(tab_id).screenshot({ type: "png" });
+    return { type: "input_image", image_url: `data:image/png;base64,${data.toString("base64")}`, detail: "auto" };
+  }
+
+  async new_tab({ url }, { signal } = {}) {
+    stopIfAborted(signal);
+    if (url !== null && !this.allowed.has(originOf(url))) throw new BrowserError("That URL is outside the allowed origins.");
+    const page = await this.context.newPage();
+    this.adopt(page);
+    this.active = this.ids.get(page);
+    if (url !== null) await this.navigate({ url, tab_id: this.active }, { signal });
+    return undefined;
+  }
+
+  async switch_tab({ tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    await page.bringToFront();
+    this.active = tab_id;
+    return undefined;
+  }
+
+  async close_tab({ tab_id }, { signal } = {}) {
+    stopIfAborted(signal);
+    await this.page(tab_id).close();
+    return undefined;
+  }
+
+  async close() {
+    await this.context.close();
+  }
+}
+
+// The kit's factory: one Chromium per Node host (so per xdist worker), one guarded context per check.
+export async function makeDriver(env) {
+  const browser = await env.shared("reference.node.chromium", launchChromium, (shared) => shared.close());
+  return PlaywrightNodeDriver.create(browser, {
+    allowedOrigins: env.allowed_origins,
+    startUrl: env.start_url,
+    viewport: env.hints.viewport,
+  });
+}
