@@ -97,8 +97,8 @@ export class PlaywrightNodeDriver {
     await context.route("**/*", (route) => driver.guard(route));
     // Service workers would fetch around the route; the reference driver never lets a page register one.
     context.on("page", (page) => driver.adopt(page));
-    const page = await context.newPage();
-    if (startUrl) await driver.navigate({ url: startUrl, tab_id: null });
+    await context.newPage();
+    if (startUrl) await driver.navigate({ url: startUrl, tab_id: null }, {});
     return driver;
   }
 
@@ -186,7 +186,7 @@ export class PlaywrightNodeDriver {
     return { tabs };
   }
 
-  async navigate({ url, tab_id }, { signal } = {}) {
+  async navigate({ url, tab_id }, { signal }) {
     stopIfAborted(signal);
     if (!this.allowed.has(originOf(url))) throw new BrowserError("That URL is outside the allowed origins.");
     const page = this.page(tab_id);
@@ -199,23 +199,23 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async read_page({ tab_id, filter }, { signal } = {}) {
+  async read_page({ tab_id, filter }, { signal }) {
     stopIfAborted(signal);
     return this.read(this.page(tab_id), { mode: filter === "interactive" ? "interactive" : "all" });
   }
 
-  async get_page_text({ tab_id }, { signal } = {}) {
+  async get_page_text({ tab_id }, { signal }) {
     stopIfAborted(signal);
     const report = await this.read(this.page(tab_id), { mode: "text" });
     return { ...report, elements: [] };
   }
 
-  async find({ query, tab_id }, { signal } = {}) {
+  async find({ query, tab_id }, { signal }) {
     stopIfAborted(signal);
     return this.read(this.page(tab_id), { mode: "find", query });
   }
 
-  async click({ target, tab_id }, { signal } = {}) {
+  async click({ target, tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
     const point = await this.answer(page, "point", target, { enabled: true, hit: true });
@@ -224,7 +224,7 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async type({ text, target, tab_id }, { signal } = {}) {
+  async type({ text, target, tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
     if (target !== null) {
@@ -237,7 +237,7 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async key({ keys, tab_id }, { signal } = {}) {
+  async key({ keys, tab_id }, { signal }) {
     stopIfAborted(signal);
     if (keys.length === 0) throw new BrowserError("Name at least one key.");
     const page = this.page(tab_id);
@@ -249,7 +249,7 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async scroll({ direction, amount, tab_id }, { signal } = {}) {
+  async scroll({ direction, amount, tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
     const step = amount * SCROLL_STEP_PX;
@@ -258,7 +258,7 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async wait_for({ text, timeout_ms, tab_id }, { signal } = {}) {
+  async wait_for({ text, timeout_ms, tab_id }, { signal }) {
     const page = this.page(tab_id);
     const deadline = Date.now() + timeout_ms;
     for (;;) {
@@ -269,13 +269,13 @@ export class PlaywrightNodeDriver {
     }
   }
 
-  async screenshot({ tab_id }, { signal } = {}) {
+  async screenshot({ tab_id }, { signal }) {
     stopIfAborted(signal);
     const data = await this.page(tab_id).screenshot({ type: "png" });
     return { type: "input_image", image_url: `data:image/png;base64,${data.toString("base64")}`, detail: "auto" };
   }
 
-  async new_tab({ url }, { signal } = {}) {
+  async new_tab({ url }, { signal }) {
     stopIfAborted(signal);
     if (url !== null && !this.allowed.has(originOf(url))) throw new BrowserError("That URL is outside the allowed origins.");
     const page = await this.context.newPage();
@@ -285,7 +285,7 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async switch_tab({ tab_id }, { signal } = {}) {
+  async switch_tab({ tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
     await page.bringToFront();
@@ -293,7 +293,7 @@ export class PlaywrightNodeDriver {
     return undefined;
   }
 
-  async close_tab({ tab_id }, { signal } = {}) {
+  async close_tab({ tab_id }, { signal }) {
     stopIfAborted(signal);
     await this.page(tab_id).close();
     return undefined;

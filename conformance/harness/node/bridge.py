@@ -134,12 +134,12 @@ class NodeHost:
         self._process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
         )
-        self._ready = concurrent.futures.Future()
+        self._ready = ready = concurrent.futures.Future()
         self._ended = None
         self._stderr.clear()
         self.generation += 1
         process = self._process
-        threading.Thread(target=self._read, args=(process,), name="driverkit-node-out", daemon=True).start()
+        threading.Thread(target=self._read, args=(process, ready), name="driverkit-node-out", daemon=True).start()
         threading.Thread(target=self._drain, args=(process,), name="driverkit-node-err", daemon=True).start()
         try:
             self._ready.result(timeout=HOST_START_SECONDS)
@@ -150,6 +150,11 @@ class NodeHost:
             raise NodeHostError(f"the Node host did not start: {crashed}") from None
         self.boot_answers = [self.request(op, timeout=seconds, **fields) for op, fields, seconds in self._boot]
         return self
+
+    def serves(self, generation: int) -> bool:
+        """Whether the host that was running at ``generation`` is still the running one (it holds its drivers)."""
+        process = self._process
+        return generation == self.generation and process is not None and process.poll() is None
 
     def boot(self, op: str, timeout: float, **fields: Any) -> Any:
         """Run ``op`` now and again after each restart (how the host loads the driver module)."""
@@ -187,7 +192,7 @@ class NodeHost:
             os.killpg(process.pid, 9)
             process.wait(timeout=5.0)
 
-    def _read(self, process: subprocess.Popen[bytes]) -> None:
+    def _read(self, process: subprocess.Popen[bytes], ready: concurrent.futures.Future[dict[str, Any]]) -> None:
         assert process.stdout is not None
         for raw in process.stdout:
             try:
@@ -195,23 +200,26 @@ class NodeHost:
             except ValueError:
                 self._stderr.append(f"(not protocol) {bounded(raw.decode(errors='replace').strip(), 200)}")
                 continue
-            self._dispatch(message)
+            self._dispatch(message, ready)
         status = process.wait()
-        self._ended = f"the Node host exited with status {status}" + self._stderr_tail()
-        crashed = NodeHostCrashed(self._ended)
-        if not self._ready.done():
-            self._ready.set_exception(crashed)
+        ended = f"the Node host exited with status {status}" + self._stderr_tail()
+        crashed = NodeHostCrashed(ended)
+        if not ready.done():
+            ready.set_exception(crashed)
+        if process is not self._process:
+            return  # a host the kit ended and replaced: its requests were already given up
+        self._ended = ended
         with self._lock:
             waiting, self._pending = self._pending, {}
         for pending in waiting.values():
             if not pending.future.done():
                 pending.future.set_exception(crashed)
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    def _dispatch(self, message: dict[str, Any], ready: concurrent.futures.Future[dict[str, Any]]) -> None:
         identifier = message.get("id")
         if identifier is None:
-            if message.get("ready") and not self._ready.done():
-                self._ready.set_result(message)
+            if message.get("ready") and not ready.done():
+                ready.set_result(message)
             return
         with self._lock:
             pending = self._pending.get(identifier)
@@ -259,7 +267,13 @@ class NodeHost:
         cancelled: Callable[[], bool] | None = None,
         **fields: Any,
     ) -> Any:
-        """Send ``op`` and return its value; see the module docstring for what each failure raises."""
+        """Send ``op`` and return its value; see the module docstring for what each failure raises.
+
+        A host that ended since the last request (a driver crashed it) is started afresh first, so one crash
+        fails one check, not every check after it.
+        """
+        if self._process is not None and self._process.poll() is not None:
+            self.start()
         identifier = next(self._ids)
         pending = _Pending(on_event=on_event)
         with self._lock:
@@ -274,7 +288,11 @@ class NodeHost:
         except concurrent.futures.TimeoutError:
             with self._lock:
                 self._pending.pop(identifier, None)
-            self.restart()
+            # A host stuck in a call serves nothing else: end it (and start a fresh one unless shutting down).
+            if op == "shutdown":
+                self._kill()
+            else:
+                self.restart()
             raise DriverTimeout(what or op, timeout) from None
         if answer.get("ok"):
             return answer.get("value")

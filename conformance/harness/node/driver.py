@@ -135,8 +135,10 @@ class NodeDriverView:
 
     def close(self) -> None:
         """The driver's own ``close()`` (if it has one), unless the host restarted since the driver was made."""
-        if self.host.generation != self.generation:
-            raise RuntimeError("the Node host restarted after a call hung, so the driver was abandoned without close()")
+        if not self.host.serves(self.generation):
+            raise RuntimeError(
+                "the Node host ended (a call hung or the driver crashed it), so the driver was abandoned without close()"
+            )
         self.host.request("close", timeout=self.timeout, what="the driver's close()", handle=self.handle)
 
 
