@@ -112,9 +112,9 @@ def test_a_driver_that_blocks_the_host_fails_on_the_deadline(harness: NodeBrowse
 
 def test_a_driver_that_ends_the_host_fails_its_call_with_the_exit_and_its_output(harness: NodeBrowserHarness) -> None:
     notes: list[str] = []
-    with harness.subject("blank.html", note=notes.append) as subject:
-        with pytest.raises(NodeHostCrashed, match=r"status 3.*navigate: about to exit"):
-            subject.call("navigate", url=subject.env.start_url, tab_id=None)
+    crash = pytest.raises(NodeHostCrashed, match=r"status 3.*navigate: about to exit")
+    with harness.subject("blank.html", note=notes.append) as subject, crash:
+        subject.call("navigate", url=subject.env.start_url, tab_id=None)
     # The driver died with its host: its close() cannot run, which is a note, and the next check gets a new host.
     assert any("abandoned" in note for note in notes), notes
     with harness.subject("blank.html", note=lambda _text: None) as fresh:

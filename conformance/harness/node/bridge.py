@@ -134,7 +134,8 @@ class NodeHost:
         self._process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
         )
-        self._ready = ready = concurrent.futures.Future()
+        ready: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
+        self._ready = ready
         self._ended = None
         self._stderr.clear()
         self.generation += 1

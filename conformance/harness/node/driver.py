@@ -137,7 +137,7 @@ class NodeDriverView:
         """The driver's own ``close()`` (if it has one), unless the host restarted since the driver was made."""
         if not self.host.serves(self.generation):
             raise RuntimeError(
-                "the Node host ended (a call hung or the driver crashed it), so the driver was abandoned without close()"
+                "the Node host ended (a call hung or the driver crashed it); the driver was abandoned without close()"
             )
         self.host.request("close", timeout=self.timeout, what="the driver's close()", handle=self.handle)
 
