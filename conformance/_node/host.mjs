@@ -23,6 +23,16 @@ const hostFile = fileURLToPath(import.meta.url);
 const drivers = new Map(); // handle -> { driver, close }
 const controllers = new Map(); // request id -> AbortController of a running call
 const shared = new Map(); // key -> { value, close }, one resource per host (so per xdist worker)
+// Promise rejections nobody handled (a route handler that fails after its context closed, say). Node would end
+// the process; a Python driver's failed leftover task does not end the run either, so the host keeps them (at most
+// STRAYS_KEPT) and reports them when the driver closes, as a note on the certificate.
+const STRAYS_KEPT = 5;
+const strays = [];
+let straysSeen = 0;
+process.on("unhandledRejection", (reason) => {
+  straysSeen += 1;
+  if (strays.length < STRAYS_KEPT) strays.push(`${describe(reason).class}: ${describe(reason).message}`);
+});
 let factory = null;
 let sdk = null;
 let handles = 0;
@@ -194,7 +204,11 @@ const ops = {
     const driver = drivers.get(handle);
     drivers.delete(handle);
     if (driver && typeof driver.close === "function") await driver.close();
-    return null;
+    // Let rejections the close itself caused surface before reporting.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const report = { unhandled: straysSeen, examples: strays.splice(0) };
+    straysSeen = 0;
+    return report;
   },
 
   async shutdown() {

@@ -121,6 +121,15 @@ def test_a_driver_that_ends_the_host_fails_its_call_with_the_exit_and_its_output
         assert fresh.call("get_page_text", tab_id=None).raw == "plain text"
 
 
+def test_unhandled_rejections_are_a_note_not_a_crash(harness: NodeBrowserHarness) -> None:
+    notes: list[str] = []
+    generation = harness.host.generation
+    with harness.subject("blank.html", note=notes.append) as subject:
+        subject.call_direct("hover_at", {"tab_id": None, "x": 1, "y": 1})
+    assert harness.host.generation == generation
+    assert any("1 promise rejection(s) nobody handled, e.g. Error: stray failure" in note for note in notes), notes
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

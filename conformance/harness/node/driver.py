@@ -66,6 +66,10 @@ class NodeSpec:
         raise SpecError(f"{option}={spec!r}: module file not found; tried:\n{tried}")
 
 
+class UnhandledRejections(RuntimeError):
+    """Promise rejections the driver left unhandled during a check (Node would have ended the process)."""
+
+
 class Unserializable:
     """What a driver returned that has no JSON form (a cycle, say): the host's description of it."""
 
@@ -139,7 +143,10 @@ class NodeDriverView:
             raise RuntimeError(
                 "the Node host ended (a call hung or the driver crashed it); the driver was abandoned without close()"
             )
-        self.host.request("close", timeout=self.timeout, what="the driver's close()", handle=self.handle)
+        report = self.host.request("close", timeout=self.timeout, what="the driver's close()", handle=self.handle)
+        if report and report.get("unhandled"):
+            examples = "; ".join(str(example) for example in report.get("examples", []))
+            raise UnhandledRejections(f"{report['unhandled']} promise rejection(s) nobody handled, e.g. {examples}")
 
 
 def environment_json(env: Environment) -> dict[str, Any]:
