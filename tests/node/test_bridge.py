@@ -16,7 +16,15 @@ from openai.lib.browser import BrowserError
 from conformance.harness.errors import DriverSetupError, DriverTimeout
 from conformance.harness.factory import SpecError
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.bridge import NodeError, NodeHostCrashed
+from conformance.harness.node.bridge import (
+    NodeError,
+    NodeHostCrashed,
+    NodeHostError,
+    find_node,
+    find_tsx,
+    node_argv,
+    node_version,
+)
 from conformance.harness.node.driver import NodeSpec
 from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.harness.node.subject import NodeBrowserSubject
@@ -165,3 +173,24 @@ def test_a_factory_that_returns_no_driver_fails_the_probe() -> None:
     finally:
         harness.close()
         harness.loop.close()
+
+
+def test_a_typescript_driver_runs_with_its_types_stripped() -> None:
+    harness = NodeBrowserHarness(f"node:{HERE / 'drivers' / 'typed.ts'}#makeDriver", HarnessLoop(timeout=5.0))
+    try:
+        with harness.subject("blank.html", note=lambda _text: None) as subject:
+            assert subject.call("get_page_text", tab_id=None).raw == "typed text"
+            assert isinstance(subject.call("click", target="x", tab_id=None).raised, BrowserError)
+    finally:
+        harness.close()
+        harness.loop.close()
+
+
+def test_typescript_without_a_way_to_strip_types_is_a_setup_error(tmp_path: Path) -> None:
+    module = tmp_path / "driver.ts"
+    module.write_text("export const makeDriver = (env: unknown) => env;\n")
+    if node_version(find_node()) >= (22, 6):
+        pytest.skip("this Node strips types itself")
+    assert find_tsx(tmp_path) is not None  # the kit's own tsx is the fallback
+    with pytest.raises(NodeHostError, match="npm install --save-dev tsx"):
+        node_argv(module, kit_fallback=False)

@@ -316,17 +316,45 @@ class NodeHost:
                     return pending.future.result(timeout=max(0.0, deadline - time.monotonic()))
 
 
-def node_argv(module: Path) -> list[str]:
-    """Node flags a driver module needs: type stripping for TypeScript, where this Node has it.
+TYPESCRIPT_SUFFIXES: Final = (".ts", ".mts", ".cts")
 
-    Node 22.6 and newer strip TypeScript types with ``--experimental-strip-types`` (on by default from 23.6); Node
-    20 has no such flag, so a ``.ts`` driver there needs ``tsx`` installed next to it (``--import tsx``).
+
+def node_version(node: str) -> tuple[int, int]:
+    text = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10, check=True).stdout
+    major, minor = (int(part) for part in text.strip().lstrip("v").split(".")[:2])
+    return major, minor
+
+
+def find_tsx(start: Path, kit_fallback: bool = True) -> Path | None:
+    """tsx's ESM loader in the nearest ``node_modules`` above ``start``, else above the kit's host, or None."""
+    for origin in (start, host_script().parent) if kit_fallback else (start,):
+        for folder in (origin, *origin.parents):
+            manifest = folder / "node_modules" / "tsx" / "package.json"
+            if manifest.is_file():
+                entry = json.loads(manifest.read_text("utf-8")).get("exports", {}).get(".", "./dist/loader.mjs")
+                while isinstance(entry, dict):
+                    entry = entry.get("import") or entry.get("default") or "./dist/loader.mjs"
+                return (manifest.parent / str(entry)).resolve()
+    return None
+
+
+def node_argv(module: Path, node: str | None = None, kit_fallback: bool = True) -> list[str]:
+    """Node flags a driver module needs: a way to run TypeScript, where the module is TypeScript.
+
+    Node 22.6 and newer strip types themselves (``--experimental-strip-types``; on by default from 23.6), for
+    TypeScript that needs no transformation (``import type`` for types, no enums). Older Node, such as Debian 12's
+    20, has no such flag: the module runs through tsx's loader (``--import``), found in the nearest
+    ``node_modules`` above the module (``npm install --save-dev tsx``) or the kit's own.
     """
-    if module.suffix not in (".ts", ".mts", ".cts"):
+    if module.suffix not in TYPESCRIPT_SUFFIXES:
         return []
-    node = find_node()
-    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=True).stdout.strip()
-    major, minor = (int(part) for part in version.lstrip("v").split(".")[:2])
-    if (major, minor) >= (22, 6):
+    executable = find_node(node)
+    if node_version(executable) >= (22, 6):
         return ["--experimental-strip-types", "--no-warnings=ExperimentalWarning"]
-    return ["--import", "tsx"]
+    loader = find_tsx(module.parent, kit_fallback)
+    if loader is None:
+        raise NodeHostError(
+            f"{module.name} is TypeScript and this Node ({'.'.join(map(str, node_version(executable)))}) cannot strip "
+            "types (Node 22.6+ can); install tsx next to the driver: npm install --save-dev tsx"
+        )
+    return ["--import", loader.as_uri()]
