@@ -8,9 +8,9 @@
 // request to an origin outside `allowedOrigins` is aborted, and a navigation there is refused with BrowserError
 // before it starts.
 //
-// Members: state, navigate, read_page, get_page_text, find, click, type, key, scroll, wait_for, screenshot,
-// new_tab, switch_tab, close_tab (a documented subset: no observation metadata, no coordinate members, no files,
-// scripts or diagnostics). Every member takes the options object and stops when its signal aborts.
+// Members: state, navigate, read_page, get_page_text, find, click, type, key, scroll, scroll_to, hover,
+// select_option, set_checked, click_at, hover_at, drag_path, wait_for, screenshot, new_tab, switch_tab, close_tab
+// (a documented subset: no observation metadata, zoom, hold_keys, scoped reads, files, scripts or diagnostics). Every member takes the options object and stops when its signal aborts.
 
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -28,6 +28,7 @@ const LIMITS = { work_nodes: 100_000, text_bytes: 200_000, max_elements: 5_000, 
 const ACTION_TIMEOUT_MS = 10_000;
 const NAVIGATION_TIMEOUT_MS = 30_000;
 const SCROLL_STEP_PX = 100;
+const MODIFIERS = new Set(["Control", "Alt", "Meta", "Shift"]);
 const REF_ERRORS = {
   unknown: "That ref is unknown or no longer on the page; read the page again.",
   stale: "That ref is unknown or no longer on the page; read the page again.",
@@ -37,8 +38,12 @@ const REF_ERRORS = {
   obscured: "Another element covers that control.",
   offscreen: "That control cannot be brought into view.",
   focus: "That control could not take focus.",
+  no_option: "A requested value is not an available option of that control.",
+  single: "That control accepts exactly one value.",
   page_tampered: "The page locked a built-in the driver needs to read it; it cannot be read.",
 };
+// Runs in the page: resolves after two frames, once what an action started has been laid out and painted.
+const SETTLE = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));
 
 // Debian's Chromium, with every name lookup kept local (the browser's own background traffic fails inside it).
 export function launchChromium() {
@@ -221,6 +226,104 @@ export class PlaywrightNodeDriver {
     const point = await this.answer(page, "point", target, { enabled: true, hit: true });
     stopIfAborted(signal);
     await page.mouse.click(point.x, point.y);
+    return undefined;
+  }
+
+  // Coordinates are CSS pixels of the full viewport, checked against it before any input is sent.
+  inside(page, points) {
+    const { width, height } = page.viewportSize();
+    for (const { x, y } of points) {
+      if (!(x >= 0 && x < width && y >= 0 && y < height)) {
+        throw new BrowserError("Those coordinates are outside the current viewport.");
+      }
+    }
+  }
+
+  // Presses `modifiers`, runs `act`, and always releases them in reverse, even when `act` fails.
+  async holding(page, modifiers, act) {
+    if (new Set(modifiers).size !== modifiers.length || modifiers.some((name) => !MODIFIERS.has(name))) {
+      throw new BrowserError("Modifiers must be unique names among Control, Alt, Meta and Shift.");
+    }
+    const held = [];
+    try {
+      for (const name of modifiers) {
+        await page.keyboard.down(name);
+        held.push(name);
+      }
+      await act();
+    } finally {
+      for (const name of held.reverse()) await page.keyboard.up(name);
+    }
+  }
+
+  async click_at({ tab_id, x, y, button, click_count, keys }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    this.inside(page, [{ x, y }]);
+    await this.holding(page, keys, () => page.mouse.click(x, y, { button, clickCount: click_count }));
+    return undefined;
+  }
+
+  async hover_at({ tab_id, x, y }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    this.inside(page, [{ x, y }]);
+    await page.mouse.move(x, y);
+    return undefined;
+  }
+
+  async drag_path({ tab_id, path, keys }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    if (path.length < 2 || path.length > 100) throw new BrowserError("A drag path has 2 to 100 points.");
+    this.inside(page, path);
+    await this.holding(page, keys, async () => {
+      await page.mouse.move(path[0].x, path[0].y);
+      await page.mouse.down();
+      try {
+        for (const point of path.slice(1)) await page.mouse.move(point.x, point.y);
+      } finally {
+        await page.mouse.up();
+      }
+    });
+    return undefined;
+  }
+
+  async hover({ target, tab_id }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    const point = await this.answer(page, "point", target, { enabled: false, hit: true });
+    stopIfAborted(signal);
+    await page.mouse.move(point.x, point.y);
+    return undefined;
+  }
+
+  async scroll_to({ target, tab_id }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    await this.answer(page, "scrollTo", target);
+    await page.evaluate(SETTLE);
+    return undefined;
+  }
+
+  async select_option({ target, values, tab_id }, { signal }) {
+    stopIfAborted(signal);
+    await this.answer(this.page(tab_id), "select", target, values);
+    return undefined;
+  }
+
+  // Clicks a checkbox only when its state differs, so a repeated request leaves it as it is.
+  async set_checked({ target, checked, tab_id }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    const current = await this.answer(page, "checkedState", target);
+    if (current.checked === checked) return undefined;
+    if (current.disabled) throw new BrowserError(REF_ERRORS.disabled);
+    const point = await this.answer(page, "point", target, { enabled: true, hit: true, role: "checkbox" });
+    stopIfAborted(signal);
+    await page.mouse.click(point.x, point.y);
+    const after = await this.answer(page, "checkedState", target);
+    if (after.checked !== checked) throw new BrowserError("The checkbox did not change state.");
     return undefined;
   }
 
