@@ -10,7 +10,8 @@
 //
 // Members: state, navigate, read_page, get_page_text, find, click, type, key, scroll, scroll_to, hover,
 // select_option, set_checked, click_at, hover_at, drag_path, wait_for, screenshot, new_tab, switch_tab, close_tab
-// (a documented subset: no observation metadata, zoom, hold_keys, scoped reads, files, scripts or diagnostics). Every member takes the options object and stops when its signal aborts.
+// (a documented subset: no zoom, hold_keys, scoped reads, files, scripts or diagnostics). State carries
+// observation metadata (the bounded change history) unless the check's hints ask for legacy state. Every member takes the options object and stops when its signal aborts.
 
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -90,25 +91,71 @@ function untilAborted(signal, work) {
   });
 }
 
+const TITLE_LIMIT_BYTES = 1024;
+const HISTORY = 64;
+const DIALOG_KINDS = new Set(["alert", "confirm", "prompt", "beforeunload"]);
+const encoder = new TextEncoder();
+
+// `text` cut to at most `limit` UTF-8 bytes without splitting a character, and whether it was cut.
+function truncateUtf8(text, limit) {
+  const data = encoder.encode(text);
+  if (data.length <= limit) return [text, false];
+  let cut = limit;
+  while (cut > 0 && (data[cut] & 0xc0) === 0x80) cut -= 1;
+  return [new TextDecoder().decode(data.subarray(0, cut)), true];
+}
+
+// A bounded history of state changes with gapless sequence numbers. Reading it never consumes it: every state
+// report repeats the retained changes, and the oldest fall off into dropped_changes once it is full.
+class ChangeLog {
+  constructor(capacity) {
+    this.capacity = capacity;
+    this.changes = [];
+    this.sequence = 0;
+    this.dropped = 0;
+  }
+
+  add(change) {
+    this.sequence += 1;
+    this.changes.push({ ...change, sequence: this.sequence });
+    while (this.changes.length > this.capacity) {
+      this.changes.shift();
+      this.dropped += 1;
+    }
+  }
+
+  snapshot(titleTruncated) {
+    return {
+      version: 1,
+      sequence: this.sequence,
+      dropped_changes: this.dropped,
+      title_truncated: titleTruncated,
+      changes: this.changes.map((change) => ({ ...change })),
+    };
+  }
+}
+
 export class PlaywrightNodeDriver {
-  static async create(browser, { allowedOrigins, startUrl, viewport = [1280, 720] }) {
+  static async create(browser, { allowedOrigins, startUrl, viewport = [1280, 720], observation = true }) {
     const context = await browser.newContext({
       viewport: { width: viewport[0], height: viewport[1] },
       acceptDownloads: false,
       serviceWorkers: "block",
     });
-    const driver = new PlaywrightNodeDriver(context, allowedOrigins);
+    const driver = new PlaywrightNodeDriver(context, allowedOrigins, observation);
     await context.addInitScript(driver.agentScript);
     await context.route("**/*", (route) => driver.guard(route));
     // Service workers would fetch around the route; the reference driver never lets a page register one.
-    context.on("page", (page) => driver.adopt(page));
+    context.on("page", (page) => driver.adopt(page, driver.tabs.size > 0));
     await context.newPage();
     if (startUrl) await driver.navigate({ url: startUrl, tab_id: null }, {});
     return driver;
   }
 
-  constructor(context, allowedOrigins) {
+  constructor(context, allowedOrigins, observation = true) {
     this.context = context;
+    this.observation = observation;
+    this.log = new ChangeLog(HISTORY);
     this.allowed = new Set(allowedOrigins.map(originOf));
     this.agentName = `__rdk_${randomBytes(8).toString("hex")}`;
     this.agentScript = `(${AGENT_SOURCE})(${JSON.stringify(this.agentName)});`;
@@ -139,17 +186,28 @@ export class PlaywrightNodeDriver {
     }
   }
 
-  adopt(page) {
+  // A new page of the context becomes the active tab; `announce` logs it (the first page is not news).
+  adopt(page, announce) {
     if (this.ids.has(page)) return;
     const id = `tab-${this.nextId++}`;
     this.ids.set(page, id);
     this.tabs.set(id, page);
     this.active = id;
+    if (announce) this.log.add({ type: "tab_opened", tab_id: id });
     page.on("close", () => {
-      this.tabs.delete(id);
+      if (!this.tabs.delete(id)) return;
+      this.log.add({ type: "tab_closed", tab_id: id });
       if (this.active === id) this.active = [...this.tabs.keys()].at(-1) ?? null;
     });
-    page.on("dialog", (dialog) => dialog.dismiss().catch(() => {}));
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) this.log.add({ type: "navigation", tab_id: id });
+    });
+    page.on("download", () => this.log.add({ type: "download", tab_id: id, status: "blocked" }));
+    page.on("dialog", (dialog) => {
+      const kind = DIALOG_KINDS.has(dialog.type()) ? dialog.type() : "other";
+      this.log.add({ type: "dialog_dismissed", tab_id: id, kind });
+      dialog.dismiss().catch(() => {});
+    });
   }
 
   page(tabId) {
@@ -182,19 +240,38 @@ export class PlaywrightNodeDriver {
     return { version: 1, text: raw.text, elements, omitted: [...new Set(raw.omitted)] };
   }
 
+  // Legacy state reports page URLs without credentials; with observation metadata, origins only (or
+  // about:blank) and titles cut to 1,024 UTF-8 bytes, saying so.
   async state() {
     const tabs = [];
+    let truncated = false;
     for (const [id, page] of this.tabs) {
-      const title = await page.title().catch(() => "");
-      tabs.push({ id, title, url: withoutCredentials(page.url()), active: id === this.active });
+      let title = (await page.title().catch(() => "")).toWellFormed();
+      let url = withoutCredentials(page.url());
+      if (this.observation) {
+        const [cut, wasCut] = truncateUtf8(title, TITLE_LIMIT_BYTES);
+        title = cut;
+        truncated ||= wasCut;
+        url = originOf(url) ?? "about:blank";
+      }
+      tabs.push({ id, title, url, active: id === this.active });
     }
-    return { tabs };
+    if (tabs.length && !tabs.some((tab) => tab.active)) {
+      tabs.at(-1).active = true;
+      this.active = tabs.at(-1).id;
+    }
+    return this.observation ? { tabs, observation: this.log.snapshot(truncated) } : { tabs };
+  }
+
+  refuse(tabId, message) {
+    this.log.add({ type: "navigation_refused", tab_id: tabId, reason: "policy" });
+    return new BrowserError(message);
   }
 
   async navigate({ url, tab_id }, { signal }) {
     stopIfAborted(signal);
-    if (!this.allowed.has(originOf(url))) throw new BrowserError("That URL is outside the allowed origins.");
     const page = this.page(tab_id);
+    if (!this.allowed.has(originOf(url))) throw this.refuse(this.ids.get(page), "That URL is outside the allowed origins.");
     try {
       await untilAborted(signal, page.goto(url, { timeout: NAVIGATION_TIMEOUT_MS, waitUntil: "load" }));
     } catch (error) {
@@ -380,9 +457,9 @@ export class PlaywrightNodeDriver {
 
   async new_tab({ url }, { signal }) {
     stopIfAborted(signal);
-    if (url !== null && !this.allowed.has(originOf(url))) throw new BrowserError("That URL is outside the allowed origins.");
+    if (url !== null && !this.allowed.has(originOf(url))) throw this.refuse(null, "That URL is outside the allowed origins.");
     const page = await this.context.newPage();
-    this.adopt(page);
+    this.adopt(page, true);
     this.active = this.ids.get(page);
     if (url !== null) await this.navigate({ url, tab_id: this.active }, { signal });
     return undefined;
@@ -392,6 +469,7 @@ export class PlaywrightNodeDriver {
     stopIfAborted(signal);
     const page = this.page(tab_id);
     await page.bringToFront();
+    if (this.active !== tab_id) this.log.add({ type: "tab_switched", tab_id });
     this.active = tab_id;
     return undefined;
   }
@@ -414,5 +492,6 @@ export async function makeDriver(env) {
     allowedOrigins: env.allowed_origins,
     startUrl: env.start_url,
     viewport: env.hints.viewport,
+    observation: env.hints.observation,
   });
 }
