@@ -73,3 +73,4 @@ def test_the_suite_blames_the_broken_clause_of_a_javascript_driver(case: Case, t
     if case.reason:
         assert case.reason in run.reasons(case.expected[:1]), run.reasons(case.expected[:1])
     assert "openai (npm)" in run.profile().get("software", {}), run.profile()
+    assert run.profile().get("flavour") == "async", run.profile()

@@ -46,6 +46,7 @@ def test_the_reference_node_driver_is_certified(tmp_path: Path) -> None:
     profile = run.profile()
     assert sorted(profile.get("implemented", ())) == sorted(SUBSET), profile
     assert "openai (npm)" in profile.get("software", {}), profile
+    assert profile.get("flavour") == "async", profile
     failed = run.with_status("failed")
     assert not failed, f"the reference Node driver fails clauses:\n{run.reasons(failed)}"
     unreached = [

@@ -9,6 +9,7 @@ the harness closes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -54,6 +55,12 @@ class NodeBrowserHarness(BrowserHarness):
         self.software: dict[str, str] = {str(key): str(value) for key, value in loaded["software"].items()}
         factory = node_factory(self.host, self.software, lambda: self.loop.timeout, lambda: self.factory_timeout)
         super().__init__(spec, factory, loop, factory_timeout)
+
+    def profile_of(self, driver: object) -> DriverProfile:
+        # The Node SDK awaits every member, whether the JavaScript function returns a value or a promise, so a
+        # JavaScript driver is certified as the async kind. (The view's Python methods block on the bridge; the
+        # Node subject calls them on the calling thread, so this flavour never routes a call.)
+        return replace(DriverProfile.of(driver), flavour="async")
 
     def describe(self, driver: object) -> dict[str, str]:
         return dict(cast(NodeDriverView, driver).software)
