@@ -33,6 +33,8 @@ from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.fixture_host import FixtureHost, FixtureHostError
 from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness.loop import DEFAULT_DRIVER_TIMEOUT, HarnessLoop
+from conformance.harness.node.driver import NodeSpec, is_node_spec
+from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.hypothesis_profiles import register_profiles
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
 
@@ -60,7 +62,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--driver",
         metavar="MODULE:FACTORY",
-        help="certify the browser driver made by FACTORY(env); runs the bundled browser contract checks",
+        help="certify the browser driver made by FACTORY(env); runs the bundled browser contract checks. "
+        "node:PATH#EXPORT certifies a JavaScript or TypeScript driver through the Node SDK",
     )
     group.addoption(
         "--computer-driver",
@@ -199,6 +202,10 @@ def pytest_configure(config: pytest.Config) -> None:
         spec = config.getoption(option)
         if spec:
             try:
+                if option == "--driver" and is_node_spec(spec):
+                    # Checked here, loaded in each process's own Node host (pytest_sessionstart).
+                    NodeSpec.parse(spec, option, [config.rootpath])
+                    continue
                 factories[option] = load_callable(spec, option, search=[config.rootpath])
             except SpecError as error:
                 raise pytest.UsageError(str(error)) from None
@@ -221,7 +228,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     factories = config.stash.get(_FACTORIES_KEY, {})
-    if not factories:
+    node = is_node_spec(config.getoption("--driver") or "")
+    if not factories and not node:
         return
     # The run's one harness loop: every browser and computer driver call of this process runs on it.
     loop = config.stash[fixtures.LOOP_KEY] = HarnessLoop(driver_timeout(config))
@@ -230,13 +238,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         harness = ComputerHarness(spec, factories["--computer-driver"], loop, factory_timeout(config))
         config.stash[fixtures.COMPUTER_HARNESS_KEY] = harness
         config.stash[fixtures.DESKTOP_KEY] = (str(config.getoption("--desktop")), screen_size(config))
-    if "--driver" not in factories:
+    if "--driver" not in factories and not node:
         return
     spec = config.getoption("--driver")
+    host = fixture_host(config)
     try:
-        browser = BrowserHarness(spec, factories["--driver"], loop, factory_timeout(config), fixture_host(config))
+        browser = (
+            NodeBrowserHarness(spec, loop, factory_timeout(config), search=(config.rootpath,), fixture_host=host)
+            if node
+            else BrowserHarness(spec, factories["--driver"], loop, factory_timeout(config), host)
+        )
     except OSError as error:
         raise pytest.UsageError(f"--fixture-host={config.getoption('--fixture-host')}: {error}") from None
+    except DriverSetupError as error:
+        raise pytest.UsageError(f"--driver={spec}: {bounded(str(error))}") from None
     try:
         browser.probe()
     except DriverSetupError as error:

@@ -28,7 +28,15 @@ pip_install --no-deps pyautogui   # see pyproject.toml: its declared dependency 
 # a browser: the runtime drives Debian's Chromium).
 if command -v npm >/dev/null && node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)'; then
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix reference/execution/js --no-audit --no-fund --silent
+  # JavaScript driver certification (--driver=node:...): the Node SDK (npm openai) the checks run through and
+  # Playwright for the reference Node driver, from the committed lockfile. Skipped when node_modules was made
+  # from this very lockfile (a copy is kept next to it), so a second run costs nothing.
+  if ! cmp -s package-lock.json node_modules/.driverkit-installed-lock.json 2>/dev/null; then
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent
+    cp package-lock.json node_modules/.driverkit-installed-lock.json
+  fi
 else
-  echo "setup: Node.js 20+ with npm not found; the execution service's JavaScript runtime stays unavailable" >&2
+  echo "setup: Node.js 20+ with npm not found; the execution service's JavaScript runtime and JavaScript driver" \
+       "certification stay unavailable (apt-get install -y nodejs npm)" >&2
 fi
 .venv/bin/python -c "import conformance.plugin, openai; print('setup: kit ready, openai', openai.__version__)"

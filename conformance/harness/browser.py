@@ -93,14 +93,26 @@ class BrowserHarness:
                 raise EnvironmentProblem(f"{error}; it worked when the run started") from None
             generation = self.loop.generation
             try:
-                profile = DriverProfile.of(driver)
+                profile = self.profile_of(driver)
                 if self.profile is None:
                     # Read where the driver's code runs: sync Playwright objects belong to their thread.
-                    found = self.loop.run(lambda: software.describe(driver), what="reading the driver's versions")
+                    found = self.loop.run(lambda: self.describe(driver), what="reading the driver's versions")
                     self.profile = profile.with_software(found).with_browser_route(env.browser_route)
-                yield BrowserSubject(driver, profile, self.loop, env)
+                yield self.make_subject(driver, profile, env)
             finally:
                 self._clean_up(cleanup, generation, note)
+
+    def profile_of(self, driver: object) -> DriverProfile:
+        """The driver's flavour and members (a Node harness reads them from its view of the JavaScript driver)."""
+        return DriverProfile.of(driver)
+
+    def describe(self, driver: object) -> dict[str, str]:
+        """What the driver runs on, for the certificate (a Node harness reads it from its host instead)."""
+        return software.describe(driver)
+
+    def make_subject(self, driver: object, profile: DriverProfile, env: Environment) -> BrowserSubject:
+        """The subject a check receives (a Node harness makes one whose SDK half runs in Node)."""
+        return BrowserSubject(driver, profile, self.loop, env)
 
     def _clean_up(self, cleanup: Cleanup, generation: int, note: Note | None) -> None:
         problem = close_driver(self.loop, cleanup, generation)

@@ -50,8 +50,18 @@ class Certification:
         return "\n".join(self.output.splitlines()[-lines:])
 
 
-def certify(driver: str, directory: Path, *, selection: str | None = None, timeout: float = 600.0) -> Certification:
-    """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks."""
+def certify(
+    driver: str,
+    directory: Path,
+    *,
+    selection: str | None = None,
+    timeout: float = 600.0,
+    options: Sequence[str] = (),
+) -> Certification:
+    """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks.
+
+    ``options`` are more pytest options for the child run (``--driver-timeout=3``, say).
+    """
     command = [
         sys.executable,
         "-m",
@@ -64,6 +74,7 @@ def certify(driver: str, directory: Path, *, selection: str | None = None, timeo
     ]
     if selection:
         command += ["-k", selection]
+    command += list(options)
     # The outer run's pytest variables (xdist worker IDs, PYTEST_ADDOPTS, the current test) must not leak into the
     # child: it is a fresh, ordinary certification run.
     environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}

@@ -1,0 +1,79 @@
+"""The browser harness for ``--driver=node:...``: one Node host per pytest process (so per xdist worker).
+
+It is a :class:`~conformance.harness.browser.BrowserHarness` whose factory opens the JavaScript driver in the host
+(:func:`~conformance.harness.node.driver.node_factory`) and whose subjects call the Node SDK, so the probe, the
+per-check lifecycle, the notes and the certificate are the Python driver's. The host starts with the harness and
+loads the driver module once (again after a restart); it stops, closing what the JavaScript factory shared, when
+the harness closes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import cast
+
+from conformance.harness.browser import BrowserHarness
+from conformance.harness.environment import Environment
+from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
+from conformance.harness.fixture_host import FixtureHost
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv
+from conformance.harness.node.driver import NodeDriverView, NodeSpec, node_factory
+from conformance.harness.node.subject import NodeBrowserSubject
+from conformance.harness.profile import DriverProfile
+from conformance.harness.subject import BrowserSubject
+
+# Importing the driver module (and the Node SDK it runs under) may compile TypeScript: generous, but bounded.
+LOAD_SECONDS = 60.0
+
+
+class NodeBrowserHarness(BrowserHarness):
+    def __init__(
+        self,
+        spec: str,
+        loop: HarnessLoop | None = None,
+        factory_timeout: float | None = None,
+        search: tuple[Path, ...] = (),
+        fixture_host: FixtureHost | None = None,
+    ) -> None:
+        """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
+        self.node_spec = NodeSpec.parse(spec, "--driver", search)
+        try:
+            self.host = NodeHost(node_argv(self.node_spec.module)).start()
+        except NodeHostError as error:
+            raise DriverSetupError(str(error)) from None
+        try:
+            loaded = self.host.boot(
+                "load",
+                timeout=LOAD_SECONDS,
+                what="loading the driver module",
+                module=str(self.node_spec.module),
+                export=self.node_spec.export,
+            )
+        except (NodeError, NodeHostError, DriverTimeout) as error:
+            self.host.stop()
+            raise DriverSetupError(f"loading {self.node_spec.module} failed: {describe_error(error)}") from None
+        self.software: dict[str, str] = {str(key): str(value) for key, value in loaded["software"].items()}
+        factory = node_factory(self.host, self.software, lambda: self.loop.timeout, lambda: self.factory_timeout)
+        try:
+            super().__init__(spec, factory, loop, factory_timeout, fixture_host)
+        except OSError:
+            self.host.stop()
+            raise
+
+    def profile_of(self, driver: object) -> DriverProfile:
+        # The Node SDK awaits every member, whether the JavaScript function returns a value or a promise, so a
+        # JavaScript driver is certified as the async kind. (The view's Python methods block on the bridge; the
+        # Node subject calls them on the calling thread, so this flavour never routes a call.)
+        return replace(DriverProfile.of(driver), flavour="async")
+
+    def describe(self, driver: object) -> dict[str, str]:
+        return dict(cast(NodeDriverView, driver).software)
+
+    def make_subject(self, driver: object, profile: DriverProfile, env: Environment) -> BrowserSubject:
+        return NodeBrowserSubject(cast(NodeDriverView, driver), profile, self.loop, env)
+
+    def close(self) -> list[str]:
+        problems = super().close()
+        return problems + self.host.stop()

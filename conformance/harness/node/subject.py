@@ -1,0 +1,88 @@
+"""The browser subject of a JavaScript driver: the SDK half of each call goes through the Node SDK.
+
+:class:`NodeBrowserSubject` keeps :class:`~conformance.harness.subject.BrowserSubject`'s interface, so every browser
+check runs unchanged. ``call`` asks the Node host to build a one-member ``BrowserToolset`` from the driver's npm
+``openai`` (the implementation the driver really runs under), approving every confirmation and URL, and to execute
+one function call; the host reports each driver method the toolset reached as it happens, and this side records
+them as :class:`~conformance.harness.calls.CallRecord` exactly as the Python recording proxy does. ``call_direct``
+and ``state`` call the driver through its :class:`~conformance.harness.node.driver.NodeDriverView`.
+
+The bridge enforces the driver deadline itself, so calls run on the calling thread rather than the harness loop's
+worker (whose own deadline would race the bridge's).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from conformance.harness.calls import CallRecord, naming_the_pending_call
+from conformance.harness.environment import Environment
+from conformance.harness.errors import DriverTimeout
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.node.bridge import rebuild_error
+from conformance.harness.node.driver import NodeDriverView, decode_returned
+from conformance.harness.profile import DriverProfile
+from conformance.harness.subject import BrowserSubject, CallOutcome
+from conformance.members import BY_NAME
+
+_call_ids = itertools.count(1)
+
+
+class NodeBrowserSubject(BrowserSubject):
+    """A JavaScript driver made by its factory for one check, called through the Node host."""
+
+    driver: NodeDriverView
+
+    def __init__(self, driver: NodeDriverView, profile: DriverProfile, loop: HarnessLoop, env: Environment) -> None:
+        super().__init__(driver, profile, loop, env)
+
+    def _on_driver(self, function: Callable[[], object], what: str) -> Any:
+        return function()
+
+    def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> CallOutcome:
+        """Execute ``member`` through the Node SDK's ``BrowserToolset``; see the module docstring."""
+        self.require(member)
+        if member not in BY_NAME:
+            raise ValueError(f"{member!r} is not a browser member")
+        outcome = CallOutcome(member, arguments=dict(arguments))
+        running: list[CallRecord] = []
+
+        def on_event(event: dict[str, Any]) -> None:
+            if event["event"] == "begin":
+                record = CallRecord(str(event["member"]), event.get("arguments"), bool(event.get("options")))
+                running.append(record)
+                outcome.calls.append(record)
+                return
+            record = running.pop()
+            if "raised" in event:
+                record.raised = rebuild_error(event["raised"])
+            else:
+                record.returned = decode_returned(event)
+            record.finished, record.ended = True, time.monotonic()
+
+        try:
+            answer = self.driver.host.request(
+                "execute",
+                timeout=self.loop.timeout,
+                what=member,
+                on_event=on_event,
+                cancelled=cancelled,
+                handle=self.driver.handle,
+                member=member,
+                args=arguments,
+                call_id=f"call_kit_{next(_call_ids)}",
+            )
+        except DriverTimeout as timeout:
+            raise naming_the_pending_call(timeout, outcome.calls, member) from None
+        if "sdk_error" in answer:
+            outcome.sdk_error = rebuild_error(answer["sdk_error"])
+            return outcome
+        parts = answer["output"]["output"]
+        outcome.payload = json.loads(parts[0]["text"])
+        if len(parts) > 1:
+            outcome.image = dict(parts[1])
+        return outcome

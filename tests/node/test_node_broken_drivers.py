@@ -1,0 +1,76 @@
+"""Through the Node bridge, the browser suite catches each deliberate defect of a JavaScript driver on its clause.
+
+Each case certifies one factory of tests/node/drivers/broken.mjs (the reference Node driver with exactly one
+defect) in a child pytest run, restricted with ``-k`` to the checks that exercise the defect, and reads its
+certificate: every expected clause must be ``failed`` and nothing unrelated may fail. The last two cases are a
+driver that crashes the Node host and one that never settles: each must fail its check with a reason that says
+so, and the run must finish.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.broken.certification import certify
+
+BROKEN = "node:tests/node/drivers/broken.mjs"
+SDK = "BR-SDK-001"
+CLICK = "test_click_activates_exactly_the_referenced_control"
+
+
+@dataclass(frozen=True)
+class Case:
+    factory: str
+    checks: str
+    expected: tuple[str, ...]
+    related: tuple[str, ...] = ()
+    reason: str = ""  # text the first expected clause's reason must contain
+    options: tuple[str, ...] = ()
+
+
+DEFECTS = (
+    Case("credentialsInStateUrl", "test_credentials_in_a_url_are_never_reported", ("BR-URL-001",)),
+    Case("duplicateRefs", "test_read_page_reports_the_form", ("BR-READ-005",), (SDK,)),
+    Case("pageTextWithElements", "test_page_text_is_reported_intact", ("BR-READ-013",), (SDK,)),
+    Case("redirectFollowed", "test_a_navigation_redirected_away_is_stopped", ("BR-NET-003",)),
+    Case("ignoresCancellation", "test_an_already_cancelled_call_has_no_effect", ("BR-CANCEL-001",)),
+    Case(
+        "waitForReturnsAtOnce",
+        "test_wait_for_finds_text_that_appears_late or test_wait_for_absent_text_fails_after_about_its_timeout",
+        ("BR-ACT-009", "BR-ACT-010"),
+    ),
+    Case("scrollIgnoresDirection", "test_scroll_moves_the_page_in_each_direction", ("BR-ACT-007",)),
+    Case("clickEndsTheHost", CLICK, ("BR-ACT-002",), ("BR-ACT-", SDK), reason="the Node host exited with status 3"),
+    Case(
+        "clickHangs",
+        CLICK,
+        ("BR-ACT-002",),
+        ("BR-ACT-", SDK),
+        reason="did not return within 5 s",
+        options=("--driver-timeout=5",),
+    ),
+)
+
+
+def _allowed(case: Case, clause_id: str) -> bool:
+    return clause_id in case.expected or any(
+        clause_id.startswith(other) if other.endswith("-") else clause_id == other for other in case.related
+    )
+
+
+@pytest.mark.parametrize("case", DEFECTS, ids=lambda case: case.factory)
+def test_the_suite_blames_the_broken_clause_of_a_javascript_driver(case: Case, tmp_path: Path) -> None:
+    run = certify(f"{BROKEN}#{case.factory}", tmp_path, selection=case.checks, options=case.options)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    missed = [clause_id for clause_id in case.expected if clause_id not in failed]
+    assert not missed, f"{case.factory}: not failed {missed}; failed: {failed}\n{run.tail(15)}"
+    unrelated = [clause_id for clause_id in failed if not _allowed(case, clause_id)]
+    assert not unrelated, f"{case.factory}: unrelated clauses failed:\n{run.reasons(unrelated)}"
+    if case.reason:
+        assert case.reason in run.reasons(case.expected[:1]), run.reasons(case.expected[:1])
+    assert "openai (npm)" in run.profile().get("software", {}), run.profile()
+    assert run.profile().get("flavour") == "async", run.profile()

@@ -1,0 +1,57 @@
+"""The reference Node driver conforms through the Node bridge: the whole browser suite fails no clause.
+
+The kit certifies it as a JavaScript driver author would
+(``pytest --driver=node:reference/node/driver.mjs#makeDriver``), so the run also proves the bridge carries a full
+certification end to end. It implements a documented subset (reference/node/driver.mjs); every other member is
+"not implemented", never failed or left unchecked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.broken.certification import certify
+
+# The members reference/node/driver.mjs documents (list_tabs is the SDK's own).
+SUBSET = (
+    "navigate",
+    "read_page",
+    "get_page_text",
+    "find",
+    "click",
+    "type",
+    "key",
+    "scroll",
+    "scroll_to",
+    "hover",
+    "select_option",
+    "set_checked",
+    "click_at",
+    "hover_at",
+    "drag_path",
+    "wait_for",
+    "screenshot",
+    "new_tab",
+    "switch_tab",
+    "close_tab",
+)
+
+
+@pytest.mark.slow
+def test_the_reference_node_driver_is_certified(tmp_path: Path) -> None:
+    run = certify("node:reference/node/driver.mjs#makeDriver", tmp_path, timeout=900.0)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    profile = run.profile()
+    assert sorted(profile.get("implemented", ())) == sorted(SUBSET), profile
+    assert "openai (npm)" in profile.get("software", {}), profile
+    assert profile.get("flavour") == "async", profile
+    failed = run.with_status("failed")
+    assert not failed, f"the reference Node driver fails clauses:\n{run.reasons(failed)}"
+    unreached = [
+        clause["id"] for clause in run.certificate["clauses"] if clause["status"] == "not_checked" and clause["checks"]
+    ]
+    assert not unreached, f"checks covering these clauses stopped before reaching them:\n{run.reasons(unreached)}"
+    assert run.certificate["verdict"] == "conforms"
+    assert run.returncode == 0, f"the certification run itself did not pass:\n{run.tail()}"
