@@ -21,7 +21,7 @@ import pytest
 from conformance import reporting
 from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
 from conformance.deviations import DeviationFileError, apply_deviations
-from conformance.harness import fixtures
+from conformance.harness import fixtures, phases
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.computer import ComputerHarness
 from conformance.harness.errors import DriverSetupError, DriverTimeout, bounded, describe_error
@@ -167,6 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
+    config.pluginmanager.register(phases.PhaseClock(), _PHASES_NAME)
     factories = {}
     for option in ("--driver", "--computer-driver"):
         spec = config.getoption(option)
@@ -313,6 +314,7 @@ def _classify(
 
 
 _RECORDER_NAME = "driverkit-recorder"
+_PHASES_NAME = "driverkit-phases"
 
 
 class _Recorder:
@@ -398,9 +400,10 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    recorder = config.pluginmanager.get_plugin(_RECORDER_NAME)
-    if recorder is not None:
-        config.pluginmanager.unregister(recorder)
+    for name in (_RECORDER_NAME, _PHASES_NAME):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
