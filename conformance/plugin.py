@@ -24,7 +24,7 @@ from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
 from conformance.evidence import from_property as evidence_from_property
 from conformance.evidence.capture import evidence_of
-from conformance.harness import fixtures
+from conformance.harness import fixtures, phases
 from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
 from conformance.harness.computer_environment import sweep_abandoned_desktops
@@ -197,6 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
+    config.pluginmanager.register(phases.PhaseClock(), _PHASES_NAME)
     factories = {}
     for option in ("--driver", "--computer-driver"):
         spec = config.getoption(option)
@@ -375,6 +376,7 @@ def _classify(
 
 
 _RECORDER_NAME = "driverkit-recorder"
+_PHASES_NAME = "driverkit-phases"
 
 
 class _Recorder:
@@ -466,9 +468,10 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    recorder = config.pluginmanager.get_plugin(_RECORDER_NAME)
-    if recorder is not None:
-        config.pluginmanager.unregister(recorder)
+    for name in (_RECORDER_NAME, _PHASES_NAME):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:

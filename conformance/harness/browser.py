@@ -65,8 +65,8 @@ class BrowserHarness:
         self.shared = SharedResources(self.loop.abandoned)
         self.profile: DriverProfile | None = None
 
-    def environment(self, session: str, start_page: str, hints: DriverHints) -> Environment:
-        return Environment(self.server, session, start_page, hints, self.shared, poll=self.loop.sleep)
+    def environment(self, session: str, start_page: str, hints: DriverHints, note: Note | None = None) -> Environment:
+        return Environment(self.server, session, start_page, hints, self.shared, poll=self.loop.sleep, note=note)
 
     def open(self, env: Environment) -> tuple[object, Cleanup]:
         """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
@@ -82,7 +82,7 @@ class BrowserHarness:
         check), a factory failure raises :class:`EnvironmentProblem` and a cleanup failure becomes a note.
         """
         with self.session_token() as token:
-            env = self.environment(token, start_page, hints or DriverHints())
+            env = self.environment(token, start_page, hints or DriverHints(), note)
             try:
                 driver, cleanup = self.open(env)
             except DriverSetupError as error:

@@ -21,6 +21,12 @@ from conformance.harness.fixture_server import Effect, EffectStore, EffectTimeou
 T = TypeVar("T")
 Origin = Literal["main", "other"]
 
+# How long the page barrier may take before a quiet window decides instead. Generous: on a loaded two-core machine
+# a page has been seen to answer a second late, and a barrier that holds returns as soon as it does.
+BARRIER_LIMIT_SECONDS = 5.0
+# The quiet window used only when the barrier did not hold: long enough for beacons in flight on a loaded machine.
+FALLBACK_QUIET_SECONDS = 0.3
+
 
 @dataclass(frozen=True)
 class FileGrant:
@@ -146,6 +152,11 @@ class Environment:
     def store(self) -> EffectStore:
         return self._server.store
 
+    @property
+    def session(self) -> str:
+        """This check's session token (the key of its records in :attr:`store`)."""
+        return self._session
+
     def url(self, page: str, *, origin: Origin = "main", credentials: str | None = None) -> str:
         """Absolute URL of fixture ``page`` (a path under fixtures/pages, may carry ``?query``) in this session."""
         base = self.main_origin if origin == "main" else self.other_origin
@@ -209,9 +220,7 @@ class Environment:
                 f"{page} and its recorder were served but no event came back: the page could not post to the "
                 f"kit's fixture origin {self.main_origin} (does the driver's network guard block it?)"
             )
-        if self._note is not None and finding not in self._noted:
-            self._noted.add(finding)
-            self._note(finding)
+        self._note_once(finding)
         return finding
 
     def pause(self, seconds: float) -> None:
@@ -220,9 +229,28 @@ class Environment:
         while (remaining := deadline - time.monotonic()) > 0:
             (self._poll or time.sleep)(min(0.05, remaining))
 
-    def settle(self, quiet: float = 0.15, limit: float = 5.0) -> None:
-        """Wait until the page has recorded nothing new for ``quiet`` seconds."""
-        self.store.settle(self._session, quiet, limit, self._poll)
+    def settle(self, limit: float = BARRIER_LIMIT_SECONDS) -> int:
+        """Wait until every fixture page has reported all it saw so far; return the effect position after it.
+
+        The positive barrier (:mod:`conformance.harness.page_barrier`): each open page acknowledges a marker with
+        its last effect number, and every effect up to it has arrived, so "nothing happened" is known as soon as
+        the pages say so. A page that cannot take part (its barrier socket refused, a dialog blocking its script)
+        holds the barrier for at most ``limit`` seconds; then a quiet window decides, and the run gets a note.
+        """
+        settled = self.store.barrier(self._session, limit, self._poll)
+        if settled.held:
+            return settled.position
+        self._note_once(
+            f"the page barrier did not hold within {limit:g} s ({'; '.join(settled.waiting)[:300]}): "
+            f"a quiet window of {FALLBACK_QUIET_SECONDS:g} s decided instead"
+        )
+        self.store.settle(self._session, FALLBACK_QUIET_SECONDS, limit, self._poll)
+        return len(self.effects())
+
+    def _note_once(self, finding: str) -> None:
+        if self._note is not None and finding not in self._noted:
+            self._noted.add(finding)
+            self._note(finding)
 
     def requests(self, origin: Origin | None = None) -> builtins.list[ServedRequest]:
         return [request for request in self.store.requests(self._session) if origin is None or request.origin == origin]

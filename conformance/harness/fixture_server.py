@@ -8,9 +8,9 @@ checks never see each other's effects even when they share a server.
 Two origins are served: "main" (the allowed origin) and "other" (a second port on the same host, which checks
 treat as a disallowed origin for redirects, popups and subresources). Both listen on loopback unless a
 :class:`FixtureHost` says where the browser under test reaches this machine (``--fixture-host``). Besides
-pages, a session serves ``__name`` endpoints: the server owns only ``__effect`` (the recorder); the others (a
-redirect, a download, a slow page...) are a table of :data:`Endpoint` functions that the checks needing them
-declare and add (:meth:`add_endpoints`).
+pages, a session serves ``__name`` endpoints: the server owns ``__effect`` (the recorder) and ``__barrier`` (the
+page barrier, :mod:`conformance.harness.page_barrier`); the others (a redirect, a download, a slow page...) are a
+table of :data:`Endpoint` functions that the checks needing them declare and add (:meth:`add_endpoints`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from conformance import resources
-from conformance.harness import generated_pages
+from conformance.harness import generated_pages, page_barrier
 from conformance.harness.fixture_host import FixtureHost
 
 Origin = Literal["main", "other"]
@@ -39,6 +39,9 @@ _ORIGINS: tuple[Origin, ...] = ("main", "other")
 
 _MAX_EFFECT_BYTES = 64 * 1024
 _SESSION_PREFIX = "/s/"
+# The recorder's own traffic: its effect posts and its barrier socket are bookkeeping, not requests a driver made
+# the page send, so they stay out of the request log checks read.
+_RECORDER_ENDPOINTS = ("__effect", "__barrier")
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,19 @@ class ServedRequest:
 class _Session:
     effects: list[Effect] = field(default_factory=list)
     requests: list[ServedRequest] = field(default_factory=list)
+    barrier: page_barrier.BarrierState = field(default_factory=page_barrier.BarrierState)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The outcome of a barrier: where the record stood once it held, or what it was still waiting for."""
+
+    position: int  # how many effects the session had recorded when the barrier held (or gave up)
+    waiting: tuple[str, ...] = ()  # empty when every page acknowledged; else one phrase per page still missing
+
+    @property
+    def held(self) -> bool:
+        return not self.waiting
 
 
 class EffectStore:
@@ -160,8 +176,74 @@ class EffectStore:
                 return None
             self._pause(min(0.02, remaining), poll)
 
+    def document_served(self, token: str, page: str, origin: str) -> None:
+        """A page document carrying the recorder was served: the barrier waits (boundedly) for it to connect."""
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None:
+                session.barrier.document_served(page, origin)
+
+    def page_connected(self, token: str, instance: str, page: str, origin: str) -> None:
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None:
+                session.barrier.connected(instance, page, origin)
+                self._changed.notify_all()
+
+    def page_disconnected(self, token: str, instance: str) -> None:
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None:
+                session.barrier.disconnected(instance)
+                self._changed.notify_all()
+
+    def page_reported(self, token: str, instance: str, page: str, origin: str, message: Mapping[str, Any]) -> None:
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None:
+                session.barrier.reported(instance, page, origin, message)
+                self._changed.notify_all()
+
+    def next_marker(self, token: str, sent: int, wait: float) -> int | None:
+        """The session's marker once it passes ``sent`` or ``wait`` seconds pass; None once the session closed."""
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is not None and session.barrier.marker <= sent:
+                self._changed.wait(wait)
+                session = self._sessions.get(token)
+            return None if session is None else session.barrier.marker
+
+    def barrier(self, token: str, limit: float, poll: Callable[[float], None] | None = None) -> Settled:
+        """Raise the session's marker and wait until every page acknowledged it and its effects up to then arrived.
+
+        Gives up after ``limit`` seconds, returning what it still waited for (the caller decides what that means).
+        """
+        with self._changed:
+            session = self._sessions.get(token)
+            if session is None:
+                return Settled(0)
+            session.barrier.marker += 1
+            marker = session.barrier.marker
+            self._changed.notify_all()
+        deadline = time.monotonic() + limit
+        while True:
+            with self._changed:
+                session = self._sessions.get(token)
+                if session is None:
+                    return Settled(0)
+                waiting = session.barrier.waiting_for(marker, session.effects, time.monotonic())
+                position = len(session.effects)
+                # A page without a socket never acknowledges: waiting out the limit would only cost time.
+                hopeless = bool(session.barrier.unreachable())
+            if not waiting or hopeless or time.monotonic() >= deadline:
+                return Settled(position, tuple(waiting))
+            self._pause(0.005, poll)
+
     def settle(self, token: str, quiet: float, limit: float = 5.0, poll: Callable[[float], None] | None = None) -> None:
-        """Return once no effect has arrived for ``quiet`` seconds (or after ``limit`` seconds)."""
+        """Return once no effect has arrived for ``quiet`` seconds (or after ``limit`` seconds).
+
+        The fallback for pages that cannot take part in :meth:`barrier`: silence proves nothing by itself.
+        """
         deadline = time.monotonic() + limit
         count = len(self.effects(token))
         last_change = time.monotonic()
@@ -184,6 +266,7 @@ class EffectStore:
 class _Handler(BaseHTTPRequestHandler):
     server: _OriginServer
     protocol_version = "HTTP/1.1"
+    _token = ""  # the session of the request being handled
 
     def log_message(self, format: str, *args: Any) -> None:
         # Request logging goes to the effect store, not to stderr.
@@ -209,7 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not store.known(token):
             self._reply(HTTPStatus.NOT_FOUND, b"unknown session\n", "text/plain")
             return
-        if method != "POST" or not rest.endswith("__effect"):
+        self._token = token
+        if rest.rsplit("/", 1)[-1] not in _RECORDER_ENDPOINTS:
             request = ServedRequest(
                 method, rest, parts.query, self.server.origin_name, time.time(), "Authorization" in self.headers
             )
@@ -230,6 +314,8 @@ class _Handler(BaseHTTPRequestHandler):
             if built is None:
                 self._reply(HTTPStatus.NOT_FOUND, b"no such generated page\n", "text/plain")
             else:
+                if not head:
+                    self._served_document(relative, built.encode())
                 self._reply(HTTPStatus.OK, built.encode(), "text/html; charset=utf-8", head=head)
             return
         pages = self.server.fixture.pages
@@ -240,7 +326,15 @@ class _Handler(BaseHTTPRequestHandler):
         content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if content_type.startswith("text/") or content_type.endswith("javascript"):
             content_type += "; charset=utf-8"
-        self._reply(HTTPStatus.OK, target.read_bytes(), content_type, head=head)
+        body = target.read_bytes()
+        if content_type.startswith("text/html") and not head:
+            self._served_document(relative, body)
+        self._reply(HTTPStatus.OK, body, content_type, head=head)
+
+    def _served_document(self, relative: str, body: bytes) -> None:
+        if b"recorder.js" in body:
+            page = relative.rsplit("/", 1)[-1]
+            self.server.fixture.store.document_served(self._token, page, self.server.origin_name)
 
     def _special(self, method: str, token: str, name: str, tail: list[str], query: Mapping[str, list[str]]) -> None:
         store = self.server.fixture.store
@@ -256,6 +350,9 @@ class _Handler(BaseHTTPRequestHandler):
                 store.add_effect(token, effect)
             self._reply(HTTPStatus.NO_CONTENT, b"", "text/plain")
             return
+        if name == "__barrier":
+            self._barrier(method, token, query)
+            return
         endpoint = self.server.fixture.endpoints.get(name)
         if endpoint is None:
             self._reply(HTTPStatus.NOT_FOUND, b"unknown endpoint\n", "text/plain")
@@ -270,6 +367,44 @@ class _Handler(BaseHTTPRequestHandler):
         )
         reply = endpoint(call)
         self._reply(reply.status, reply.body, reply.content_type, extra=reply.headers)
+
+    def _barrier(self, method: str, token: str, query: Mapping[str, list[str]]) -> None:
+        """A page's barrier socket (GET with a WebSocket upgrade), or its beacon when it has none (POST)."""
+        store = self.server.fixture.store
+        instance, page = (query.get(name, [""])[0][:64] for name in ("instance", "page"))
+        origin = self.server.origin_name
+        if not instance:
+            self._reply(HTTPStatus.BAD_REQUEST, b"barrier needs ?instance=\n", "text/plain")
+            return
+        if method == "POST":
+            try:
+                message = json.loads(self._body())
+            except ValueError:
+                message = None
+            if isinstance(message, dict):
+                store.page_reported(token, instance, page, origin, message)
+            self._reply(HTTPStatus.NO_CONTENT, b"", "text/plain")
+            return
+        key = self.headers.get("Sec-WebSocket-Key")
+        if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
+            self._reply(HTTPStatus.BAD_REQUEST, b"barrier is a WebSocket\n", "text/plain")
+            return
+        self.send_response(HTTPStatus.SWITCHING_PROTOCOLS)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", page_barrier.accept_key(key))
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        store.page_connected(token, instance, page, origin)
+        try:
+            page_barrier.serve_page(
+                self.connection,
+                lambda sent: None if self.server.fixture.stopping else store.next_marker(token, sent, 0.01),
+                lambda message: store.page_reported(token, instance, page, origin, message),
+            )
+        finally:
+            store.page_disconnected(token, instance)
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -340,6 +475,7 @@ class FixtureServer:
                 server.server_close()
             raise
         self._threads: list[threading.Thread] = []
+        self.stopping = False  # tells the pages' barrier sockets to close
 
     def add_endpoints(self, endpoints: Mapping[str, Endpoint]) -> None:
         """Serve ``endpoints`` (``{"__name": endpoint}``) in every session; a name already served is an error."""
@@ -367,6 +503,7 @@ class FixtureServer:
         return self
 
     def stop(self) -> None:
+        self.stopping = True
         for server in self._servers.values():
             server.shutdown()
             server.server_close()

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from conformance.harness import phases
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.computer import ComputerHarness
 from conformance.harness.computer_environment import ComputerEnvironment, desktop_environment
@@ -57,8 +59,19 @@ def subject(request: pytest.FixtureRequest) -> Iterator[BrowserSubject]:
         pytest.skip("browser checks need --driver=module:factory")
     # Every call goes through the SDK toolset, so the check also covers the clause that the SDK accepts it.
     request.node.add_marker(pytest.mark.covers(SDK_ACCEPTS_CLAUSE))
-    with harness.subject(_start_page(request), _hints(request), lambda text: _note(request, text)) as made:
-        yield made
+    # The factory's and the cleanup's own time is shown apart from the checks' in the terminal summary.
+    with contextlib.ExitStack() as stack:
+        opening = time.perf_counter()
+        made = stack.enter_context(harness.subject(_start_page(request), _hints(request), lambda t: _note(request, t)))
+        phases.record(request.node, "factory", time.perf_counter() - opening)
+        try:
+            yield made
+        finally:
+            closing = time.perf_counter()
+            try:
+                stack.close()
+            finally:
+                phases.record(request.node, "cleanup", time.perf_counter() - closing)
 
 
 @pytest.fixture

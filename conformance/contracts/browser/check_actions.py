@@ -184,7 +184,7 @@ def test_scroll_moves_the_page_in_each_direction(subject: BrowserSubject, env: E
         # The page's scroll record can trail the call on a loaded machine: wait for one (a scroll that did not
         # move the page records none, and fails below after the wait).
         subject.env.poll_effect("scroll", recorded_since(env, position), timeout=3.0)
-        subject.env.settle(quiet=0.3)
+        subject.env.settle()
         latest = _latest_scroll(env, position)
         if latest is None:
             violation("BR-ACT-007", f"scroll {direction} did not move the page")

@@ -86,7 +86,7 @@ def test_an_already_cancelled_call_has_no_effect(subject: BrowserSubject, env: E
         # A cancelled call may stop by raising; only its effects matter here.
         with contextlib.suppress(Exception):
             subject.call_direct(member, calls[member], cancelled=_always)
-        subject.env.settle(quiet=0.3)
+        subject.env.settle()
         effects = since(env, position)
         requests = env.requests()[requests_before:]
         after = subject.state()

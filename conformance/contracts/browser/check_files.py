@@ -100,7 +100,7 @@ def test_an_upload_grant_is_honoured_once(subject: BrowserSubject, env: Environm
     env.wait_for_effect("upload")
     second = subject.call("upload_file", grant_id=UPLOAD.grant_id)
     expect_refusal(second, "BR-FILE-005", "second use of the same upload grant")
-    env.settle(quiet=0.4)
+    env.settle()
     expect(
         len(env.effects("file_chosen")) == 1 and len(env.effects("upload")) == 1,
         "BR-FILE-005",
@@ -128,7 +128,7 @@ def test_invalid_upload_grants_are_refused(subject: BrowserSubject, env: Environ
         before = len(uploads(env))
         outcome = subject.call("upload_file", grant_id=grant_id)
         expect_refusal(outcome, clause, what)
-        env.settle(quiet=0.3)
+        env.settle()
         expect(len(uploads(env)) == before, "BR-FILE-004", f"{what} was refused but a file reached the page")
 
 

@@ -86,7 +86,7 @@ def test_click_at_uses_the_point_button_and_click_count(subject: BrowserSubject,
             effect_with(detail=count),
             what=f"a click counted as {count}",
         )
-        subject.env.settle(quiet=0.3)
+        subject.env.settle()
         clicks = since(env, position, "click")
         details = [e.get("detail") for e in clicks]
         expect(

@@ -47,7 +47,7 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject: BrowserSubje
         position = mark(subject)
         again = subject.call("set_checked", tab_id=None, target=ref, checked=wanted)
         expect_done(again, "BR-CHK-002")
-        subject.env.settle(quiet=0.3)
+        subject.env.settle()
         repeated = _changes(env, position, probe)
         expect(
             all(e.get("checked") is wanted for e in repeated),

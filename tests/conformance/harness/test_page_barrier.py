@@ -1,0 +1,194 @@
+"""The page barrier (conformance.harness.page_barrier): it holds only once every page has reported everything.
+
+The bookkeeping is tested on its own (gaps, goodbyes, pages still starting); the whole loop with Chromium showing
+real fixture pages, including a beacon the server receives late, which a quiet window misses (the CI flake on
+BR-PTR-008) and the barrier does not.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from conformance.harness import page_barrier
+from conformance.harness.environment import Environment
+from conformance.harness.fixture_server import EffectStore, FixtureServer
+from conformance.harness.page_barrier import BarrierState
+from reference.browser import SyncBrowserProcess
+
+
+def _effects(instance: str, *numbers: int) -> list[Mapping[str, Any]]:
+    return [{"kind": "click", "instance": instance, "seq": number, "received": time.monotonic()} for number in numbers]
+
+
+def test_a_connected_page_holds_the_barrier_until_it_acknowledges() -> None:
+    state = BarrierState()
+    state.connected("a", "forms.html", "main")
+    assert state.waiting_for(1, [], time.monotonic()) == ["forms.html (main) has not acknowledged"]
+    state.reported("a", "forms.html", "main", {"ack": 1, "last": 0})
+    assert state.waiting_for(1, [], time.monotonic()) == []
+
+
+def test_a_gap_in_the_numbers_is_an_effect_still_in_flight() -> None:
+    state = BarrierState()
+    state.connected("a", "forms.html", "main")
+    state.reported("a", "forms.html", "main", {"ack": 1, "last": 3})
+    assert state.waiting_for(1, _effects("a", 1, 3), time.monotonic()) == [
+        "forms.html (main) effects [2] still in flight"
+    ]
+    assert state.waiting_for(1, _effects("a", 1, 2, 3), time.monotonic()) == []
+
+
+def test_a_page_that_left_is_waited_for_up_to_its_goodbye() -> None:
+    state = BarrierState()
+    state.connected("a", "tabs-a.html", "main")
+    state.reported("a", "tabs-a.html", "main", {"goodbye": True, "last": 2})
+    state.disconnected("a")
+    assert state.waiting_for(1, _effects("a", 1), time.monotonic()) == [
+        "tabs-a.html (main) effects [2] still in flight"
+    ]
+    assert state.waiting_for(1, _effects("a", 1, 2), time.monotonic()) == []
+
+
+def test_a_page_that_closed_without_a_goodbye_gets_a_short_grace() -> None:
+    state = BarrierState()
+    state.connected("a", "tabs-a.html", "main")
+    state.disconnected("a")
+    now = time.monotonic()
+    assert state.waiting_for(1, [], now) == ["tabs-a.html (main) closed without a goodbye"]
+    assert state.waiting_for(1, [], now + page_barrier.CLOSE_GRACE_SECONDS) == []
+
+
+def test_a_served_page_that_has_not_connected_yet_is_waited_for_boundedly() -> None:
+    state = BarrierState()
+    state.document_served("tabs-b.html", "main")
+    now = time.monotonic()
+    assert state.waiting_for(1, [], now) == ["tabs-b.html (main) was served but has not connected"]
+    state.connected("b", "tabs-b.html", "main")
+    state.reported("b", "tabs-b.html", "main", {"ack": 1, "last": 0})
+    assert state.waiting_for(1, [], now) == []
+    state.document_served("tabs-b.html", "main")  # a second tab with the same page, still starting
+    assert state.waiting_for(1, [], now)
+    assert state.waiting_for(1, [], now + page_barrier.DOCUMENT_GRACE_SECONDS + 0.1) == []
+
+
+def test_a_page_without_a_socket_keeps_the_barrier_from_holding() -> None:
+    state = BarrierState()
+    state.reported("a", "forms.html", "main", {"unreachable": True, "last": 0})
+    assert state.waiting_for(1, [], time.monotonic()) == ["forms.html (main) could not open its barrier socket"]
+
+
+def test_frames_round_trip_through_the_handshake_helpers() -> None:
+    # The example key and answer of the WebSocket RFC (6455, section 1.3).
+    assert page_barrier.accept_key("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+    assert page_barrier.text_frame("hi") == b"\x81\x02hi"
+
+
+# Chromium showing real fixture pages.
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    process = SyncBrowserProcess.start()
+    try:
+        yield process.browser
+    finally:
+        process.close()
+
+
+@pytest.fixture
+def server() -> Iterator[FixtureServer]:
+    with FixtureServer() as served:
+        yield served
+
+
+@pytest.fixture
+def env(server: FixtureServer) -> Iterator[Environment]:
+    tokens = server.session()
+    try:
+        yield Environment(server, next(tokens))
+    finally:
+        tokens.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context()
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+class _LateDelivery:
+    """Makes the server receive effects of one kind ``delay`` seconds late, as a beacon outrun under load is."""
+
+    def __init__(self, store: EffectStore, kind: str, delay: float) -> None:
+        self._add = store.add_effect
+        self._kind = kind
+        self._delay = delay
+
+    def __call__(self, token: str, effect: Mapping[str, Any]) -> None:
+        if effect.get("kind") == self._kind:
+            threading.Timer(self._delay, self._add, (token, effect)).start()
+        else:
+            self._add(token, effect)
+
+
+def test_the_barrier_waits_for_an_effect_the_server_receives_late(
+    env: Environment, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page.goto(env.url("keys.html"))
+    env.settle()
+    monkeypatch.setattr(env.store, "add_effect", _LateDelivery(env.store, "late", 0.6))
+    page.evaluate("window.kitRecord('late', {})")
+    # What a quiet window saw: the late effect had not arrived when the page had been quiet for 0.15 s.
+    env.store.settle(env.session, 0.15)
+    assert not env.effects("late")
+    page.evaluate("window.kitRecord('late', {})")
+    started = time.monotonic()
+    position = env.settle()
+    assert len(env.effects("late")) == 2, "the barrier held before the page's own record arrived"
+    assert position == len(env.effects())
+    assert time.monotonic() - started < 3.0
+
+
+def test_the_barrier_covers_a_page_that_navigated_and_a_second_tab(env: Environment, page: Any) -> None:
+    page.goto(env.url("tabs-a.html"))
+    page.evaluate("window.kitRecord('before-leaving', {})")
+    page.goto(env.url("tabs-b.html"))
+    second = page.context.new_page()
+    second.goto(env.url("forms.html"))
+    second.evaluate("window.kitRecord('in-the-second-tab', {})")
+    env.settle()
+    assert env.effects("before-leaving") and env.effects("in-the-second-tab")
+    pages = {effect["page"] for effect in env.effects("load")}
+    assert {"tabs-a.html", "tabs-b.html", "forms.html"} <= pages
+    assert not any("__barrier" in request.path for request in env.requests()), "barrier traffic is not a request"
+
+
+def test_a_page_that_cannot_open_its_socket_falls_back_to_a_quiet_window_with_a_note(
+    server: FixtureServer, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes: list[str] = []
+    tokens = server.session()
+    env = Environment(server, next(tokens), note=notes.append)
+    try:
+        # A proxy that refuses WebSockets: the upgrade is answered like a plain request.
+        monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
+        page.goto(env.url("forms.html"))
+        env.wait_for_effect("load")
+        started = time.monotonic()
+        env.settle(limit=3.0)
+        assert time.monotonic() - started < 3.0, "a page that can never answer should not hold the barrier"
+        assert notes and "could not open its barrier socket" in notes[0], notes
+    finally:
+        tokens.close()
+
+
+def _refuse_upgrade(key: str) -> str:
+    raise ConnectionAbortedError("this proxy refuses WebSockets")
