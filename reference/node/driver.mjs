@@ -145,6 +145,12 @@ export class PlaywrightNodeDriver {
     const driver = new PlaywrightNodeDriver(context, allowedOrigins, observation);
     await context.addInitScript(driver.agentScript);
     await context.route("**/*", (route) => driver.guard(route));
+    // The guard answers every page with route.fulfill, and Chromium then counts the page as public, so its Local
+    // Network Access checks would block the page's own WebSocket back to a loopback origin (the kit's fixture
+    // pages keep one open to the harness). Only the origins the driver already allows get that permission.
+    for (const origin of driver.allowed) {
+      if (origin !== null) await context.grantPermissions(["local-network-access"], { origin });
+    }
     // Service workers would fetch around the route; the reference driver never lets a page register one.
     context.on("page", (page) => driver.adopt(page, driver.tabs.size > 0));
     await context.newPage();
