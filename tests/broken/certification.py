@@ -50,18 +50,29 @@ class Certification:
         return "\n".join(self.output.splitlines()[-lines:])
 
 
-def certify(driver: str, directory: Path, *, selection: str | None = None, timeout: float = 600.0) -> Certification:
-    """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks."""
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        f"--driver={driver}",
-        f"--certificate={directory}",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-    ]
+def certify(
+    driver: str, directory: Path, *, selection: str | None = None, timeout: float = 600.0, cli: bool = False
+) -> Certification:
+    """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks.
+
+    ``cli`` runs ``driverkit certify`` (the README's main job) instead of ``python -m pytest --driver=...``."""
+    if cli:
+        # The console script the install put beside this interpreter, as a reader runs it.
+        script = Path(sys.executable).with_name("driverkit")
+        if not script.is_file():
+            raise FileNotFoundError(f"no driverkit script beside {sys.executable}: install the kit (scripts/setup.sh)")
+        command = [str(script), "certify", "--driver", driver, "--out", str(directory), "--", "-q"]
+    else:
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"--driver={driver}",
+            f"--certificate={directory}",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ]
     if selection:
         command += ["-k", selection]
     # The outer run's pytest variables (xdist worker IDs, PYTEST_ADDOPTS, the current test) must not leak into the
