@@ -1,12 +1,17 @@
 """The reference browser drivers conform: the whole browser suite fails no clause, for both flavours.
 
-This is the kit certifying its own reference implementation exactly as a driver author would certify theirs
-(``pytest --driver=reference.browser:sync_factory --certificate=DIR``), so it also proves the harness can carry a
-full run end to end. Each run takes a minute or more with a real browser, hence the ``slow`` mark.
+This is the kit certifying its own reference implementation exactly as the README's main job does
+(``driverkit certify --driver reference.browser:sync_factory --out DIR``), so it also proves the CLI and the harness
+can carry a full run end to end. Each run takes a minute or more with a real browser, hence the ``slow`` mark.
+
+CI would otherwise certify the sync driver a second time for the README's main job: with
+``KIT_REFERENCE_CERTIFICATES=DIR`` set, each run writes into ``DIR/<flavour>`` (which must not exist yet, so a
+stale certificate is never read back) and CI checks that certificate instead of certifying again.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,7 +27,7 @@ from tests.broken.certification import certify
     ids=["sync", "async"],
 )
 def test_the_reference_driver_is_certified(factory: str, flavour: str, tmp_path: Path) -> None:
-    run = certify(factory, tmp_path, timeout=900.0)
+    run = certify(factory, _certificate_folder(flavour, tmp_path), timeout=900.0, cli=True)
     assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
     profile = run.profile()
     assert profile.get("flavour") == flavour, f"the harness saw flavour {profile.get('flavour')!r}"
@@ -40,3 +45,15 @@ def test_the_reference_driver_is_certified(factory: str, flavour: str, tmp_path:
     assert not unreached, f"checks covering these clauses stopped before reaching them:\n{run.reasons(unreached)}"
     assert run.certificate["verdict"] == "conforms"
     assert run.returncode == 0, f"the certification run itself did not pass:\n{run.tail()}"
+
+
+def _certificate_folder(flavour: str, tmp_path: Path) -> Path:
+    kept = os.environ.get("KIT_REFERENCE_CERTIFICATES")
+    if not kept:
+        return tmp_path
+    folder = Path(kept) / flavour
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:
+        raise FileExistsError(f"KIT_REFERENCE_CERTIFICATES: {folder} already exists; give a fresh folder") from None
+    return folder

@@ -57,21 +57,29 @@ def certify(
     selection: str | None = None,
     timeout: float = 600.0,
     options: Sequence[str] = (),
+    cli: bool = False,
 ) -> Certification:
     """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks.
 
-    ``options`` are more pytest options for the child run (``--driver-timeout=3``, say).
-    """
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        f"--driver={driver}",
-        f"--certificate={directory}",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-    ]
+    ``options`` are more pytest options for the child run (``--driver-timeout=3``, say). ``cli`` runs
+    ``driverkit certify`` (the README's main job) instead of ``python -m pytest --driver=...``."""
+    if cli:
+        # The console script the install put beside this interpreter, as a reader runs it.
+        script = Path(sys.executable).with_name("driverkit")
+        if not script.is_file():
+            raise FileNotFoundError(f"no driverkit script beside {sys.executable}: install the kit (scripts/setup.sh)")
+        command = [str(script), "certify", "--driver", driver, "--out", str(directory), "--", "-q"]
+    else:
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"--driver={driver}",
+            f"--certificate={directory}",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ]
     if selection:
         command += ["-k", selection]
     command += list(options)
