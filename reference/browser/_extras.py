@@ -16,10 +16,10 @@ from openai.lib.browser import (
 )
 
 from reference.flows import Flow, Pause, call
-from reference.grants import outcome, refused
+from reference.grants import GrantKind, GrantStore, Redemption, outcome, refused
 
 from ._observation import well_formed
-from ._session import BrowserSession, Cancelled, check_cancelled
+from ._session import BrowserSession, Cancelled, Tab, check_cancelled
 
 # The page runs the approved source with its own privileges; the timer bounds how long the driver waits for
 # asynchronous work. A synchronous endless loop cannot be interrupted from outside the page (spec/000: stopping
@@ -85,17 +85,27 @@ def read_diagnostics(
     return {"version": 1, "text": well_formed("\n".join(lines)), "elements": [], "omitted": omitted}
 
 
-def upload_file(session: BrowserSession, action: BrowserFileInput, cancelled: Cancelled) -> Flow[BrowserFileOutcome]:
-    """Put a granted file into the page's file input (the focused one, or the only visible one)."""
+def _start_transfer(
+    session: BrowserSession, action: BrowserFileInput, cancelled: Cancelled, kind: GrantKind
+) -> tuple[Tab, Redemption, GrantStore] | BrowserFileOutcome:
+    """The active tab, the redeemed grant and its store, or the outcome that ends the transfer before it starts
+    (already cancelled; no grant store; a grant that is unknown, expired, foreign, used or of the other kind)."""
     if cancelled is not None and cancelled():
         return outcome("interrupted", "none", "not_started")
     tab = session.tab(None)
     store = session.grants
     if store is None:
         return refused()
-    grant = store.redeem(action["grant_id"], kind="upload", owner=session.owner)
-    if grant is None:
-        return refused()
+    grant = store.redeem(action["grant_id"], kind=kind, owner=session.owner)
+    return refused() if grant is None else (tab, grant, store)
+
+
+def upload_file(session: BrowserSession, action: BrowserFileInput, cancelled: Cancelled) -> Flow[BrowserFileOutcome]:
+    """Put a granted file into the page's file input (the focused one, or the only visible one)."""
+    started = _start_transfer(session, action, cancelled, "upload")
+    if not isinstance(started, tuple):
+        return started
+    tab, grant, _store = started
     handle = yield call(tab.page, "evaluate_handle", f"() => window[{session.agent_name!r}].fileInput()")
     element = handle.as_element()
     if element is None:
@@ -120,15 +130,10 @@ def download_file(session: BrowserSession, action: BrowserFileInput, cancelled: 
     The source is a download the page already offered under the granted name: one the interceptor blocked,
     or a link in the active page. The bytes go to the :class:`GrantStore`, never to a path the model chose.
     """
-    if cancelled is not None and cancelled():
-        return outcome("interrupted", "none", "not_started")
-    tab = session.tab(None)
-    store = session.grants
-    if store is None:
-        return refused()
-    grant = store.redeem(action["grant_id"], kind="download", owner=session.owner)
-    if grant is None:
-        return refused()
+    started = _start_transfer(session, action, cancelled, "download")
+    if not isinstance(started, tuple):
+        return started
+    tab, grant, store = started
     source = next((url for url, name in reversed(tab.blocked_downloads) if name == grant.file_name), None)
     if source is None:
         source = yield from session.agent(tab, "downloadLink", grant.file_name)
