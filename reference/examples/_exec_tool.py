@@ -7,13 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import openai
-from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
+from openai.lib.responses_tool_runner import RegisteredFunction
 from openai.types.responses import FunctionToolParam, ResponseFunctionCallOutputItemListParam
 
 from reference.execution import execute_in_sandbox
-
-from ._support import final_text
 
 Outputs = list[ResponseFunctionCallOutputItemListParam]
 
@@ -47,18 +44,6 @@ class ExecutionTool:
             return items
 
         return RegisteredFunction(tool=self.tool, execute=execute)
-
-
-def run_model(client: openai.OpenAI, model: str, task: str, function: RegisteredFunction, max_steps: int) -> str:
-    """The model's final answer with ``function`` as its only tool. A run that stops early is reported as the
-    answer instead of raised: the page's or desktop's own record still says what happened, and that is the
-    verdict."""
-    runner = ResponsesToolRunner(functions=[function])
-    try:
-        response = runner.run(client, {"model": model, "input": task, "store": False}, max_steps=max_steps)
-        return final_text(response)
-    except Exception as error:
-        return f"(run stopped: {type(error).__name__})"
 
 
 def images_returned(outputs: Outputs) -> int:

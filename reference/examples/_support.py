@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import openai
+from openai.lib.responses_tool_runner import ResponsesToolRunner
 
 from conformance import cassettes, resources
 from conformance.fake_responses import CassetteTransport
@@ -210,3 +211,13 @@ def check_rehearsal(transport: CassetteTransport) -> None:
 def final_text(response: object) -> str:
     text = getattr(response, "output_text", "")
     return text if isinstance(text, str) else ""
+
+
+def answer_of(runner: ResponsesToolRunner, client: openai.OpenAI, model: str, task: str, max_steps: int) -> str:
+    """The model's final answer to ``task`` under ``runner``. A run that stops early is reported as the answer
+    instead of raised: the page's or desktop's own record still says what happened, and that is the verdict."""
+    try:
+        response = runner.run(client, {"model": model, "input": task, "store": False}, max_steps=max_steps)
+        return final_text(response)
+    except Exception as error:
+        return f"(run stopped: {type(error).__name__})"

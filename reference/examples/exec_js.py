@@ -18,13 +18,14 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 import openai
+from openai.lib.responses_tool_runner import ResponsesToolRunner
 from openai.types.responses import FunctionToolParam
 
 from reference.execution import ExecutionService, execute_in_sandbox
 from reference.fieldwork import FORM_PAGE
 
-from ._exec_tool import ExecutionTool, Outputs, images_returned, run_model
-from ._support import ExampleResult, fixture_pages, main_sync
+from ._exec_tool import ExecutionTool, Outputs, images_returned
+from ._support import ExampleResult, answer_of, fixture_pages, main_sync
 from .fieldwork import saved_matches
 
 TASK = (
@@ -84,7 +85,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
         if problem is not None:
             return ExampleResult(False, problem, "")
         function = EXEC_JS.function(service.endpoint, token, session_id, approve, outputs)
-        answer = run_model(client, model, TASK, function, max_steps)
+        answer = answer_of(ResponsesToolRunner(functions=[function]), client, model, TASK, max_steps)
         verified, evidence = saved_matches(pages, RESERVATION)
     images = images_returned(outputs)
     if verified:

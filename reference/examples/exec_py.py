@@ -18,17 +18,15 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 import openai
+from openai.lib.responses_tool_runner import ResponsesToolRunner
 from openai.types.responses import FunctionToolParam
 
 from conformance import resources
 from conformance.harness.desktops import Desktop, DesktopSettings, LocalDesktop
 from reference.execution import ExecutionService
 
-from ._exec_tool import ExecutionTool, Outputs, images_returned, run_model
-from ._support import (
-    ExampleResult,
-    main_sync,
-)
+from ._exec_tool import ExecutionTool, Outputs, images_returned
+from ._support import ExampleResult, answer_of, main_sync
 
 DESKTOP_PAGES: Final = resources.pages("desktop")
 TASK = (
@@ -83,7 +81,7 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
             return ExampleResult(False, "the desktop page never reported that it was ready", "")
         session_id = f"exec-example-{secrets.token_hex(4)}"
         function = EXEC_PY.function(service.endpoint, token, session_id, approve, outputs)
-        answer = run_model(client, model, TASK, function, max_steps)
+        answer = answer_of(ResponsesToolRunner(functions=[function]), client, model, TASK, max_steps)
         deadline = time.monotonic() + 3
         while not (clicks := centre_clicks(desktop)) and time.monotonic() < deadline:
             time.sleep(0.1)

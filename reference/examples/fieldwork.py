@@ -15,7 +15,7 @@ from typing import Final
 
 import openai
 from openai.lib.browser import BrowserConfirmContext, BrowserToolset
-from openai.lib.responses_tool_runner import ResponsesToolRunner
+from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
 
 from reference.browser import SyncBrowserProcess
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
@@ -23,8 +23,8 @@ from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 from ._support import (
     ExampleResult,
     PageSession,
+    answer_of,
     describe_call,
-    final_text,
     fixture_pages,
     main_sync,
 )
@@ -77,7 +77,18 @@ def approving(approve: Callable[[str], bool], log: list[str]) -> Callable[[Brows
     return confirm
 
 
-def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
+def book(
+    client: openai.OpenAI,
+    model: str,
+    task: str,
+    expected: Mapping[str, object],
+    approve: Callable[[str], bool],
+    *,
+    functions: Sequence[RegisteredFunction] = (),
+    max_steps: int,
+) -> ExampleResult:
+    """Run ``task`` on the reservation form through a Fieldwork toolset (beside ``functions``, if any) and judge it
+    by the reservation the page itself recorded, compared with ``expected``."""
     approvals: list[str] = []
     with fixture_pages() as pages:
         process = SyncBrowserProcess.start()
@@ -86,18 +97,18 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
             try:
                 driver = FieldworkDriver.open(context.new_page(), pages.url(FORM_PAGE))
                 toolset = BrowserToolset(driver, members=list(MEMBERS), confirm=approving(approve, approvals))
-                runner = ResponsesToolRunner(browser=toolset)
-                try:
-                    response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
-                    answer = final_text(response)
-                except Exception as error:  # the run may stop; the record still says what happened
-                    answer = f"(run stopped: {type(error).__name__})"
-                verified, evidence = saved_matches(pages, RESERVATION)
+                runner = ResponsesToolRunner(browser=toolset, functions=list(functions))
+                answer = answer_of(runner, client, model, task, max_steps)
+                verified, evidence = saved_matches(pages, expected)
             finally:
                 context.close()
         finally:
             process.close()
     return ExampleResult(verified, evidence, answer, approvals)
+
+
+def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
+    return book(client, model, TASK, RESERVATION, approve, max_steps=max_steps)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

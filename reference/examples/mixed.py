@@ -18,20 +18,11 @@ from typing import Final
 
 import openai
 from openai import pydantic_responses_function_tool
-from openai.lib.browser import BrowserToolset
-from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
+from openai.lib.responses_tool_runner import RegisteredFunction
 from pydantic import BaseModel
 
-from reference.browser import SyncBrowserProcess
-from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
-
-from ._support import (
-    ExampleResult,
-    final_text,
-    fixture_pages,
-    main_sync,
-)
-from .fieldwork import MEMBERS, approving, saved_matches
+from ._support import ExampleResult, main_sync
+from .fieldwork import book
 
 TASK = (
     "Member M-2047 wants a table for 2 on 2026-12-31, at the earliest available time from 19:00. Look the member "
@@ -99,26 +90,9 @@ AVAILABILITY_TOOL = RegisteredFunction.from_tool(
 
 
 def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 10) -> ExampleResult:
-    approvals: list[str] = []
-    with fixture_pages() as pages:
-        process = SyncBrowserProcess.start()
-        try:
-            context = process.browser.new_context(**context_options())
-            try:
-                driver = FieldworkDriver.open(context.new_page(), pages.url(FORM_PAGE))
-                toolset = BrowserToolset(driver, members=list(MEMBERS), confirm=approving(approve, approvals))
-                runner = ResponsesToolRunner(browser=toolset, functions=[LOOKUP_TOOL, AVAILABILITY_TOOL])
-                try:
-                    response = runner.run(client, {"model": model, "input": TASK, "store": False}, max_steps=max_steps)
-                    answer = final_text(response)
-                except Exception as error:  # the record still says what happened
-                    answer = f"(run stopped: {type(error).__name__})"
-                verified, evidence = saved_matches(pages, RESERVATION)
-            finally:
-                context.close()
-        finally:
-            process.close()
-    return ExampleResult(verified, evidence, answer, approvals)
+    return book(
+        client, model, TASK, RESERVATION, approve, functions=[LOOKUP_TOOL, AVAILABILITY_TOOL], max_steps=max_steps
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
