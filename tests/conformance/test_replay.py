@@ -4,65 +4,25 @@ divergence with a diff and the receipts; the command line and the pytest fixture
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from openai.lib.browser import BrowserToolset
-from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner, ToolRunnerError
 
 from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
-from conformance.contracts.runner._scenario import function_tool
-from conformance.fake_responses import CassetteTransport
 from conformance.harness.environment import Environment
-from conformance.probes import ProbeBrowser, browser_probe
-from conformance.recording import record_client
+from conformance.probes import browser_probe
 from conformance.replay import MODES, ReplayError, add_arguments, replay, run
-
-
-def _source() -> cassettes.Cassette:
-    return (
-        CassetteBuilder("source")
-        .turn(
-            function_call("browser_get_page_text", {"tab_id": None}, call_id="c1"),
-            function_call("lookup", {"reference": "A"}, call_id="c2"),
-        )
-        .turn(function_call("lookup", {"reference": "B"}, call_id="c3"))
-        .turn(message("Done."))
-        .build()
-    )
-
-
-def _record(path: Path, source: cassettes.Cassette, *, stream: bool = True, eager: bool = False) -> None:
-    answers = {"A": "found A", "B": [{"type": "input_text", "text": "found B"}]}
-    function = RegisteredFunction(
-        tool=function_tool("lookup"),
-        execute=lambda arguments: answers[str(arguments["reference"])],  # type: ignore[arg-type]
-    )
-    browser = BrowserToolset(ProbeBrowser(["get_page_text"], replies={"get_page_text": "a real page"}))
-    runner = ResponsesToolRunner(browser=browser, functions=[function])
-    # Some sources end in a failure on purpose; the recording of that failure is what the test needs.
-    with (
-        record_client(
-            path,
-            api_key="sk-test",
-            base_url="http://rec.invalid/v1",
-            max_retries=0,
-            transport=CassetteTransport(source, match="endpoint"),
-        ) as client,
-        contextlib.suppress(ToolRunnerError),
-    ):
-        runner.run(client, {"model": "m", "input": "hi", "tool_choice": "auto"}, stream=stream, eager=eager)
+from tests.conformance.recorded_runs import lookup_source, record_lookup_run
 
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> Path:
     path = tmp_path / "recorded.jsonl"
-    _record(path, _source())
+    record_lookup_run(path, lookup_source())
     return path
 
 
@@ -128,7 +88,7 @@ def test_receipts_of_a_failed_recorded_run(tmp_path: Path) -> None:
         .build()
     )
     path = tmp_path / "failed.jsonl"
-    _record(path, source, eager=True)
+    record_lookup_run(path, source, eager=True)
     report = replay(str(path), mode="async-eager")
     assert report.ok, report.render()
     assert report.error is not None and report.attempted_call_ids == ("c1",)
@@ -184,7 +144,7 @@ def test_cli_exit_codes(recorded: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert run(_cli(str(recorded), "--driver", "no_colon")) == 2
     assert "expected module:attribute" in capsys.readouterr().err
     builder_only = tmp_path / "builder.jsonl"
-    cassettes.save(_source(), builder_only)
+    cassettes.save(lookup_source(), builder_only)
     assert run(_cli(str(builder_only))) == 2
     err = capsys.readouterr().err
     assert "cannot be replayed on its own" in err and f"{builder_only}: " in err and "record_client" in err

@@ -5,55 +5,22 @@ checked as HTML and, offline, in a real browser that must make no request."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from openai.lib.browser import BrowserToolset
-from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner, ToolRunnerError
 
-from conformance.cassette_builder import CassetteBuilder, function_call, message
-from conformance.contracts.runner._scenario import function_tool
-from conformance.fake_responses import CassetteTransport
-from conformance.probes import ProbeBrowser
-from conformance.recording import record_client
 from conformance.replay import add_arguments, replay, run
 from reference.browser import launch
+from tests.conformance.recorded_runs import lookup_source, record_lookup_run
 
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> Path:
     """A real recorded run: a browser read and a function call in turn 1, a function call in turn 2, an answer."""
-    source = (
-        CassetteBuilder("timeline")
-        .turn(
-            function_call("browser_get_page_text", {"tab_id": None}, call_id="c1"),
-            function_call("lookup", {"reference": "A"}, call_id="c2"),
-        )
-        .turn(function_call("lookup", {"reference": "B"}, call_id="c3"))
-        .turn(message("Done."))
-        .build()
-    )
-    answers = {"A": "found A", "B": "found B"}
-    function = RegisteredFunction(
-        tool=function_tool("lookup"),  # type: ignore[arg-type]
-        execute=lambda arguments: answers[str(arguments["reference"])],
-    )
-    runner = ResponsesToolRunner(
-        browser=BrowserToolset(ProbeBrowser(["get_page_text"], replies={"get_page_text": "a real page"})),
-        functions=[function],
-    )
     path = tmp_path / "recorded.jsonl"
-    transport = CassetteTransport(source, match="endpoint")
-    with (
-        record_client(
-            path, api_key="sk-test", base_url="http://rec.invalid/v1", max_retries=0, transport=transport
-        ) as client,
-        contextlib.suppress(ToolRunnerError),
-    ):
-        runner.run(client, {"model": "m", "input": "hi", "tool_choice": "auto"}, stream=True)
+    record_lookup_run(path, lookup_source())
     return path
 
 
