@@ -49,6 +49,24 @@ class Certification:
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.output.splitlines()[-lines:])
 
+    def expect_conforms(self, subject: str) -> None:
+        """Assert a clean "conforms": no clause failed, every clause a check covers was reached, the run passed.
+
+        A clause no check reached although checks cover it means a check stopped early: not proof of conformance.
+        (A clause no check declares, such as the harness's BR-SDK-001, can only ever be failed or not checked.)
+        """
+        assert self.certificate is not None, f"the run wrote no certificate:\n{self.tail()}"
+        failed = self.with_status("failed")
+        assert not failed, f"{subject} fails clauses:\n{self.reasons(failed)}"
+        unreached = [
+            clause["id"]
+            for clause in self.certificate["clauses"]
+            if clause["status"] == "not_checked" and clause["checks"]
+        ]
+        assert not unreached, f"checks covering these clauses stopped before reaching them:\n{self.reasons(unreached)}"
+        assert self.certificate["verdict"] == "conforms", self.certificate["verdict"]
+        assert self.returncode == 0, f"the certification run itself did not pass:\n{self.tail()}"
+
 
 def certify(
     driver: str,
