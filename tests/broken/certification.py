@@ -101,18 +101,19 @@ def certify(
     if selection:
         command += ["-k", selection]
     command += list(options)
-    # The outer run's pytest variables (xdist worker IDs, PYTEST_ADDOPTS, the current test) must not leak into the
-    # child: it is a fresh, ordinary certification run.
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
-    completed = subprocess.run(
-        command,
-        cwd=REPOSITORY,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    completed = run_child(command, cwd=REPOSITORY, timeout=timeout)
     certificate_path = directory / "certificate.json"
     certificate = json.loads(certificate_path.read_text("utf-8")) if certificate_path.exists() else None
     return Certification(certificate, completed.stdout + completed.stderr, completed.returncode)
+
+
+def run_child(command: Sequence[str], *, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` (a child pytest or ``driverkit``) in ``cwd`` and capture its output as text.
+
+    The outer run's pytest variables (xdist worker IDs, PYTEST_ADDOPTS, the current test) must not leak into the
+    child: it is a fresh, ordinary run.
+    """
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    return subprocess.run(
+        list(command), cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout, check=False
+    )

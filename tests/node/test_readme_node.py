@@ -9,14 +9,14 @@ so the test stays short. Each must write a certificate that fails nothing.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.broken.certification import run_child
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 TEXT = (REPOSITORY / "README.md").read_text("utf-8")
@@ -62,16 +62,7 @@ def test_the_command_certifies_as_written(words: list[str], tmp_path: Path) -> N
     in_clone = "reference/node" in words[1]
     command = [sys.executable, "-m", *words, "-k", SELECTION, "-q", "-p", "no:cacheprovider"]
     command = [part.replace("--certificate=out/", f"--certificate={tmp_path / 'out'}") for part in command]
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
-    completed = subprocess.run(
-        command,
-        cwd=REPOSITORY if in_clone else project,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    completed = run_child(command, cwd=REPOSITORY if in_clone else project, timeout=600)
     output = completed.stdout + completed.stderr
     certificate = json.loads((tmp_path / "out" / "certificate.json").read_text("utf-8"))
     failed = [clause["id"] for clause in certificate["clauses"] if clause["status"] == "failed"]

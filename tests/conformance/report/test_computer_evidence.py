@@ -10,9 +10,7 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ import pytest
 from PIL import Image
 
 from conformance.evidence import THUMBNAIL_WIDTH
+from tests.broken.certification import run_child
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 CHECK = "conformance/contracts/computer/check_pointer.py::test_click_lands_once_at_the_point"
@@ -46,8 +45,7 @@ def certified(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
         "-k",
         "test_click_lands_once_at_the_point",
     ]
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
-    done = subprocess.run(command, cwd=REPOSITORY, env=environment, capture_output=True, text=True, timeout=300)
+    done = run_child(command, cwd=REPOSITORY, timeout=300)
     path = directory / "certificate.json"
     assert path.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads(path.read_text("utf-8")), directory

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 
 from conformance.contracts.computer._support import FREE_LEFT, FREE_TOP, PATH_FRACTIONS, POINT_FRACTIONS, _at
 from conformance.harness.desktops.settings import COMMON_SCREENS, parse_screen_size
+from tests.broken.certification import run_child
 
 REPOSITORY = Path(__file__).resolve().parents[4]
 
@@ -54,24 +54,16 @@ def test_an_unsupported_screen_size_is_a_usage_error() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("size", ["1024x768", "1280x800"])
 def test_the_reference_computer_driver_conforms_at_each_screen_size(size: str, tmp_path: Path) -> None:
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--computer-driver=reference.computer:sync_factory",
-            f"--screen-size={size}",
-            f"--certificate={tmp_path}",
-            "-q",
-        ],
-        cwd=REPOSITORY,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--computer-driver=reference.computer:sync_factory",
+        f"--screen-size={size}",
+        f"--certificate={tmp_path}",
+        "-q",
+    ]
+    completed = run_child(command, cwd=REPOSITORY, timeout=900)
     output = completed.stdout + completed.stderr
     certificate = json.loads((tmp_path / "certificate.json").read_text("utf-8"))
     profile = certificate["subjects"][0]["profile"]
