@@ -34,17 +34,21 @@ def _policy(snapshot: Any) -> Any:
     return {"drop_call_ids": [snapshot["eligible_call_ids"][0]], "summary": SUMMARY}
 
 
+def _recording_options() -> dict[str, Any]:
+    """Record against the bundled context-budget cassette, answered by endpoint, with no retries."""
+    return {
+        "api_key": "sk-test",
+        "base_url": "http://rec.invalid/v1",
+        "max_retries": 0,
+        "transport": CassetteTransport(load("context-budget"), match="endpoint"),
+    }
+
+
 def _record_sync(path: Path) -> None:
     function = RegisteredFunction(tool=function_tool("lookup"), execute=lambda arguments: BIG)  # type: ignore[arg-type]
     runner = ResponsesToolRunner(functions=[function])
     checkpoints: list[Any] = []
-    with record_client(
-        path,
-        api_key="sk-test",
-        base_url="http://rec.invalid/v1",
-        max_retries=0,
-        transport=CassetteTransport(load("context-budget"), match="endpoint"),
-    ) as client:
+    with record_client(path, **_recording_options()) as client:
         options = recorded_run_options(
             client,
             context_budget={**LIMITS, "compact": _policy},
@@ -106,13 +110,7 @@ def test_async_policy_is_recorded_and_replayed(tmp_path: Path) -> None:
         runner = AsyncResponsesToolRunner(
             functions=[AsyncRegisteredFunction(tool=function_tool("lookup"), execute=lookup)]
         )  # type: ignore[arg-type]
-        async with record_async_client(
-            path,
-            api_key="sk-test",
-            base_url="http://rec.invalid/v1",
-            max_retries=0,
-            transport=CassetteTransport(load("context-budget"), match="endpoint"),
-        ) as client:
+        async with record_async_client(path, **_recording_options()) as client:
             options = recorded_run_options(
                 client,
                 context_budget={**LIMITS, "compact": policy},
