@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Callable
 
+import openai
 import pytest
 
+from conformance.fake_responses import CassetteTransport
 from reference.examples import exec_js, exec_py, fieldwork, mixed, reader, review
-from reference.examples._support import REHEARSAL_MODEL, rehearsal_async_client, rehearsal_client
+from reference.examples._support import REHEARSAL_MODEL, ExampleResult, rehearsal_async_client, rehearsal_client
 
 
 def approve_all(description: str) -> bool:
@@ -18,6 +21,15 @@ def approve_all(description: str) -> bool:
 
 def refuse_all(description: str) -> bool:
     return False
+
+
+def rehearse(
+    name: str, run: Callable[[openai.OpenAI, str, Callable[[str], bool]], ExampleResult], approve: Callable[[str], bool]
+) -> tuple[ExampleResult, CassetteTransport]:
+    """Run a synchronous example against its rehearsal cassette; its outcome and the transport that answered it."""
+    client, transport = rehearsal_client(name)
+    with client:
+        return run(client, REHEARSAL_MODEL, approve), transport
 
 
 def outputs_sent(transport: object, request_index: int) -> dict[str, str]:
@@ -41,9 +53,7 @@ def test_reader_reads_without_acting() -> None:
 
 
 def test_fieldwork_saves_the_requested_reservation() -> None:
-    client, transport = rehearsal_client("fieldwork")
-    with client:
-        outcome = fieldwork.run(client, REHEARSAL_MODEL, approve_all)
+    outcome, transport = rehearse("fieldwork", fieldwork.run, approve_all)
     assert outcome.verified, outcome.evidence
     assert transport.exhausted and transport.divergence is None
     # Every state change was approved one by one; reads never asked.
@@ -54,9 +64,7 @@ def test_fieldwork_saves_the_requested_reservation() -> None:
 
 
 def test_fieldwork_refused_actions_save_nothing() -> None:
-    client, _ = rehearsal_client("fieldwork")
-    with client:
-        outcome = fieldwork.run(client, REHEARSAL_MODEL, refuse_all)
+    outcome, _ = rehearse("fieldwork", fieldwork.run, refuse_all)
     assert not outcome.verified
     assert "no saved reservation" in outcome.evidence
     assert all(entry.startswith("refused ") for entry in outcome.approvals)
@@ -79,9 +87,7 @@ def test_review_without_approval_records_nothing() -> None:
 
 
 def test_mixed_uses_both_functions_and_books_through_the_form() -> None:
-    client, transport = rehearsal_client("mixed")
-    with client:
-        outcome = mixed.run(client, REHEARSAL_MODEL, approve_all)
+    outcome, transport = rehearse("mixed", mixed.run, approve_all)
     assert outcome.verified, outcome.evidence
     assert transport.exhausted and transport.divergence is None
     sent = outputs_sent(transport, 1)
@@ -101,9 +107,7 @@ def test_pydantic_tool_rejects_malformed_arguments_before_its_executor() -> None
 
 @pytest.mark.skipif(shutil.which("Xvfb") is None or shutil.which("openbox") is None, reason="needs Xvfb and openbox")
 def test_exec_py_clicks_the_centre_of_a_real_desktop() -> None:
-    client, transport = rehearsal_client("exec-py")
-    with client:
-        outcome = exec_py.run(client, REHEARSAL_MODEL, approve_all)
+    outcome, transport = rehearse("exec-py", exec_py.run, approve_all)
     assert outcome.verified, outcome.evidence
     assert transport.exhausted
     first = outputs_sent(transport, 1)["exec-1"]
@@ -112,17 +116,13 @@ def test_exec_py_clicks_the_centre_of_a_real_desktop() -> None:
 
 
 def test_exec_py_declined_scripts_never_run() -> None:
-    client, transport = rehearsal_client("exec-py")
-    with client:
-        outcome = exec_py.run(client, REHEARSAL_MODEL, refuse_all)
+    outcome, transport = rehearse("exec-py", exec_py.run, refuse_all)
     assert not outcome.verified
     assert "did not approve" in outputs_sent(transport, 1)["exec-1"]
 
 
 def test_exec_js_books_through_the_javascript_runtime() -> None:
-    client, transport = rehearsal_client("exec-js")
-    with client:
-        outcome = exec_js.run(client, REHEARSAL_MODEL, approve_all)
+    outcome, transport = rehearse("exec-js", exec_js.run, approve_all)
     assert outcome.verified, outcome.evidence
     assert transport.exhausted and transport.divergence is None
     first = outputs_sent(transport, 1)["exec-1"]
@@ -134,9 +134,7 @@ def test_exec_js_books_through_the_javascript_runtime() -> None:
 
 
 def test_exec_js_declined_scripts_never_run() -> None:
-    client, transport = rehearsal_client("exec-js")
-    with client:
-        outcome = exec_js.run(client, REHEARSAL_MODEL, refuse_all)
+    outcome, transport = rehearse("exec-js", exec_js.run, refuse_all)
     assert not outcome.verified
     assert "no saved reservation" in outcome.evidence
     assert "did not approve" in outputs_sent(transport, 1)["exec-1"]
