@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -225,28 +226,40 @@ def test_the_async_driver_connects_too(endpoints: dict[str, str]) -> None:
     assert asyncio.run(contexts_seen()) == 1
 
 
+@contextmanager
+def _environment_on(
+    kind: str, variable: str, tmp_path: Path, fixture_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, Environment, SharedResources]]:
+    """A check environment whose reference factories connect to a browser ``serve`` started (its endpoint in
+    ``variable``); the browser and the check's session end with the block."""
+    endpoint = serve.start(kind, tmp_path)
+    monkeypatch.setenv(variable, endpoint)
+    shared = SharedResources()
+    tokens = fixture_server.session()
+    try:
+        yield endpoint, Environment(fixture_server, next(tokens), shared=shared), shared
+    finally:
+        serve.stop(kind, tmp_path)
+        tokens.close()
+
+
 def test_a_browser_that_goes_away_fails_the_factory_naming_the_endpoint(
     tmp_path: Path, fixture_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    endpoint = serve.start("cdp", tmp_path)
-    monkeypatch.setenv(CDP_ENDPOINT_VARIABLE, endpoint)
-    shared = SharedResources()
-    tokens = fixture_server.session()
-    env = Environment(fixture_server, next(tokens), shared=shared)
-    try:
-        first = sync_factory(env)
-        driver = next(first)
-        assert driver.state()["tabs"]
-        first.close()
-        serve.stop("cdp", tmp_path)  # the browser dies between two checks
-        second = sync_factory(env)
-        with pytest.raises(RemoteBrowserError, match="lost the connection to the DevTools endpoint at") as raised:
-            next(second)
-        assert endpoint in str(raised.value) and CDP_ENDPOINT_VARIABLE in str(raised.value)
-    finally:
-        serve.stop("cdp", tmp_path)
-        shared.close_all(lambda close: close())
-        tokens.close()
+    served = _environment_on("cdp", CDP_ENDPOINT_VARIABLE, tmp_path, fixture_server, monkeypatch)
+    with served as (endpoint, env, shared):
+        try:
+            first = sync_factory(env)
+            driver = next(first)
+            assert driver.state()["tabs"]
+            first.close()
+            serve.stop("cdp", tmp_path)  # the browser dies between two checks
+            second = sync_factory(env)
+            with pytest.raises(RemoteBrowserError, match="lost the connection to the DevTools endpoint at") as raised:
+                next(second)
+            assert endpoint in str(raised.value) and CDP_ENDPOINT_VARIABLE in str(raised.value)
+        finally:
+            shared.close_all(lambda close: close())
 
 
 # ----- the sandbox setting a containerised browser needs --------------------------------------------------------
@@ -268,23 +281,19 @@ def test_an_unknown_sandbox_setting_is_refused(monkeypatch: pytest.MonkeyPatch) 
         launch_options("/nonexistent")
 
 
+def _certify(out: Path, endpoint: dict[str, str], *pytest_arguments: str) -> subprocess.CompletedProcess[str]:
+    """``driverkit certify --out OUT -- -q ARGUMENTS`` with exactly the endpoint variables in ``endpoint`` set (an
+    endpoint variable of the outer environment would otherwise choose the browser)."""
+    environment = {**os.environ, **endpoint}
+    for variable in {CDP_ENDPOINT_VARIABLE, WS_ENDPOINT_VARIABLE} - endpoint.keys():
+        environment.pop(variable, None)
+    command = [sys.executable, "-m", "conformance.cli", "certify", "--out", str(out), "--", "-q", *pytest_arguments]
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600, check=False)
+
+
 def test_certification_reports_an_unreachable_endpoint_as_the_factorys_failure(tmp_path: Path) -> None:
     endpoint = f"ws://127.0.0.1:{_closed_port()}/"
-    command = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "certify",
-        "--out",
-        str(tmp_path),
-        "--",
-        "-q",
-        "-k",
-        "check_tabs",
-    ]
-    environment = {**os.environ, WS_ENDPOINT_VARIABLE: endpoint, CONNECT_TIMEOUT_VARIABLE: "5"}
-    environment.pop(CDP_ENDPOINT_VARIABLE, None)
-    run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600, check=False)
+    run = _certify(tmp_path, {WS_ENDPOINT_VARIABLE: endpoint, CONNECT_TIMEOUT_VARIABLE: "5"}, "-k", "check_tabs")
     # The kit probes the factory before any check runs: a factory that cannot give a driver is a usage error.
     output = run.stdout + run.stderr
     assert run.returncode == 4, output[-2000:]
@@ -311,13 +320,7 @@ def test_the_helper_refuses_a_second_browser_of_a_kind_and_stops_nothing_it_did_
 def test_the_async_factory_also_names_an_endpoint_that_went_away(
     tmp_path: Path, fixture_server: FixtureServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    endpoint = serve.start("playwright-server", tmp_path)
-    monkeypatch.setenv(WS_ENDPOINT_VARIABLE, endpoint)
-    shared = SharedResources()
-    tokens = fixture_server.session()
-    env = Environment(fixture_server, next(tokens), shared=shared)
-
-    async def scenario() -> str:
+    async def scenario(env: Environment, shared: SharedResources) -> str:
         first = async_factory(env)
         driver = await anext(first)
         assert (await driver.state())["tabs"]
@@ -335,11 +338,9 @@ def test_the_async_factory_also_names_an_endpoint_that_went_away(
                     await pending
         return "no error"
 
-    try:
-        message = asyncio.run(scenario())
-    finally:
-        serve.stop("playwright-server", tmp_path)
-        tokens.close()
+    served = _environment_on("playwright-server", WS_ENDPOINT_VARIABLE, tmp_path, fixture_server, monkeypatch)
+    with served as (endpoint, env, shared):
+        message = asyncio.run(scenario(env, shared))
     assert message.startswith(f"lost the connection to the Playwright server at {endpoint}")
 
 
@@ -385,22 +386,13 @@ def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_
         container = (state / "desktop-cdp.container").read_text("utf-8")
         host = serve.host("desktop-cdp", state)
         assert endpoint.startswith("http://") and not endpoint.startswith("http://127.")
-        command = [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "certify",
-            "--out",
-            str(tmp_path / "certificate"),
-            "--",
-            "-q",
+        run = _certify(
+            tmp_path / "certificate",
+            {CDP_ENDPOINT_VARIABLE: endpoint, GUARD_HOST_VARIABLE: host},
             f"--fixture-host={host}",
             "-k",
             "test_state_reports_the_page_shown or check_network",
-        ]
-        environment = {**os.environ, CDP_ENDPOINT_VARIABLE: endpoint, GUARD_HOST_VARIABLE: host}
-        environment.pop(WS_ENDPOINT_VARIABLE, None)
-        run = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600, check=False)
+        )
         output = (run.stdout + run.stderr)[-3000:]
         assert run.returncode == 0, output
         certificate = json.loads((tmp_path / "certificate" / "certificate.json").read_text("utf-8"))
