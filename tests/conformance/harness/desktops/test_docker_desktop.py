@@ -24,11 +24,10 @@ from conformance.harness.desktops.container_owner import LABEL, ContainerOwner, 
 from conformance.harness.desktops.displays import lock_path, socket_path
 from conformance.harness.desktops.docker_desktop import DEFAULT_IMAGE
 from reference.computer import XvfbComputerDriver
-
-from .conftest import PAGES
+from tests.desktops import PAGES
 
 docker = pytest.importorskip("docker")
-REPOSITORY = Path(__file__).resolve().parents[2]
+REPOSITORY = Path(__file__).resolve().parents[4]
 
 
 def _our_locks() -> set[int]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from conformance.fake_responses import CassetteTransport, fake_client
 from reference.examples import pickup
-
-from .conftest import needs_x
+from tests.desktops import needs_x
 
 pytestmark = needs_x
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conformance.clauses import registry
 
-CHECKS = Path(__file__).resolve().parents[2] / "conformance" / "contracts" / "computer"
+CHECKS = Path(__file__).resolve().parents[4] / "conformance" / "contracts" / "computer"
 
 
 def _declared_clauses() -> dict[str, set[str]]:

@@ -23,8 +23,7 @@ from reference.computer import (
     UnknownKeyError,
     XvfbComputerDriver,
 )
-
-from .conftest import needs_x
+from tests.desktops import needs_x
 
 pytestmark = needs_x
 

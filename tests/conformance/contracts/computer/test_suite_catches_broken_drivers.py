@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import needs_x
+from tests.desktops import needs_x
 
 pytestmark = needs_x
 
@@ -16,9 +16,9 @@ def _certify(
 ) -> pytest.RunResult:
     """The computer suite's checks ``selection`` picks, run on a broken driver in a child pytest."""
     # The plugin loads the factory while configuring, before any rootdir path is added: make `tests` importable.
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[4]))
     return pytester.runpytest_subprocess(
-        f"--computer-driver=tests.desktop.broken_computer_drivers:{factory}", "-p", "no:randomly", "-k", selection
+        f"--computer-driver=tests.broken.computer_drivers:{factory}", "-p", "no:randomly", "-k", selection
     )
 
 

@@ -9,8 +9,7 @@ import pytest
 
 from conformance.harness.desktops import DesktopNotRunningError, DesktopSettings, DesktopStartError, LocalDesktop, local
 from conformance.harness.desktops.displays import lock_path, socket_path
-
-from .conftest import PAGES, needs_x
+from tests.desktops import PAGES, needs_x
 
 pytestmark = needs_x
 
