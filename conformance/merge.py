@@ -218,7 +218,7 @@ def merge(shards: Sequence[Shard]) -> dict[str, Any]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``driverkit merge-certificates`` arguments."""
-    parser.add_argument("out", type=Path, help="folder for the merged certificate.json and certificate.md")
+    parser.add_argument("out", type=Path, help="folder for the merged certificate.json, certificate.md and certificate.html")
     parser.add_argument(
         "shards", type=Path, nargs="+", metavar="CERT_DIR", help="certificate folders (or certificate.json files)"
     )
@@ -233,10 +233,10 @@ def run(args: argparse.Namespace) -> int:
         if overwritten:
             raise MergeError(f"the output folder holds an input certificate ({overwritten[0]}); choose another folder")
         merged = merge(shards)
-        json_path, markdown_path, _ = certificate.write(args.out, merged)
+        json_path, markdown_path, html_path = certificate.write(args.out, merged)
     except (MergeError, OSError) as error:
         print(f"driverkit merge-certificates: {error}", file=sys.stderr)
         return 2
     print(f"verdict: {merged['verdict']}")
-    print(f"certificate: {json_path} and {markdown_path}")
+    print(f"certificate: {json_path}, {markdown_path} and {html_path}")
     return 0
