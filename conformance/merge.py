@@ -218,7 +218,9 @@ def merge(shards: Sequence[Shard]) -> dict[str, Any]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``driverkit merge-certificates`` arguments."""
-    parser.add_argument("out", type=Path, help="folder for the merged certificate.json, certificate.md and certificate.html")
+    parser.add_argument(
+        "out", type=Path, help="folder for the merged certificate.json, certificate.md and certificate.html"
+    )
     parser.add_argument(
         "shards", type=Path, nargs="+", metavar="CERT_DIR", help="certificate folders (or certificate.json files)"
     )
