@@ -127,19 +127,20 @@ class EffectStore:
         with self._changed:
             return token in self._sessions
 
-    def add_effect(self, token: str, effect: Effect) -> None:
+    def _change(self, token: str, change: Callable[[_Session], object]) -> None:
+        """Apply ``change`` to a live session under the lock and wake every waiter; a closed session is ignored
+        (a late beacon or socket message from a check that has ended)."""
         with self._changed:
             session = self._sessions.get(token)
             if session is not None:
-                session.effects.append(dict(effect, received=time.monotonic()))
+                change(session)
                 self._changed.notify_all()
 
+    def add_effect(self, token: str, effect: Effect) -> None:
+        self._change(token, lambda session: session.effects.append(dict(effect, received=time.monotonic())))
+
     def add_request(self, token: str, request: ServedRequest) -> None:
-        with self._changed:
-            session = self._sessions.get(token)
-            if session is not None:
-                session.requests.append(request)
-                self._changed.notify_all()
+        self._change(token, lambda session: session.requests.append(request))
 
     def effects(self, token: str) -> list[Effect]:
         with self._changed:
@@ -184,25 +185,13 @@ class EffectStore:
                 session.barrier.document_served(page, origin)
 
     def page_connected(self, token: str, instance: str, page: str, origin: str) -> None:
-        with self._changed:
-            session = self._sessions.get(token)
-            if session is not None:
-                session.barrier.connected(instance, page, origin)
-                self._changed.notify_all()
+        self._change(token, lambda session: session.barrier.connected(instance, page, origin))
 
     def page_disconnected(self, token: str, instance: str) -> None:
-        with self._changed:
-            session = self._sessions.get(token)
-            if session is not None:
-                session.barrier.disconnected(instance)
-                self._changed.notify_all()
+        self._change(token, lambda session: session.barrier.disconnected(instance))
 
     def page_reported(self, token: str, instance: str, page: str, origin: str, message: Mapping[str, Any]) -> None:
-        with self._changed:
-            session = self._sessions.get(token)
-            if session is not None:
-                session.barrier.reported(instance, page, origin, message)
-                self._changed.notify_all()
+        self._change(token, lambda session: session.barrier.reported(instance, page, origin, message))
 
     def next_marker(self, token: str, sent: int, wait: float) -> int | None:
         """The session's marker once it passes ``sent`` or ``wait`` seconds pass; None once the session closed."""
