@@ -24,9 +24,9 @@ def test_a_new_file_gets_the_umask_mode_not_a_private_one(tmp_path: Path) -> Non
 def test_an_existing_file_keeps_its_mode(tmp_path: Path) -> None:
     target = tmp_path / "page.html"
     target.write_text("old", encoding="utf-8")
-    target.chmod(0o600)
+    target.chmod(0o640)
     atomic.write_text(target, "new")
-    assert (target.read_text(encoding="utf-8"), stat.S_IMODE(target.stat().st_mode)) == ("new", 0o600)
+    assert (target.read_text(encoding="utf-8"), stat.S_IMODE(target.stat().st_mode)) == ("new", 0o640)
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
