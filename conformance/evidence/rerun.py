@@ -112,7 +112,7 @@ class _FirstRun:
 
 
 @dataclass
-class _Rerun:
+class RerunResult:
     result: CheckResult | None = None
     evidence: dict[str, Any] | None = None
     hung: bool = False
@@ -120,7 +120,7 @@ class _Rerun:
 
 _FIRST_RUN_KEY = pytest.StashKey[_FirstRun]()
 _NOT_RERUN_KEY = pytest.StashKey[str]()
-_RERUN_KEY = pytest.StashKey[_Rerun]()
+_RERUN_KEY = pytest.StashKey[RerunResult]()
 _NEXT_ITEM_KEY = pytest.StashKey[pytest.Item | None]()
 
 
@@ -193,7 +193,7 @@ class EvidenceRerun:
         return report
 
     @staticmethod
-    def _collect(rerun: _Rerun, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
+    def _collect(rerun: RerunResult, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
         result = _property(report, USER_PROPERTY)
         if result is not None:
             rerun.result = CheckResult.from_property(result)
@@ -236,7 +236,7 @@ class EvidenceRerun:
 
     @staticmethod
     def _rerun(item: pytest.Item, first: Failure) -> dict[str, Any]:
-        rerun = item.stash[_RERUN_KEY] = _Rerun()
+        rerun = item.stash[_RERUN_KEY] = RerunResult()
         saved = list(item.user_properties)
         started = time.perf_counter()
         try:
@@ -252,10 +252,10 @@ class EvidenceRerun:
             # Notes and phase times of the rerun would be counted with the first run's: they are not the verdict's.
             item.user_properties[:] = saved
         seconds = round(time.perf_counter() - started, 3)
-        return _addendum(first, rerun, seconds)
+        return what_the_rerun_adds(first, rerun, seconds)
 
 
-def _addendum(first: Failure, rerun: _Rerun, seconds: float) -> dict[str, Any]:
+def what_the_rerun_adds(first: Failure, rerun: RerunResult, seconds: float) -> dict[str, Any]:
     """What the rerun adds to the first run's evidence: whether the failure repeated, and the picture if it did."""
     if rerun.result is None:
         note = "the failure did not repeat on a rerun: the rerun reported no result"
