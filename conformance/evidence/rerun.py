@@ -47,6 +47,7 @@ RERUN_PICTURE_NOTE = "taken right before the same step on a rerun of the check, 
 HUNG = "not rerun: the driver hung, and a driver that hung is not run again (its rerun could hang as long)"
 HUNG_IN_CLEANUP = "not rerun: the driver hung in its cleanup, and a driver that hung is not run again"
 NO_CAMERA = "not rerun: the driver has no screenshot member, so a rerun could show no picture"
+NO_STEP = "not rerun: the check made no call through its subject, so there is no step to take a picture before"
 
 _MODE_KEY = pytest.StashKey[str]()
 
@@ -155,6 +156,17 @@ def _arm_camera(subject: BrowserSubject | ComputerSubject) -> None:
         computer.evidence.camera = lambda: computer.call_direct("screenshot")
 
 
+def why_not_rerun(first: Failure, can_picture: bool) -> str | None:
+    """Why a check that did not pass is not rerun for its evidence, or None when it is."""
+    if first.hung:
+        return HUNG
+    if not can_picture:
+        return NO_CAMERA
+    if first.steps == 0:
+        return NO_STEP
+    return None
+
+
 def _generation(config: pytest.Config) -> int | None:
     loop = config.stash.get(fixtures.LOOP_KEY, None)
     return None if loop is None else loop.generation
@@ -211,15 +223,14 @@ class EvidenceRerun:
         # that passed has nothing to show again.
         if evidence is None or result is None or hasattr(report, "wasxfail"):
             return
-        if call.excinfo is not None and isinstance(call.excinfo.value, DriverTimeout):
-            item.stash[_NOT_RERUN_KEY] = HUNG
-            return
+        hung = call.excinfo is not None and isinstance(call.excinfo.value, DriverTimeout)
         subject = _subject(item)
-        if subject is None or not _can_picture(subject):
-            item.stash[_NOT_RERUN_KEY] = NO_CAMERA
-            return
-        failure = Failure.of(CheckResult.from_property(result), from_property(evidence), hung=False)
-        item.stash[_FIRST_RUN_KEY] = _FirstRun(failure, _generation(item.config))
+        failure = Failure.of(CheckResult.from_property(result), from_property(evidence), hung)
+        why_not = why_not_rerun(failure, subject is not None and _can_picture(subject))
+        if why_not is not None:
+            item.stash[_NOT_RERUN_KEY] = why_not
+        else:
+            item.stash[_FIRST_RUN_KEY] = _FirstRun(failure, _generation(item.config))
 
     def _after_first_teardown(self, item: pytest.Item) -> dict[str, Any] | None:
         not_rerun = item.stash.get(_NOT_RERUN_KEY, None)

@@ -23,10 +23,12 @@ from conformance.evidence import NO_BEFORE
 from conformance.evidence.rerun import (
     HUNG,
     NO_CAMERA,
+    NO_STEP,
     RERUN_PICTURE_NOTE,
     Failure,
     RerunResult,
     what_the_rerun_adds,
+    why_not_rerun,
     with_rerun,
 )
 from conformance.html_report import render_certificate
@@ -114,6 +116,14 @@ def test_a_failure_that_does_not_repeat_the_same_way_keeps_no_rerun_picture(reru
     assert added["rerun"]["repeated"] is False
     assert added["rerun"]["note"].startswith("the failure did not repeat on a rerun: ")
     assert says in added["rerun"]["note"], added["rerun"]["note"]
+
+
+def test_a_hung_driver_one_without_screenshot_and_a_check_without_steps_are_not_rerun() -> None:
+    assert why_not_rerun(FIRST, can_picture=True) is None
+    assert why_not_rerun(Failure.of(_result("failed"), _seen("click_at"), hung=True), can_picture=True) == HUNG
+    assert why_not_rerun(FIRST, can_picture=False) == NO_CAMERA
+    # A check whose calls were not logged (or that made none) has no step to picture: a rerun would show nothing.
+    assert why_not_rerun(Failure.of(_result("failed"), _seen(), hung=False), can_picture=True) == NO_STEP
 
 
 def test_the_rerun_changes_only_the_before_picture_and_adds_its_finding() -> None:
