@@ -24,6 +24,10 @@ from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
 from conformance.evidence import from_property as evidence_from_property
 from conformance.evidence.capture import evidence_of
+from conformance.evidence.rerun import MODES as EVIDENCE_MODES
+from conformance.evidence.rerun import PLUGIN_NAME as RERUN_PLUGIN_NAME
+from conformance.evidence.rerun import PROPERTY as RERUN_PROPERTY
+from conformance.evidence.rerun import EvidenceRerun, evidence_mode, with_rerun
 from conformance.harness import fixtures, phases
 from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
@@ -93,6 +97,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--certificate",
         metavar="DIR",
         help="write certificate.json, certificate.md and certificate.html (with evidence of failures) into DIR",
+    )
+    group.addoption(
+        "--evidence",
+        choices=EVIDENCE_MODES,
+        default=None,
+        help="evidence of failed and unverified checks in the certificate: 'rerun' (default with --certificate) runs "
+        "such a check once more with a screenshot before each step, 'first-run' shows only what its run saw, 'off' "
+        "none; without --certificate there is none",
     )
     group.addoption(
         "--driver-timeout",
@@ -189,6 +201,8 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = reporting.unwritable(Path(directory))
         if problem:
             raise pytest.UsageError(f"--certificate={directory}: {problem}")
+    if evidence_mode(config) == "rerun":
+        config.pluginmanager.register(EvidenceRerun(), RERUN_PLUGIN_NAME)
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
     config.addinivalue_line("markers", "covers(*ids): clauses a check also covers, blamed only by name")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
@@ -325,7 +339,7 @@ def pytest_runtest_makereport(
     )
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
     # What a failed or unverified check saw, taken now while its driver is still alive (only a certificate shows it).
-    if item.config.getoption("--certificate"):
+    if evidence_mode(item.config) != "off":
         evidence = evidence_of(item, outcome, call.excinfo.value if call.excinfo else None)
         if evidence is not None:
             report.user_properties.append((EVIDENCE_PROPERTY, evidence))
@@ -398,6 +412,9 @@ class _Recorder:
                 recorded = True
             elif name == EVIDENCE_PROPERTY:
                 self.run.evidence[report.nodeid] = evidence_from_property(str(value))
+            elif name == RERUN_PROPERTY and report.nodeid in self.run.evidence:
+                # What the check's evidence rerun added, carried by its (later) teardown report.
+                self.run.evidence[report.nodeid] = with_rerun(self.run.evidence[report.nodeid], str(value))
             elif name == NOTE_PROPERTY:
                 self.notes.append(bounded(str(value)))
             elif name == SOFTWARE_PROPERTY and not self.computer_software:
@@ -468,7 +485,7 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for name in (_RECORDER_NAME, _PHASES_NAME):
+    for name in (_RECORDER_NAME, _PHASES_NAME, RERUN_PLUGIN_NAME):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

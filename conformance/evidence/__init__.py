@@ -8,9 +8,11 @@ its driver is still alive:
 - each call the check made: the member (or computer action), its arguments, what the driver itself returned
   (trimmed; images are replaced by their type and size), what the SDK made of it, and when and how long;
 - what the fixture page recorded (the last :data:`EFFECT_LIMIT` effects), for browser checks;
-- a screenshot before the failing step (the last one the check itself took, if any) and one after it, taken by
-  the kit from the driver's own ``screenshot`` member; a driver without one, or one that fails, gets a note
-  saying why instead. The point the failing step aimed at (``x``/``y`` of a pointer call) is drawn on both.
+- a screenshot before the failing step and one after it, taken by the kit from the driver's own ``screenshot``
+  member; a driver without one, or one that fails, gets a note saying why instead. The point the failing step
+  aimed at (``x``/``y`` of a pointer call) is drawn on both. The "before" picture is the one the log's
+  :attr:`EvidenceLog.camera` took right before the step, when the check ran in evidence mode (the rerun of
+  :mod:`conformance.evidence.rerun`); otherwise the last screenshot the check itself took before it, if any.
 
 Screenshots are downscaled and JPEG-encoded (:func:`thumbnail`) so a certificate of many failures stays small.
 The evidence travels from an xdist worker to the controller as one JSON user property (:data:`PROPERTY`).
@@ -47,23 +49,67 @@ POINT_MEMBERS = frozenset({"click_at", "hover_at", "click", "double_click", "mov
 
 @dataclass
 class LoggedCall:
-    """One call a check made through its subject, with what the SDK made of it (``sdk_view``)."""
+    """One call a check made through its subject, with what the SDK made of it (``sdk_view``).
+
+    ``before`` is what the log's camera returned right before the call (a screenshot result), or the note saying
+    why it has none; both stay None when no camera was set (every ordinary run).
+    """
 
     recorded: RecordedCalls
     arguments: Any
     sdk_view: Callable[[], Any]
     started: float = field(default_factory=time.monotonic)
+    before: Any = None
+    before_note: str | None = None
 
 
 class EvidenceLog:
-    """Every call one check made through its subject, in order; cheap to keep, read only when the check fails."""
+    """Every call one check made through its subject, in order; cheap to keep, read only when the check fails.
+
+    ``camera`` is None in an ordinary run, so a passing check never pays for a picture. The evidence rerun sets it
+    to a function that takes a screenshot with the driver's own member; the log then calls it before every step
+    (except a screenshot step, which is its own picture), so whichever step fails has a picture from just before.
+    Every step, not only those that act: a read can fail because of what the page showed when it ran.
+    """
 
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.calls: list[LoggedCall] = []
+        self.camera: Callable[[], Any] | None = None
+        self._picturing = False
 
     def add(self, recorded: RecordedCalls, arguments: Any, sdk_view: Callable[[], Any]) -> None:
-        self.calls.append(LoggedCall(recorded, arguments, sdk_view))
+        if self._picturing:
+            # The camera's own screenshot call (made through the subject's direct path) is no step of the check.
+            return
+        logged = LoggedCall(recorded, arguments, sdk_view)
+        if self.camera is not None and recorded.member != "screenshot":
+            logged.before, logged.before_note = self._picture_now(self.camera)
+        logged.started = time.monotonic()
+        self.calls.append(logged)
+
+    def _picture_now(self, camera: Callable[[], Any]) -> tuple[Any, str | None]:
+        self._picturing = True
+        try:
+            return camera(), None
+        except Exception as error:  # the driver is under test: its failing screenshot is only a note here
+            # A DriverTimeout (a BaseException) is not caught: the driver hung, and the check ends as a hang.
+            return None, f"the kit's screenshot before this step failed: {bounded(describe_error(error), 200)}"
+        finally:
+            self._picturing = False
+
+    def pictured_before_last_step(self) -> tuple[str | None, str | None] | None:
+        """The camera's picture before the last step (data URL, or None and why), or None when there was no camera
+        picture to take there (no camera, no step, or a screenshot step)."""
+        if not self.calls:
+            return None
+        last = self.calls[-1]
+        if last.before is None and last.before_note is None:
+            return None
+        url = image_url(last.before)
+        if url is None and last.before_note is None:
+            return None, "the driver's screenshot before this step returned no image data URL"
+        return url, last.before_note
 
     def last_point(self) -> tuple[float, float] | None:
         """Where the last pointer call aimed (its ``x``/``y``), to draw on the screenshots."""
@@ -226,14 +272,13 @@ def gather(
     # Read before the kit's own screenshot call, which is no step of the check.
     calls, omitted = log.to_json(), max(0, len(log.calls) - CALL_LIMIT)
     point = log.last_point()
-    before_url = log.last_screenshot()
-    before = (
-        picture(lambda: before_url, point, viewport, "")
-        if before_url
-        else Picture(
-            None, "the check took no screenshot before its failing step (the kit takes none while checks pass)"
-        )
-    )
+    pictured = log.pictured_before_last_step()
+    if pictured is not None:
+        url, note = pictured
+        before = picture(lambda: url, point, viewport, "") if url else Picture(None, note or NO_BEFORE)
+    else:
+        before_url = log.last_screenshot()
+        before = picture(lambda: before_url, point, viewport, "") if before_url else Picture(None, NO_BEFORE)
     after = picture(take_screenshot, point, viewport, no_screenshot)
     return {
         "calls": calls,

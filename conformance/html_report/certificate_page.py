@@ -67,9 +67,23 @@ def _picture(label: str, shot: Mapping[str, Any] | None) -> str:
     shot = shot or {}
     if shot.get("image"):
         body = f'<img alt="{esc(label)}" src="{esc(shot["image"])}">'
+        # A picture can say where it came from (one taken on the evidence rerun says so).
+        caption = f"{label}: {shot['note']}" if shot.get("note") else label
     else:
         body = f'<p class="note">{esc(shot.get("note") or "not available")}</p>'
-    return f"<figure>{body}<figcaption>{esc(label)}</figcaption></figure>"
+        caption = label
+    return f"<figure>{body}<figcaption>{esc(caption)}</figcaption></figure>"
+
+
+def _rerun(rerun: Mapping[str, Any] | None) -> str:
+    """What the evidence rerun found; a failure that did not repeat stands out (the driver may be flaky)."""
+    if not rerun or not rerun.get("note"):
+        return ""
+    repeated = rerun.get("repeated")
+    kind = "repeated" if repeated is True else "not-repeated" if repeated is False else "not-rerun"
+    seconds = rerun.get("seconds")
+    took = f" (the rerun took {seconds:.1f} s)" if repeated is not None and isinstance(seconds, int | float) else ""
+    return f'<p class="rerun {kind}">{esc(str(rerun["note"]))}{esc(took)}</p>'
 
 
 def _calls(calls: Sequence[Mapping[str, Any]], omitted: int) -> str:
@@ -107,6 +121,7 @@ def _evidence(check: str, evidence: Mapping[str, Any], anchor: str) -> str:
     drawn = f" (the red ring marks ({point[0]:g}, {point[1]:g}), where the last pointer step aimed)" if point else ""
     return (
         f'<div class="evidence" id="{anchor}-evidence"><h4>Check <code>{esc(check)}</code></h4>'
+        f"{_rerun(evidence.get('rerun'))}"
         f'<div class="shots">{_picture("before the failing step" + drawn, evidence.get("before"))}'
         f"{_picture('after the failing step' + drawn, evidence.get('after'))}</div>"
         f"<h4>Calls the check made</h4>{_calls(evidence.get('calls') or [], evidence.get('omitted_calls') or 0)}"

@@ -3,19 +3,24 @@
 The input is a broken driver's real certificate: ``click_at_offset`` (click_at lands 9 px right of and 6 px below
 the point asked for), certified with the one check that exposes it. The page is opened from disk with the
 network off; the test filters it to failed clauses, expands the failure, and finds the calls, the page's record
-and the screenshot the kit took after the failing step. Every request the page makes is recorded: there must be
-none beyond the file itself.
+and the screenshots before and after the failing step. The check takes no screenshot of its own, so the "before"
+picture exists only because the kit reran the failed check with a screenshot before each step (the evidence
+rerun). Every request the page makes is recorded: there must be none beyond the file itself.
 """
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 from playwright.sync_api import Page
 
+from conformance.evidence.rerun import RERUN_PICTURE_NOTE
 from reference.browser import launch
 from tests.broken.certification import Certification, certify
 
@@ -76,11 +81,12 @@ def test_a_failed_clause_shows_its_calls_the_page_record_and_the_screenshot_offl
         calls = evidence.locator("table.calls")
         assert "click_at" in calls.inner_text() and '"x": 180' in calls.inner_text()
         assert '"kind": "click"' in evidence.locator("pre").last.inner_text()  # what the page itself recorded
-        after = evidence.locator("img[alt^='after the failing step']")
-        after.wait_for(state="visible")
-        assert after.evaluate("image => image.complete && image.naturalWidth") > 0
-        before = evidence.locator("figure").first.inner_text()
-        assert "took no screenshot before its failing step" in before
+        for moment in ("before", "after"):
+            picture = evidence.locator(f"img[alt^='{moment} the failing step']")
+            picture.wait_for(state="visible")
+            assert picture.evaluate("image => image.complete && image.naturalWidth") > 0, moment
+        assert RERUN_PICTURE_NOTE in evidence.locator("figure").first.inner_text()
+        assert "the failure repeated on a rerun" in evidence.locator("p.rerun.repeated").inner_text()
         page.select_option("#status-filter", "all")
         page.select_option("#family-filter", "BR-READ")
         families = page.locator("tr.clause:not(.hidden)").evaluate_all("rows => rows.map(r => r.dataset.family)")
@@ -88,6 +94,22 @@ def test_a_failed_clause_shows_its_calls_the_page_record_and_the_screenshot_offl
     finally:
         page.context.close()
     assert requested == [(directory / "certificate.html").as_uri()], "the page made a request beyond itself"
+
+
+def test_the_before_picture_is_a_jpeg_the_rerun_took_right_before_the_failing_click(
+    click_at_offset: tuple[Certification, Path],
+) -> None:
+    certification, _ = click_at_offset
+    assert certification.certificate is not None, certification.tail()
+    (seen,) = certification.certificate["evidence"].values()
+    # The check's only step is the click: nothing of its own took a picture before it.
+    assert [call["member"] for call in seen["calls"]] == ["click_at"]
+    assert seen["rerun"]["repeated"] is True, seen["rerun"]
+    before = seen["before"]
+    assert before["note"] == RERUN_PICTURE_NOTE and before["image"].startswith("data:image/jpeg;base64,")
+    picture = Image.open(io.BytesIO(base64.b64decode(before["image"].split(",", 1)[1])))
+    picture.load()
+    assert picture.format == "JPEG" and 0 < picture.width <= 640
 
 
 def test_a_driver_without_screenshot_gets_a_note_in_place_of_the_picture(

@@ -1,8 +1,9 @@
 """A computer driver's certificate shows the desktop around its failing click, with the point asked for drawn.
 
 ``click_offset_computer`` clicks 40 px right of the point; the one check that exposes it runs on a local desktop
-(Xvfb) in a child pytest. The evidence must hold the click with its point, the recorder page's events, the
-check's own screenshot as "before" and the kit's as "after", each with a red ring at the point.
+(Xvfb) in a child pytest. The evidence must hold the click with its point, the recorder page's events, and the
+desktop before and after the click, each with a red ring at the point: "before" is the picture the evidence rerun
+took right before the same click (the failure repeats), "after" the kit's own after the first run's click.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from PIL import Image
 
 from conformance.evidence import THUMBNAIL_WIDTH
+from conformance.evidence.rerun import RERUN_PICTURE_NOTE
 from tests.broken.certification import run_child
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -68,6 +70,7 @@ def test_the_failing_click_is_shown_before_and_after_with_its_point(certified: t
     click = json.loads(evidence["calls"][1]["arguments"])
     assert evidence["point"] == [click["x"], click["y"]]
     assert any('"type": "mousedown"' in effect for effect in evidence["effects"])  # the recorder page's events
+    assert evidence["rerun"]["repeated"] is True and evidence["before"]["note"] == RERUN_PICTURE_NOTE
     screen_width = int(certificate["subjects"][0]["profile"]["screen size"].split("x")[0])
     for moment in ("before", "after"):
         image = evidence[moment]["image"]

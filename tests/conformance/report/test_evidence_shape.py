@@ -125,3 +125,50 @@ def test_a_screenshot_that_hangs_is_a_note_and_the_report_is_still_made() -> Non
         raise DriverTimeout("screenshot", 60.0)
 
     assert evidence.picture(hangs, None, None, "").note.startswith("the screenshot failed: ")
+
+
+def test_a_camera_pictures_the_page_before_each_step_and_its_own_calls_are_no_steps() -> None:
+    # The evidence rerun's camera: called before every step but a screenshot step, through a path that logs too.
+    log = evidence.EvidenceLog()
+    colours = iter(["red", "blue"])
+
+    def camera() -> object:
+        _logged(log, "screenshot", {"tab_id": None}, None)  # the subject's direct path logs what it calls
+        return {"image_url": _png(20, 10, next(colours))}
+
+    log.camera = camera
+    _logged(log, "screenshot", {"tab_id": None}, {"image_url": _png(20, 10, "black")})
+    _logged(log, "click_at", {"tab_id": None, "x": 4, "y": 4}, "Clicked.")
+    _logged(log, "read_page", {"tab_id": None}, "text")
+    assert [logged.recorded.member for logged in log.calls] == ["screenshot", "click_at", "read_page"]
+    assert log.calls[0].before is None  # a screenshot step is its own picture
+    found = evidence.gather(log, effects=None, take_screenshot=None, no_screenshot="")
+    # The picture before the failing (last) step is the camera's second one, not the check's own black one.
+    pixel = _decoded(found["before"]["image"]).convert("RGB").getpixel((15, 8))
+    assert isinstance(pixel, tuple) and pixel[2] > 200 and pixel[0] < 60, pixel
+
+
+def test_a_camera_that_fails_leaves_a_note_before_that_step() -> None:
+    log = evidence.EvidenceLog()
+
+    def camera() -> object:
+        raise RuntimeError("no page")
+
+    log.camera = camera
+    _logged(log, "click_at", {"tab_id": None, "x": 4, "y": 4}, "Clicked.")
+    found = evidence.gather(log, effects=None, take_screenshot=None, no_screenshot="")
+    assert found["before"] == {
+        "image": None,
+        "note": "the kit's screenshot before this step failed: RuntimeError: no page",
+    }
+
+
+def test_a_camera_whose_driver_hangs_ends_the_check() -> None:
+    log = evidence.EvidenceLog()
+
+    def camera() -> object:
+        raise DriverTimeout("screenshot", 5.0)
+
+    log.camera = camera
+    with pytest.raises(DriverTimeout):
+        _logged(log, "click_at", {"tab_id": None, "x": 4, "y": 4}, "Clicked.")
