@@ -27,7 +27,7 @@ from conformance.evidence.capture import evidence_of
 from conformance.evidence.rerun import MODES as EVIDENCE_MODES
 from conformance.evidence.rerun import PLUGIN_NAME as RERUN_PLUGIN_NAME
 from conformance.evidence.rerun import PROPERTY as RERUN_PROPERTY
-from conformance.evidence.rerun import EvidenceRerun, evidence_mode, with_rerun
+from conformance.evidence.rerun import RERUN_MODES, EvidenceRerun, evidence_mode, with_rerun
 from conformance.harness import fixtures, phases
 from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
@@ -103,8 +103,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=EVIDENCE_MODES,
         default=None,
         help="evidence of failed and unverified checks in the certificate: 'rerun' (default with --certificate) runs "
-        "such a check once more with a screenshot before each step, 'first-run' shows only what its run saw, 'off' "
-        "none; without --certificate there is none",
+        "such a check once more with a screenshot before each step while reruns stay within 5%% of the run's time, "
+        "'rerun-all' reruns every one, 'first-run' shows only what its run saw, 'off' none; without --certificate "
+        "there is none",
     )
     group.addoption(
         "--driver-timeout",
@@ -201,8 +202,9 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = reporting.unwritable(Path(directory))
         if problem:
             raise pytest.UsageError(f"--certificate={directory}: {problem}")
-    if evidence_mode(config) == "rerun":
-        config.pluginmanager.register(EvidenceRerun(), RERUN_PLUGIN_NAME)
+    mode = evidence_mode(config)
+    if mode in RERUN_MODES:
+        config.pluginmanager.register(EvidenceRerun.for_mode(mode), RERUN_PLUGIN_NAME)
     config.addinivalue_line("markers", "clause(*ids): the contract clauses a check verifies")
     config.addinivalue_line("markers", "covers(*ids): clauses a check also covers, blamed only by name")
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")

@@ -17,8 +17,14 @@ driver's own ``screenshot`` member is called before each step. (Playwright's "tr
 - Only the first run's evidence is kept; the rerun adds one ``rerun`` entry and at most the "before" picture. It
   travels, like a note, in the first run's teardown report (:data:`PROPERTY`), so it reaches an xdist controller.
 
-The mode is ``--evidence``: ``rerun`` (the default when ``--certificate`` is given), ``first-run`` (evidence
-without the rerun) or ``off`` (no evidence at all); without a certificate there is no evidence, so no rerun.
+- Reruns are budgeted: with ``rerun`` a check is rerun only while the reruns so far have taken at most
+  :data:`BUDGET_SHARE` of the run's time, so a driver that fails half the suite is not certified twice over (the
+  issue's limit for evidence is 5% of certification time). A check past the budget gets a note saying so;
+  ``rerun-all`` lifts the budget.
+
+The mode is ``--evidence``: ``rerun`` (the default when ``--certificate`` is given), ``rerun-all``, ``first-run``
+(evidence without the rerun) or ``off`` (no evidence at all); without a certificate there is no evidence, so no
+rerun.
 """
 
 from __future__ import annotations
@@ -41,13 +47,21 @@ from conformance.harness.subject import BrowserSubject
 from conformance.session import USER_PROPERTY, CheckResult
 
 PROPERTY = "driverkit-evidence-rerun"
-MODES = ("rerun", "first-run", "off")
+MODES = ("rerun", "rerun-all", "first-run", "off")
+RERUN_MODES = ("rerun", "rerun-all")
+# The share of a run's elapsed time its reruns may take under ``rerun``. The budget is checked before each rerun,
+# so a run overshoots it by at most one check's rerun, and the first failing check is always rerun.
+BUDGET_SHARE = 0.05
 PLUGIN_NAME = "driverkit-evidence-rerun"
 RERUN_PICTURE_NOTE = "taken right before the same step on a rerun of the check, which failed the same way"
 HUNG = "not rerun: the driver hung, and a driver that hung is not run again (its rerun could hang as long)"
 HUNG_IN_CLEANUP = "not rerun: the driver hung in its cleanup, and a driver that hung is not run again"
 NO_CAMERA = "not rerun: the driver has no screenshot member, so a rerun could show no picture"
 NO_STEP = "not rerun: the check made no call through its subject, so there is no step to take a picture before"
+OVER_BUDGET = (
+    f"not rerun: earlier reruns already took {BUDGET_SHARE:.0%} of this run's time, the evidence budget "
+    "(--evidence=rerun-all reruns every failed or unverified check)"
+)
 
 _MODE_KEY = pytest.StashKey[str]()
 
@@ -65,7 +79,7 @@ def evidence_mode(config: pytest.Config) -> str:
     if given is not None and given != "off" and not certificate:
         raise pytest.UsageError(f"--evidence={given}: evidence is written only into a certificate; give --certificate")
     mode = str(given) if given is not None else ("rerun" if certificate else "off")
-    if mode == "rerun" and config.getoption("usepdb", False):
+    if mode in RERUN_MODES and config.getoption("usepdb", False):
         # A failing rerun would stop in the debugger a second time for the same failure.
         mode = "first-run"
     config.stash[_MODE_KEY] = mode
@@ -172,8 +186,26 @@ def _generation(config: pytest.Config) -> int | None:
     return None if loop is None else loop.generation
 
 
+def within_budget(spent: float, elapsed: float, share: float | None) -> bool:
+    """Whether another rerun may start when reruns have taken ``spent`` of the run's ``elapsed`` seconds."""
+    return share is None or spent <= share * elapsed
+
+
 class EvidenceRerun:
-    """The pytest plugin (registered by the plugin only in ``rerun`` mode) that reruns checks for their evidence."""
+    """The pytest plugin (registered by the plugin only in a rerun mode) that reruns checks for their evidence.
+
+    ``budget_share`` is the share of the run's time reruns may take (None: no budget, every such check is rerun).
+    """
+
+    def __init__(self, budget_share: float | None) -> None:
+        self.budget_share = budget_share
+        self.started = time.perf_counter()
+        self.spent = 0.0
+
+    @classmethod
+    def for_mode(cls, mode: str) -> EvidenceRerun:
+        """The rerun plugin for a rerun ``mode``: ``rerun`` within the budget, ``rerun-all`` without one."""
+        return cls(BUDGET_SHARE if mode == "rerun" else None)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_teardown(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -243,7 +275,11 @@ class EvidenceRerun:
         del item.stash[_FIRST_RUN_KEY]
         if _generation(item.config) != first.generation:
             return {"rerun": {"repeated": None, "note": HUNG_IN_CLEANUP, "seconds": 0.0}}
-        return self._rerun(item, first.failure)
+        if not within_budget(self.spent, time.perf_counter() - self.started, self.budget_share):
+            return {"rerun": {"repeated": None, "note": OVER_BUDGET, "seconds": 0.0}}
+        added = self._rerun(item, first.failure)
+        self.spent += float(added["rerun"]["seconds"])
+        return added
 
     @staticmethod
     def _rerun(item: pytest.Item, first: Failure) -> dict[str, Any]:

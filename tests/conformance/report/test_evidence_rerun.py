@@ -21,15 +21,19 @@ from PIL import Image
 
 from conformance.evidence import NO_BEFORE
 from conformance.evidence.rerun import (
+    BUDGET_SHARE,
     HUNG,
     NO_CAMERA,
     NO_STEP,
+    OVER_BUDGET,
     RERUN_PICTURE_NOTE,
+    EvidenceRerun,
     Failure,
     RerunResult,
     what_the_rerun_adds,
     why_not_rerun,
     with_rerun,
+    within_budget,
 )
 from conformance.html_report import render_certificate
 from conformance.session import CheckResult
@@ -211,3 +215,31 @@ def test_evidence_without_a_certificate_is_a_usage_error() -> None:
     )
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-1000:] + done.stderr[-1000:]
     assert "--evidence=rerun: evidence is written only into a certificate; give --certificate" in done.stderr
+
+
+def test_reruns_stay_within_their_share_of_the_run() -> None:
+    assert within_budget(0.0, 0.0, BUDGET_SHARE), "the first failing check is always rerun"
+    assert within_budget(1.0, 20.0, 0.05) and not within_budget(1.01, 20.0, 0.05)
+    assert within_budget(1e6, 1.0, None), "rerun-all has no budget"
+    assert EvidenceRerun.for_mode("rerun").budget_share == BUDGET_SHARE == 0.05
+    assert EvidenceRerun.for_mode("rerun-all").budget_share is None
+
+
+def test_past_the_budget_a_check_is_not_rerun_and_rerun_all_lifts_it(tmp_path: Path) -> None:
+    # Every pointer check fails for this driver, a few checks apart: after the first rerun (about one check's time)
+    # the reruns have taken far more than 5% of a run only a few checks long, so the others are not rerun.
+    budgeted = certify("tests.broken.drivers:click_at_offset", tmp_path / "budget", selection="check_pointer")
+    assert budgeted.certificate is not None, budgeted.tail()
+    reruns = [seen["rerun"] for seen in budgeted.certificate["evidence"].values()]
+    assert len(reruns) >= 2, reruns
+    assert reruns[0]["repeated"] is True, reruns
+    assert all(rerun == {"repeated": None, "note": OVER_BUDGET, "seconds": 0.0} for rerun in reruns[1:]), reruns
+    everything = certify(
+        "tests.broken.drivers:click_at_offset",
+        tmp_path / "all",
+        selection="check_pointer",
+        options=["--evidence=rerun-all"],
+    )
+    assert everything.certificate is not None, everything.tail()
+    assert everything.with_status("failed") == budgeted.with_status("failed")
+    assert all(seen["rerun"]["repeated"] is True for seen in everything.certificate["evidence"].values())
