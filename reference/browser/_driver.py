@@ -51,6 +51,7 @@ from ._guard import NetworkGuard
 from ._launch import context_options
 from ._limits import BrowserLimits
 from ._session import BrowserSession, Cancelled
+from ._spare import PreparedContext
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,20 +102,36 @@ class DriverOptions(TypedDict, total=False):
 
 
 def _open(
-    browser: Any, allowed_origins: Iterable[str] | OriginSet, options: DriverOptions, *, asynchronous: bool
+    browser: Any,
+    allowed_origins: Iterable[str] | OriginSet,
+    options: DriverOptions,
+    *,
+    asynchronous: bool,
+    prepared: PreparedContext | None = None,
 ) -> Flow[BrowserSession]:
-    """Open the driver's isolated, guarded context and its session; on any failure nothing is left open."""
+    """Open the driver's isolated, guarded context and its session; on any failure nothing is left open.
+
+    ``prepared`` is a spare context made ahead of need (``_spare``) that fits these options: the driver adopts it
+    instead of opening one, giving its guard the driver's origins before any page loads.
+    """
     unknown = sorted(set(options) - set(DriverOptions.__annotations__))
     if unknown:
         raise TypeError(f"unknown driver options: {', '.join(unknown)}")
     origins = allowed_origins if isinstance(allowed_origins, OriginSet) else OriginSet(allowed_origins)
-    guard = NetworkGuard(origins, options.get("guard_host", "127.0.0.1"))
-    try:
-        viewport = options.get("viewport", (1280, 720))
-        context = yield call(browser, "new_context", **context_options(viewport), proxy=guard.proxy_settings())
-    except BaseException:
-        guard.close()
-        raise
+    viewport = options.get("viewport", (1280, 720))
+    guard_host = options.get("guard_host", "127.0.0.1")
+    if prepared is not None:
+        if not prepared.fits(viewport, guard_host):
+            raise ValueError("the prepared context was made for another viewport or guard host")
+        guard, context = prepared.guard, prepared.context
+        guard.origins = origins  # until now it permitted nothing; its only page is still blank
+    else:
+        guard = NetworkGuard(origins, guard_host)
+        try:
+            context = yield call(browser, "new_context", **context_options(viewport), proxy=guard.proxy_settings())
+        except BaseException:
+            guard.close()
+            raise
     session = BrowserSession(
         context,
         origins=guard.origins,
@@ -275,10 +292,19 @@ class AsyncPlaywrightBrowserDriver:
 
     @classmethod
     async def create(
-        cls, browser: Any, *, allowed_origins: Iterable[str] | OriginSet, **options: Unpack[DriverOptions]
+        cls,
+        browser: Any,
+        *,
+        allowed_origins: Iterable[str] | OriginSet,
+        prepared: PreparedContext | None = None,
+        **options: Unpack[DriverOptions],
     ) -> AsyncPlaywrightBrowserDriver:
-        """The async twin of :meth:`PlaywrightBrowserDriver.create`."""
-        return cls(await run_async(_open(browser, allowed_origins, options, asynchronous=True)))
+        """The async twin of :meth:`PlaywrightBrowserDriver.create`.
+
+        ``prepared``: a spare context from :class:`reference.browser._spare.SpareContexts` to adopt instead of
+        opening one (it must fit ``viewport`` and ``guard_host``); the driver then owns it like its own.
+        """
+        return cls(await run_async(_open(browser, allowed_origins, options, asynchronous=True, prepared=prepared)))
 
     async def close(self) -> None:
         """Close the driver's context and stop its network guard (safe to call twice)."""

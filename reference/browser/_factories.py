@@ -23,9 +23,15 @@ from ._driver import AsyncPlaywrightBrowserDriver, DriverOptions, PlaywrightBrow
 from ._launch import AsyncBrowserProcess, SyncBrowserProcess
 from ._limits import BrowserLimits
 from ._remote import RemoteBrowser, guard_host, route
+from ._spare import SpareContexts
 
 _SHARED_SYNC = "reference.browser.sync-process"
 _SHARED_ASYNC = "reference.browser.async-process"
+_SHARED_ASYNC_SPARES = "reference.browser.async-spares"
+
+
+async def _new_spares() -> SpareContexts:
+    return SpareContexts()
 
 
 def _limits(env: Any) -> BrowserLimits:
@@ -96,15 +102,25 @@ async def async_factory(env: Any) -> AsyncIterator[AsyncPlaywrightBrowserDriver]
     process: AsyncBrowserProcess = await env.shared_async(
         _SHARED_ASYNC, AsyncBrowserProcess.start, AsyncBrowserProcess.close
     )
+    # After the process, so it is closed before the browser is (shared resources close in reverse order).
+    spares: SpareContexts = await env.shared_async(_SHARED_ASYNC_SPARES, _new_spares, SpareContexts.close)
     _report_route(env, process.remote)
     grants = GrantStore()
+    options = _options(env, grants)
+    viewport, host = options["viewport"], options["guard_host"]
+    browser = process.usable()
     try:
         driver = await AsyncPlaywrightBrowserDriver.create(
-            process.usable(), allowed_origins=env.allowed_origins, **_options(env, grants)
+            browser,
+            allowed_origins=env.allowed_origins,
+            prepared=await spares.take(viewport, host),
+            **options,
         )
     except Exception as error:
         process.explain(error)  # a connected browser that went away is the error to report, not its symptom
         raise
+    # The next check's context and page are made while this one runs (most checks share a viewport).
+    spares.prepare(browser, viewport, host)
     try:
         _issue_grants(env, grants, driver.owner)
         yield driver

@@ -6,7 +6,11 @@ machine's load of the moment; the load average is printed with each, because on 
 Each run's terminal summary breaks its time down (kit setup, driver factory, checks, driver cleanup, session
 close; summed over workers under ``-n 2``), which this script repeats.
 
-    .venv/bin/python tests/benchmarks/bench_certify.py [--driver module:factory ...] [--runs serial,n2]
+``--baseline DIR`` names another checkout of the kit (an older commit, say: ``git worktree add DIR COMMIT``); each
+run then happens in that checkout and in this one, alternately, and the ratio new/old is printed, so a change is
+judged against the code before it under the same load.
+
+    .venv/bin/python tests/benchmarks/bench_certify.py [--driver module:factory ...] [--runs serial,n2] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -25,14 +29,16 @@ TARGET_SECONDS = 30.0
 DRIVERS = ("reference.browser:sync_factory", "reference.browser:async_factory")
 RUNS = {"serial": ["-p", "no:randomly"], "n2": ["-n", "2"]}
 _PHASES = re.compile(r"^time by phase: (.*)$", re.MULTILINE)
+HERE = Path(__file__).resolve().parents[2]
 
 
-def certify(driver: str, extra: list[str]) -> tuple[float, dict[str, int], str]:
-    """Wall time, clause summary and the phase line of one ``driverkit certify`` run."""
+def certify(driver: str, extra: list[str], checkout: Path = HERE) -> tuple[float, dict[str, int], str]:
+    """Wall time, clause summary and the phase line of one ``driverkit certify`` run of the kit in ``checkout``."""
     with tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "conformance.cli", "certify", "--driver", driver, "--out", out, "--", "-q"]
         started = time.perf_counter()
-        completed = subprocess.run([*command, *extra], check=False, capture_output=True, text=True)
+        # Run from the checkout, so ``-m conformance.cli`` and the checks it loads are that checkout's code.
+        completed = subprocess.run([*command, *extra], check=False, capture_output=True, text=True, cwd=checkout)
         elapsed = time.perf_counter() - started
         certificate = Path(out) / "certificate.json"
         if not certificate.exists():
@@ -46,24 +52,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--driver", action="append", help="a factory to certify (repeatable); both references if none")
     parser.add_argument("--runs", default="serial,n2", help="comma-separated: serial, n2")
+    parser.add_argument("--baseline", type=Path, help="another checkout of the kit to run alternately, for old/new")
     args = parser.parse_args()
     runs = [name.strip() for name in args.runs.split(",") if name.strip()]
     unknown = [name for name in runs if name not in RUNS]
     if unknown:
         parser.error(f"--runs: unknown {unknown}; expected some of {sorted(RUNS)}")
+    if args.baseline is not None and not (args.baseline / "conformance" / "cli.py").is_file():
+        parser.error(f"--baseline: {args.baseline} is not a checkout of the kit (no conformance/cli.py in it)")
+    checkouts = {"new": HERE} if args.baseline is None else {"old": args.baseline.resolve(), "new": HERE}
     for driver in args.driver or DRIVERS:
-        times: dict[str, float] = {}
+        times: dict[tuple[str, str], float] = {}
         for name in runs:
-            load = os.getloadavg()[0]
-            elapsed, summary, phases = certify(driver, RUNS[name])
-            times[name] = elapsed
-            print(
-                f"{driver} {name:>6}: {elapsed:6.1f} s = {elapsed / TARGET_SECONDS:.2f}x the {TARGET_SECONDS:.0f} s "
-                f"target (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after); clauses {summary}"
-            )
-            print(f"{'':>{len(driver) + 9}}{phases}")
-        if "serial" in times and "n2" in times:
-            print(f"{driver}: -n 2 takes {times['n2'] / times['serial']:.2f}x the serial time")
+            for side, checkout in checkouts.items():
+                load = os.getloadavg()[0]
+                elapsed, summary, phases = certify(driver, RUNS[name], checkout)
+                times[(side, name)] = elapsed
+                label = f"{driver} {name:>6}" + (f" {side}" if len(checkouts) > 1 else "")
+                print(
+                    f"{label}: {elapsed:6.1f} s = {elapsed / TARGET_SECONDS:.2f}x the {TARGET_SECONDS:.0f} s "
+                    f"target (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after); clauses {summary}"
+                )
+                print(f"{'':>{len(label) + 2}}{phases}")
+            if ("old", name) in times:
+                print(f"{driver} {name}: new/old {times[('new', name)] / times[('old', name)]:.2f}x")
+        if ("new", "serial") in times and ("new", "n2") in times:
+            print(f"{driver}: -n 2 takes {times[('new', 'n2')] / times[('new', 'serial')]:.2f}x the serial time")
 
 
 if __name__ == "__main__":
