@@ -76,11 +76,14 @@ def certify(
     timeout: float = 600.0,
     options: Sequence[str] = (),
     cli: bool = False,
+    evidence: str | None = "first-run",
 ) -> Certification:
     """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks.
 
     ``options`` are more pytest options for the child run (``--driver-timeout=3``, say). ``cli`` runs
-    ``driverkit certify`` (the README's main job) instead of ``python -m pytest --driver=...``."""
+    ``driverkit certify`` (the README's main job) instead of ``python -m pytest --driver=...``. ``evidence`` is the
+    ``--evidence`` mode, ``first-run`` unless a test is about the evidence rerun (None: the kit's default): these
+    tests judge verdicts, and the rerun of each failing check would add about a check's time to every child run."""
     if cli:
         # The console script the install put beside this interpreter, as a reader runs it.
         script = Path(sys.executable).with_name("driverkit")
@@ -100,7 +103,9 @@ def certify(
         ]
     if selection:
         command += ["-k", selection]
-    command += list(options)
+    if evidence is not None:
+        command.append(f"--evidence={evidence}")
+    command += list(options)  # after --evidence, so a test's own --evidence wins
     completed = run_child(command, cwd=REPOSITORY, timeout=timeout)
     certificate_path = directory / "certificate.json"
     certificate = json.loads(certificate_path.read_text("utf-8")) if certificate_path.exists() else None

@@ -30,14 +30,14 @@ CHECK = "test_click_at_uses_the_point_button_and_click_count"
 @pytest.fixture(scope="module")
 def click_at_offset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certification, Path]:
     directory = tmp_path_factory.mktemp("click-at-offset")
-    return certify("tests.broken.drivers:click_at_offset", directory, selection=CHECK), directory
+    return certify("tests.broken.drivers:click_at_offset", directory, selection=CHECK, evidence=None), directory
 
 
 @pytest.fixture(scope="module")
 def without_screenshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certification, Path]:
     directory = tmp_path_factory.mktemp("without-screenshot")
     driver = "tests.conformance.report.evidence_drivers:click_at_offset_without_screenshot"
-    return certify(driver, directory, selection=CHECK), directory
+    return certify(driver, directory, selection=CHECK, evidence=None), directory
 
 
 @pytest.fixture(scope="module")

@@ -154,7 +154,7 @@ def test_the_page_says_what_the_rerun_found_and_where_the_picture_came_from() ->
 
 
 def test_a_flaky_failure_is_still_failed_and_said_not_to_repeat(tmp_path: Path) -> None:
-    certification = certify(f"{DRIVERS}:flaky_click_at_offset", tmp_path, selection=CHECK)
+    certification = certify(f"{DRIVERS}:flaky_click_at_offset", tmp_path, selection=CHECK, evidence=None)
     assert certification.with_status("failed") == ["BR-PTR-001"], certification.tail()
     assert certification.certificate is not None and certification.certificate["verdict"] == "does not conform"
     seen = _evidence_of(certification)
@@ -166,7 +166,9 @@ def test_a_flaky_failure_is_still_failed_and_said_not_to_repeat(tmp_path: Path) 
 
 
 def test_a_driver_that_hung_is_not_rerun(tmp_path: Path, factory_calls: Path) -> None:
-    certification = certify(f"{DRIVERS}:hanging_click_at", tmp_path, selection=CHECK, options=["--driver-timeout=5"])
+    certification = certify(
+        f"{DRIVERS}:hanging_click_at", tmp_path, selection=CHECK, options=["--driver-timeout=5"], evidence=None
+    )
     assert "BR-PTR-001" in certification.with_status("failed"), certification.tail()  # a hang blames them all
     seen = _evidence_of(certification)
     assert seen["rerun"] == {"repeated": None, "note": HUNG, "seconds": 0.0}
@@ -174,14 +176,16 @@ def test_a_driver_that_hung_is_not_rerun(tmp_path: Path, factory_calls: Path) ->
 
 
 def test_a_driver_without_screenshot_is_not_rerun(tmp_path: Path) -> None:
-    certification = certify(f"{DRIVERS}:click_at_offset_without_screenshot", tmp_path, selection=CHECK)
+    certification = certify(f"{DRIVERS}:click_at_offset_without_screenshot", tmp_path, selection=CHECK, evidence=None)
     assert _evidence_of(certification)["rerun"]["note"] == NO_CAMERA
 
 
 def test_the_rerun_is_reported_once_under_xdist_and_its_evidence_kept_once(tmp_path: Path, factory_calls: Path) -> None:
     junit = tmp_path / "junit.xml"
     options = ["-p", "xdist", "-n", "1", f"--junitxml={junit}"]
-    certification = certify(f"{DRIVERS}:counted_click_at_offset", tmp_path / "out", selection=CHECK, options=options)
+    certification = certify(
+        f"{DRIVERS}:counted_click_at_offset", tmp_path / "out", selection=CHECK, options=options, evidence=None
+    )
     assert certification.with_status("failed") == ["BR-PTR-001"], certification.tail()
     # The controller's probe, the worker's probe, the check, and its rerun.
     assert _count(factory_calls) == 4, factory_calls.read_text("utf-8")
@@ -197,7 +201,7 @@ def test_the_rerun_is_reported_once_under_xdist_and_its_evidence_kept_once(tmp_p
 
 def test_first_run_evidence_and_a_run_without_certificate_rerun_nothing(tmp_path: Path, factory_calls: Path) -> None:
     certification = certify(
-        f"{DRIVERS}:counted_click_at_offset", tmp_path, selection=CHECK, options=["--evidence=first-run"]
+        f"{DRIVERS}:counted_click_at_offset", tmp_path, selection=CHECK, options=["--evidence=first-run"], evidence=None
     )
     seen = _evidence_of(certification)
     assert "rerun" not in seen and seen["before"] == {"image": None, "note": NO_BEFORE}
@@ -228,7 +232,9 @@ def test_reruns_stay_within_their_share_of_the_run() -> None:
 def test_past_the_budget_a_check_is_not_rerun_and_rerun_all_lifts_it(tmp_path: Path) -> None:
     # Every pointer check fails for this driver, a few checks apart: after the first rerun (about one check's time)
     # the reruns have taken far more than 5% of a run only a few checks long, so the others are not rerun.
-    budgeted = certify("tests.broken.drivers:click_at_offset", tmp_path / "budget", selection="check_pointer")
+    budgeted = certify(
+        "tests.broken.drivers:click_at_offset", tmp_path / "budget", selection="check_pointer", evidence=None
+    )
     assert budgeted.certificate is not None, budgeted.tail()
     reruns = [seen["rerun"] for seen in budgeted.certificate["evidence"].values()]
     assert len(reruns) >= 2, reruns
@@ -239,6 +245,7 @@ def test_past_the_budget_a_check_is_not_rerun_and_rerun_all_lifts_it(tmp_path: P
         tmp_path / "all",
         selection="check_pointer",
         options=["--evidence=rerun-all"],
+        evidence=None,
     )
     assert everything.certificate is not None, everything.tail()
     assert everything.with_status("failed") == budgeted.with_status("failed")
