@@ -258,6 +258,10 @@ class NodeHost:
             except (BrokenPipeError, OSError):
                 raise NodeHostCrashed(self._ended or "the Node host closed its input") from None
 
+    def notify(self, op: str, **fields: Any) -> None:
+        """Send ``op`` without waiting for its answer: safe from an ``on_event`` callback (the reader thread)."""
+        self._send({"id": next(self._ids), "op": op, **fields})
+
     def request(
         self,
         op: str,
