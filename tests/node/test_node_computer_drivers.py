@@ -1,7 +1,7 @@
 """``--computer-driver=node:...``: the computer suite certifies JavaScript computer drivers through the Node SDK.
 
-The reference Node computer driver (reference/node/computer.mjs) must conform with no clause failed or left
-unreached; each factory of tests/node/drivers/broken_computer.mjs (that driver with exactly one defect) must fail
+The reference Node computer driver (reference/node/computer.mjs), certified with the README's command, must
+conform with no clause failed or left unreached; each factory of tests/node/drivers/broken_computer.mjs (that driver with exactly one defect) must fail
 exactly its clause in a child run restricted with ``-k`` to the checks that exercise the defect.
 """
 
@@ -43,7 +43,11 @@ def certify_computer(driver: str, directory: Path, selection: str | None = None)
     return Certification(certificate, completed.stdout + completed.stderr, completed.returncode)
 
 
-def test_the_reference_node_computer_driver_conforms(tmp_path: Path) -> None:
+def test_the_readme_command_certifies_the_reference_node_computer_driver(tmp_path: Path) -> None:
+    text = (REPOSITORY / "README.md").read_text("utf-8")
+    section = text[text.index("### JavaScript computer drivers") :]
+    command = next(line for line in section.splitlines() if line.startswith("pytest --computer-driver=node:"))
+    assert command.split()[1] == f"--computer-driver={REFERENCE}", command
     run = certify_computer(REFERENCE, tmp_path)
     run.expect_conforms("the reference Node computer driver")
     assert "openai (npm)" in json.dumps(run.certificate), run.tail()
