@@ -85,3 +85,23 @@ def test_a_module_without_the_factory_is_a_usage_error(tmp_path: Path) -> None:
     run = certify_computer(f"{BROKEN}#noSuchFactory", tmp_path)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.tail()
     assert "exports no function noSuchFactory" in run.output, run.tail()
+
+
+@pytest.mark.parametrize("option", ["--driver", "--computer-driver"])
+def test_a_node_too_old_is_a_usage_error_naming_the_fix(
+    option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = tmp_path / "node"
+    old.write_text("#!/bin/sh\necho v16.20.2\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("DRIVERKIT_NODE", str(old))
+    spec = "node:tests/node/drivers/plain.mjs#makeDriver" if option == "--driver" else REFERENCE
+    completed = run_child(
+        [sys.executable, "-m", "pytest", f"{option}={spec}", "-p", "no:cacheprovider", "-q"],
+        cwd=REPOSITORY,
+        timeout=120.0,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == pytest.ExitCode.USAGE_ERROR, output[-2000:]
+    assert "is Node v16.20.2; the kit needs Node 18 or newer" in output, output[-2000:]
+    assert "apt-get install -y nodejs npm" in output, output[-2000:]
