@@ -1,8 +1,9 @@
 """``--computer-driver=node:...``: the computer suite certifies JavaScript computer drivers through the Node SDK.
 
 The reference Node computer driver (reference/node/computer.mjs), certified with the README's command, must
-conform with no clause failed or left unreached; each factory of tests/node/drivers/broken_computer.mjs (that driver with exactly one defect) must fail
-exactly its clause in a child run restricted with ``-k`` to the checks that exercise the defect.
+conform with no clause failed or left unreached; each factory of tests/node/drivers/broken_computer.mjs (that
+driver with exactly one defect) must fail exactly its clause in a child run restricted with ``-k`` to the checks
+that exercise the defect. A Node older than the kit needs is a usage error that names the fix.
 """
 
 from __future__ import annotations
