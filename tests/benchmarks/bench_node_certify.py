@@ -15,12 +15,14 @@ machine's load of the moment; the load average is printed before and after.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +46,9 @@ class Run:
     # check id -> seconds, for the checks that ran (not skipped)
     ran: dict[str, float]
     failed: int
+    # the certificate's verdict and clause counts by status
+    verdict: str
+    clauses: dict[str, int]
 
 
 def certify(option: str, driver: str) -> Run:
@@ -73,7 +78,10 @@ def certify(option: str, driver: str) -> Run:
             if case.find("failure") is not None or case.find("error") is not None:
                 failed += 1
             ran[f"{case.get('classname')}::{case.get('name')}"] = float(case.get("time") or 0.0)
-    return Run(wall, ran, failed)
+        certificate_path = Path(out) / "certificate" / "certificate.json"
+        certificate = json.loads(certificate_path.read_text("utf-8")) if certificate_path.exists() else {}
+        clauses = Counter(str(clause["status"]) for clause in certificate.get("clauses", []))
+    return Run(wall, ran, failed, str(certificate.get("verdict", "no certificate")), dict(clauses))
 
 
 def compare(suite: str, rounds: int) -> float:
@@ -97,6 +105,8 @@ def compare(suite: str, rounds: int) -> float:
     counts = f"python {len(python_runs[0].ran)}, node {len(node_runs[0].ran)}, common {len(common)}"
     print(f"{suite}: checks run by {counts}")
     print(f"  failed checks: python {[run.failed for run in python_runs]}, node {[run.failed for run in node_runs]}")
+    print(f"  python certificate: {python_runs[-1].verdict} {python_runs[-1].clauses}")
+    print(f"  node certificate:   {node_runs[-1].verdict} {node_runs[-1].clauses}")
     print(f"  whole run (wall, mean of {rounds}): python {python_wall:7.1f} s   node {node_wall:7.1f} s")
     print(f"  common checks (summed):        python {python_common:7.1f} s   node {node_common:7.1f} s")
     verdict = "within" if ratio <= TARGET else "OVER"
