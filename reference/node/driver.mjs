@@ -243,7 +243,12 @@ class ChangeLog {
 }
 
 export class PlaywrightNodeDriver {
-  static async create(browser, { allowedOrigins, startUrl, viewport = [1280, 720], observation = true, grants = [] }) {
+  // `bindTargets`: consent is tied to a control, so `type` needs a target ref and `key` (which acts wherever the
+  // focus is) is not offered at all.
+  static async create(
+    browser,
+    { allowedOrigins, startUrl, viewport = [1280, 720], observation = true, grants = [], bindTargets = false },
+  ) {
     const context = await browser.newContext({
       viewport: { width: viewport[0], height: viewport[1] },
       acceptDownloads: false,
@@ -251,6 +256,9 @@ export class PlaywrightNodeDriver {
     });
     const driver = new PlaywrightNodeDriver(context, allowedOrigins, observation);
     driver.grants = new GrantStore(grants);
+    driver.bindTargets = bindTargets;
+    // An own property hides the method, so the toolset never registers `key`.
+    if (bindTargets) driver.key = undefined;
     await context.addInitScript(driver.agentScript);
     await context.route("**/*", (route) => driver.guard(route));
     // The guard answers every page with route.fulfill, and Chromium then counts the page as public, so its Local
@@ -554,6 +562,8 @@ export class PlaywrightNodeDriver {
   async type({ text, target, tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
+    // The current focus is not part of what the caller approved: only a ref binds typing to a control.
+    if (target === null && this.bindTargets) throw new BrowserError("Typing needs a target ref in this browser.");
     if (target !== null) {
       const point = await this.answer(page, "point", target, { enabled: true, hit: true });
       await page.mouse.click(point.x, point.y);
@@ -771,5 +781,6 @@ export async function makeDriver(env) {
     viewport: env.hints.viewport,
     observation: env.hints.observation,
     grants: env.hints.grants,
+    bindTargets: env.hints.bind_targets,
   });
 }
