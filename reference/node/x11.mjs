@@ -91,10 +91,14 @@ export class X11Connection {
     this.sequence = 0;
     this.pending = new Map(); // sequence -> {resolve, reject}
     this.stray = null; // an error for a request that has no reply, reported by the next sync
-    this.buffer = rest;
+    // Received bytes not yet parsed, as the chunks they arrived in: a screenshot reply is megabytes in many
+    // chunks, so they are joined once when the whole message is there, not on every chunk.
+    this.chunks = rest.length ? [rest] : [];
+    this.available = rest.length;
     this.closed = null;
     socket.on("data", (chunk) => {
-      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      this.chunks.push(chunk);
+      this.available += chunk.length;
       this.drain();
     });
     const ended = (why) => {
@@ -107,15 +111,30 @@ export class X11Connection {
     this.drain();
   }
 
+  // The first `size` received bytes (joining chunks only when the first one is too short).
+  head(size) {
+    if (this.chunks[0].length < size) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0].subarray(0, size);
+  }
+
+  take(size) {
+    const message = this.head(size);
+    const rest = this.chunks[0].subarray(size);
+    if (rest.length) this.chunks[0] = rest;
+    else this.chunks.shift();
+    this.available -= size;
+    return message;
+  }
+
   drain() {
-    while (this.buffer.length >= 32) {
-      const kind = this.buffer.readUInt8(0);
+    while (this.available >= 32) {
+      const header = this.head(32);
+      const kind = header.readUInt8(0);
       let size = 32;
-      if (kind === 1) size += this.buffer.readUInt32LE(4) * 4;
-      else if ((kind & 0x7f) === 35) size += this.buffer.readUInt32LE(4) * 4; // GenericEvent
-      if (this.buffer.length < size) return;
-      const message = this.buffer.subarray(0, size);
-      this.buffer = this.buffer.subarray(size);
+      if (kind === 1) size += header.readUInt32LE(4) * 4;
+      else if ((kind & 0x7f) === 35) size += header.readUInt32LE(4) * 4; // GenericEvent
+      if (this.available < size) return;
+      const message = this.take(size);
       if (kind === 0) {
         const code = message.readUInt8(1);
         const sequence = message.readUInt16LE(2);
