@@ -1,13 +1,15 @@
 """``driverkit doctor``: what this machine can certify, and the one command that adds each missing piece.
 
 Each line is one piece the kit uses: the Python packages it runs on, a Chromium Playwright can drive (browser
-drivers), Xvfb, the X tools and a window manager (computer drivers on the local desktop), and a Docker engine with
-the desktop image (``--desktop=docker``). A missing piece is named with the Debian/Ubuntu command that adds it; the
-summary says which kinds of certification work here.
+drivers), Xvfb, the X tools and a window manager (computer drivers on the local desktop), a Docker engine with
+the desktop image (``--desktop=docker``), and Node with the npm ``openai`` (JavaScript drivers, ``node:...``). A
+missing piece is named with the Debian/Ubuntu command that adds it; the summary says which kinds of
+certification work here.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -21,6 +23,8 @@ from typing import Final
 SUPPORTED_PYTHON: Final = (3, 11)
 DESKTOP_IMAGE: Final = os.environ.get("KIT_DESKTOP_IMAGE", "kit/desktop:latest")
 DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
+# Playwright for Node refuses older Node; the kit itself runs on 18 (conformance.harness.node.bridge).
+PLAYWRIGHT_NODE_MAJOR: Final = 20
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,39 @@ def _run(argv: list[str]) -> str | None:
     return completed.stdout.strip() or None if completed.returncode == 0 else None
 
 
+def _node() -> Finding:
+    """The ``node`` the kit would start for JavaScript drivers (``DRIVERKIT_NODE`` or PATH), and whether it will do."""
+    from conformance.harness.node.bridge import NODE_INSTALL_HINT, NodeHostError, find_node, node_version
+
+    try:
+        node = find_node()
+        major, minor = node_version(node)
+    except (NodeHostError, OSError, subprocess.SubprocessError, ValueError) as error:
+        return Finding("node", "node", False, str(error), NODE_INSTALL_HINT)
+    detail = f"Node {major}.{minor} at {node}"
+    if major < PLAYWRIGHT_NODE_MAJOR:
+        detail += f" (Playwright for Node, so the reference Node browser driver, needs Node {PLAYWRIGHT_NODE_MAJOR}+)"
+    return Finding("node", "node", True, detail)
+
+
+def _npm_openai() -> Finding:
+    """The Node SDK (npm ``openai``) the kit falls back to when a driver's own folder has none."""
+    from conformance.harness.node.bridge import host_script
+
+    for folder in host_script().parents:
+        manifest = folder / "node_modules" / "openai" / "package.json"
+        if manifest.is_file():
+            version = json.loads(manifest.read_text("utf-8")).get("version", "unknown version")
+            return Finding("node", "npm openai", True, f"{version} at {manifest.parent}")
+    return Finding(
+        "node",
+        "npm openai",
+        False,
+        "not installed next to the kit (a JavaScript driver may still bring its own)",
+        "bash scripts/setup.sh in the kit's checkout, or npm install openai next to the driver",
+    )
+
+
 def findings() -> list[Finding]:
     """Everything doctor looks at, in the order it reports it."""
     pip = f"{sys.executable} -m pip install"
@@ -135,6 +172,8 @@ def findings() -> list[Finding]:
         _executable("desktop", "X tools", ["xauth", "xdotool", "xdpyinfo"], "xauth xdotool x11-utils"),
         _executable("desktop", "window manager", ["openbox"], "openbox"),
         *_docker_engine(),
+        _node(),
+        _npm_openai(),
     ]
 
 
@@ -149,6 +188,7 @@ CAPABILITIES: Final[tuple[tuple[str, Callable[[set[str]], bool]], ...]] = (
         "computer drivers in Docker (--desktop=docker)",
         lambda ok: {"Python", "openai", "pytest", "python-xlib", "docker"} <= ok,
     ),
+    ("JavaScript drivers (node:PATH#EXPORT)", lambda ok: {"Python", "openai", "pytest", "node", "npm openai"} <= ok),
 )
 
 

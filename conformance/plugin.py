@@ -37,6 +37,7 @@ from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.fixture_host import FixtureHost, FixtureHostError
 from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness.loop import DEFAULT_DRIVER_TIMEOUT, HarnessLoop
+from conformance.harness.node.computer_harness import NodeComputerHarness
 from conformance.harness.node.driver import NodeSpec, is_node_spec
 from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.hypothesis_profiles import register_profiles
@@ -72,7 +73,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--computer-driver",
         metavar="MODULE:FACTORY",
-        help="certify the computer driver made by FACTORY(env) on a desktop showing the kit's input recorder page",
+        help="certify the computer driver made by FACTORY(env) on a desktop showing the kit's input recorder page. "
+        "node:PATH#EXPORT certifies a JavaScript or TypeScript computer driver through the Node SDK",
     )
     group.addoption(
         "--sdk",
@@ -219,7 +221,7 @@ def pytest_configure(config: pytest.Config) -> None:
         spec = config.getoption(option)
         if spec:
             try:
-                if option == "--driver" and is_node_spec(spec):
+                if is_node_spec(spec):
                     # Checked here, loaded in each process's own Node host (pytest_sessionstart).
                     NodeSpec.parse(spec, option, [config.rootpath])
                     continue
@@ -246,13 +248,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     factories = config.stash.get(_FACTORIES_KEY, {})
     node = is_node_spec(config.getoption("--driver") or "")
-    if not factories and not node:
+    node_computer = is_node_spec(config.getoption("--computer-driver") or "")
+    if not factories and not node and not node_computer:
         return
     # The run's one harness loop: every browser and computer driver call of this process runs on it.
     loop = config.stash[fixtures.LOOP_KEY] = HarnessLoop(driver_timeout(config))
-    if "--computer-driver" in factories:
+    if "--computer-driver" in factories or node_computer:
         spec = config.getoption("--computer-driver")
-        harness = ComputerHarness(spec, factories["--computer-driver"], loop, factory_timeout(config))
+        try:
+            harness = (
+                NodeComputerHarness(spec, loop, factory_timeout(config), search=(config.rootpath,))
+                if node_computer
+                else ComputerHarness(spec, factories["--computer-driver"], loop, factory_timeout(config))
+            )
+        except DriverSetupError as error:
+            raise pytest.UsageError(f"--computer-driver={spec}: {bounded(str(error))}") from None
         config.stash[fixtures.COMPUTER_HARNESS_KEY] = harness
         config.stash[fixtures.DESKTOP_KEY] = (str(config.getoption("--desktop")), screen_size(config))
     if "--driver" not in factories and not node:
@@ -473,12 +483,16 @@ class _Recorder:
 
 
 def _close_harnesses(config: pytest.Config) -> list[str]:
-    """Close the browser harness, then the run's loop (bounded); what went wrong, one line each."""
+    """Close the browser and computer harnesses, then the run's loop (bounded); what went wrong, one line each."""
     problems: list[str] = []
     browser = config.stash.get(fixtures.HARNESS_KEY, None)
     if browser is not None:
         del config.stash[fixtures.HARNESS_KEY]
         problems += browser.close()
+    computer = config.stash.get(fixtures.COMPUTER_HARNESS_KEY, None)
+    if computer is not None:
+        del config.stash[fixtures.COMPUTER_HARNESS_KEY]
+        problems += computer.close()
     loop = config.stash.get(fixtures.LOOP_KEY, None)
     if loop is not None:
         del config.stash[fixtures.LOOP_KEY]

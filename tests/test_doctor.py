@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +39,38 @@ def test_desktop_build_scripts_ship_with_the_kit() -> None:
     for script in ("build-desktop-image.sh", "make-base-image.sh", "execution/build-image.sh"):
         assert resources.containers(script).is_file()
     assert resources.containers("desktop", "Dockerfile").is_file()
+
+
+def _fake_node(tmp_path: Path, version: str) -> str:
+    """A stand-in ``node`` that only answers ``--version`` (what doctor and the bridge ask of it)."""
+    script = tmp_path / "node"
+    script.write_text(f"#!/bin/sh\necho {version}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_node_too_old_is_named_with_the_debian_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DRIVERKIT_NODE", _fake_node(tmp_path, "v16.20.2"))
+    results = doctor.findings()
+    node = next(result for result in results if result.name == "node")
+    assert not node.found and "Node v16.20.2" in node.detail and "needs Node 18 or newer" in node.detail
+    assert "apt-get install -y nodejs npm" in node.render()
+    assert "cannot certify JavaScript drivers (node:PATH#EXPORT)" in doctor.summary(results)
+
+
+def test_node_absent_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DRIVERKIT_NODE", raising=False)
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "node" else real_which(name))
+    node = next(result for result in doctor.findings() if result.name == "node")
+    assert not node.found and node.detail.startswith("node not found on PATH")
+    assert node.fix.startswith("apt-get install -y nodejs npm")
+
+
+def test_debian_node_18_is_enough_but_named_too_old_for_playwright(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("DRIVERKIT_NODE", _fake_node(tmp_path, "v18.20.4"))
+    node = next(result for result in doctor.findings() if result.name == "node")
+    assert node.found, node.render()
+    assert node.detail.startswith("Node 18.20 at ") and "needs Node 20+" in node.detail

@@ -7,7 +7,8 @@
 //
 // Ops: load (the driver module and its factory export, and the Node SDK the driver runs under), open (the factory
 // with this check's environment), call (a driver method, directly), execute (a member through the Node SDK's
-// BrowserToolset), abort (the cancellation of a running call), close (the driver's optional close), shutdown.
+// BrowserToolset), abort (the cancellation of a running call), close (the driver's optional close), shutdown;
+// and the computer_* ops of computer.mjs for computer drivers.
 //
 // Cancellation: Python checks hand the kit a `cancelled` predicate; Node drivers receive an AbortSignal. A request
 // carries `cancelled: true` when the predicate was already true (the signal starts aborted), `false` for a live
@@ -18,6 +19,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+
+import { computerOps } from "./computer.mjs";
 
 const hostFile = fileURLToPath(import.meta.url);
 const drivers = new Map(); // handle -> { driver, close }
@@ -224,6 +227,25 @@ const ops = {
     return problems;
   },
 };
+
+// Computer drivers (computer.mjs) live in the same driver table, so `close` closes them too.
+Object.assign(
+  ops,
+  computerOps({
+    register(driver) {
+      handles += 1;
+      drivers.set(`d${handles}`, driver);
+      return `d${handles}`;
+    },
+    known,
+    recorded,
+    signalFor,
+    describe,
+    resolveImport,
+    shared,
+    hostFile,
+  }),
+);
 
 function known(handle) {
   const driver = drivers.get(handle);

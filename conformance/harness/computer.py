@@ -39,6 +39,20 @@ class ComputerHarness:
     def factory_worked(self) -> bool:
         return self.software is not None
 
+    def describe(self, driver: object) -> dict[str, str]:
+        """What the driver runs on; read where the driver's code runs, like every other call into it."""
+        described: dict[str, str] = self.loop.run(
+            lambda: software.describe(driver), what="reading the driver's versions"
+        )
+        return described
+
+    def make_subject(self, driver: object, env: ComputerEnvironment) -> ComputerSubject:
+        return ComputerSubject(driver, self.loop, env)
+
+    def close(self) -> list[str]:
+        """Release what the harness holds for the whole run (nothing here); what went wrong, one line each."""
+        return []
+
     def open(self, env: ComputerEnvironment) -> tuple[object, Cleanup]:
         """``factory(env)`` unwrapped on the driver thread, under the deadline; DriverSetupError if it fails."""
         return open_on_driver_thread(self.factory, env, self.loop, self.factory_timeout)
@@ -59,9 +73,8 @@ class ComputerHarness:
         generation = self.loop.generation
         try:
             if self.software is None:
-                # Read where the driver's code runs, like every other call into it.
-                self.software = self.loop.run(lambda: software.describe(driver), what="reading the driver's versions")
-            yield ComputerSubject(driver, self.loop, env)
+                self.software = self.describe(driver)
+            yield self.make_subject(driver, env)
         finally:
             problem = close_driver(self.loop, cleanup, generation)
             if problem:

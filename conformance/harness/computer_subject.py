@@ -191,5 +191,15 @@ class ComputerSubject:
 
         return self._on_driver(run, "the computer toolset")
 
+    def toolset_refusal(self) -> str | None:
+        """Why the SDK's computer toolset of the driver's flavour would not take the driver, or None if it would."""
+        toolset_type = AsyncComputerToolset if self.flavour == "async" else ComputerToolset
+        try:
+            toolset = toolset_type(self.driver)
+        except ValueError as error:
+            return f"{toolset_type.__name__} rejected the driver: {error}"
+        toolset.close()
+        return None
+
     def _present(self) -> list[str]:
         return [name for name in COMPUTER_METHODS if callable(getattr(self.driver, name, None))]

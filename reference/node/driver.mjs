@@ -9,9 +9,11 @@
 // before it starts.
 //
 // Members: state, navigate, read_page, get_page_text, find, click, type, key, scroll, scroll_to, hover,
-// select_option, set_checked, click_at, hover_at, drag_path, wait_for, screenshot, new_tab, switch_tab, close_tab
-// (a documented subset: no zoom, hold_keys, scoped reads, files, scripts or diagnostics). State carries
-// observation metadata (the bounded change history) unless the check's hints ask for legacy state. Every member takes the options object and stops when its signal aborts.
+// select_option, set_checked, click_at, hover_at, drag_path, hold_keys, read_page_scoped, read_diagnostics,
+// run_script, upload_file, download_file, wait_for, screenshot, zoom, new_tab, switch_tab, close_tab: every
+// member. State carries observation metadata (the bounded change history) unless the check's hints ask for
+// legacy state. Every member takes the options object and stops when its signal aborts. File transfers honour
+// the caller's grants (env.hints.grants) only: single use, expiring, size-limited, of their own kind.
 
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -43,6 +45,54 @@ const REF_ERRORS = {
   single: "That control accepts exactly one value.",
   page_tampered: "The page locked a built-in the driver needs to read it; it cannot be read.",
 };
+// Key names hold_keys accepts (Playwright's), and the common aliases models use; unknown names fail before any
+// key is pressed.
+const KEY_NAMES = new Set([
+  "Alt", "Control", "Meta", "Shift", "Enter", "Escape", "Tab", "Backspace", "Delete", "Insert", "Home", "End",
+  "PageUp", "PageDown", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Space", "CapsLock", "ContextMenu",
+  ...Array.from({ length: 12 }, (_, index) => `F${index + 1}`),
+]);
+const KEY_ALIASES = {
+  ctrl: "Control", control: "Control", cmd: "Meta", command: "Meta", meta: "Meta", win: "Meta", super: "Meta",
+  alt: "Alt", option: "Alt", shift: "Shift", enter: "Enter", return: "Enter", esc: "Escape", escape: "Escape",
+  tab: "Tab", backspace: "Backspace", delete: "Delete", del: "Delete", insert: "Insert", home: "Home", end: "End",
+  pageup: "PageUp", pagedown: "PageDown", up: "ArrowUp", down: "ArrowDown", left: "ArrowLeft", right: "ArrowRight",
+  arrowup: "ArrowUp", arrowdown: "ArrowDown", arrowleft: "ArrowLeft", arrowright: "ArrowRight", space: "Space",
+  capslock: "CapsLock",
+};
+const HOLD_STEP_MS = 50;
+
+function keyName(raw) {
+  if ([...raw].length === 1 || KEY_NAMES.has(raw)) return raw;
+  const lower = raw.toLowerCase();
+  const alias = KEY_ALIASES[lower] ?? (/^f\d+$/.test(lower) && KEY_NAMES.has(`F${lower.slice(1)}`) ? `F${lower.slice(1)}` : undefined);
+  if (alias === undefined) throw new BrowserError("Unknown key name.");
+  return alias;
+}
+
+// Runs in the page: the approved source, evaluated globally with the page's own privileges, its value as text.
+// The timer bounds how long the driver waits for asynchronous work; a synchronous endless loop cannot be stopped
+// from outside the page.
+const RUN_SCRIPT = async ([source, ms, marker]) => {
+  let timer;
+  const expired = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(marker)), ms);
+  });
+  try {
+    const value = await Promise.race([Promise.resolve().then(() => (0, eval)(source)), expired]);
+    if (value === undefined) return "";
+    if (typeof value === "string") return value;
+    try {
+      const json = JSON.stringify(value);
+      return json === undefined ? String(value) : json;
+    } catch {
+      return String(value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 // Runs in the page: resolves after two frames, once what an action started has been laid out and painted.
 const SETTLE = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));
 
@@ -91,6 +141,63 @@ function untilAborted(signal, work) {
   });
 }
 
+// Diagnostics: console and network summaries kept per tab (the oldest dropped), never message text, headers,
+// cookies, queries or bodies.
+const DIAGNOSTICS_HISTORY = 200;
+const DIAGNOSTICS_REPORT_LIMIT = 100;
+const PATH_LIMIT = 120;
+
+function keepBounded(records, record) {
+  records.push(record);
+  if (records.length > DIAGNOSTICS_HISTORY) records.shift();
+}
+
+// Origin and path of a URL: queries, fragments and userinfo can carry secrets and are dropped.
+function pathOnly(url) {
+  const origin = originOf(url);
+  if (origin === null) return `${String(url).split(":", 1)[0]}:`;
+  const path = new URL(url).pathname;
+  return origin + (path.length <= PATH_LIMIT ? path : `${path.slice(0, PATH_LIMIT - 3)}...`);
+}
+
+// File outcomes: the documented status/effect pairs only.
+function fileOutcome(status, effect, cleanup) {
+  return { version: 1, status, effect, cleanup };
+}
+const REFUSED = () => fileOutcome("refused", "none", "not_started");
+
+// The caller's file grants (the kit's env.hints.grants): single use, expiring, size-limited, of one kind. Upload
+// grants carry the bytes; a download grant names the file to receive, and the bytes it receives stay here for
+// the caller, never on a path the model chose.
+class GrantStore {
+  constructor(grants = []) {
+    const now = Date.now();
+    this.grants = new Map(
+      grants.map((grant) => [
+        grant.grant_id,
+        {
+          ...grant,
+          content: Buffer.from(grant.content_base64 ?? "", "base64"),
+          expiresAt: now + grant.expires_in_s * 1000,
+          used: false,
+          received: null,
+        },
+      ]),
+    );
+  }
+
+  // Consumes the grant for one transfer (so a failed transfer cannot be retried under it), or null when it is
+  // unknown, expired, used, too big or of the other kind.
+  redeem(grantId, kind) {
+    const grant = this.grants.get(grantId);
+    if (!grant || grant.kind !== kind || grant.used || Date.now() >= grant.expiresAt || grant.content.length > grant.max_bytes) {
+      return null;
+    }
+    grant.used = true;
+    return grant;
+  }
+}
+
 const TITLE_LIMIT_BYTES = 1024;
 const HISTORY = 64;
 const DIALOG_KINDS = new Set(["alert", "confirm", "prompt", "beforeunload"]);
@@ -136,13 +243,22 @@ class ChangeLog {
 }
 
 export class PlaywrightNodeDriver {
-  static async create(browser, { allowedOrigins, startUrl, viewport = [1280, 720], observation = true }) {
+  // `bindTargets`: consent is tied to a control, so `type` needs a target ref and `key` (which acts wherever the
+  // focus is) is not offered at all.
+  static async create(
+    browser,
+    { allowedOrigins, startUrl, viewport = [1280, 720], observation = true, grants = [], bindTargets = false },
+  ) {
     const context = await browser.newContext({
       viewport: { width: viewport[0], height: viewport[1] },
       acceptDownloads: false,
       serviceWorkers: "block",
     });
     const driver = new PlaywrightNodeDriver(context, allowedOrigins, observation);
+    driver.grants = new GrantStore(grants);
+    driver.bindTargets = bindTargets;
+    // An own property hides the method, so the toolset never registers `key`.
+    if (bindTargets) driver.key = undefined;
     await context.addInitScript(driver.agentScript);
     await context.route("**/*", (route) => driver.guard(route));
     // The guard answers every page with route.fulfill, and Chromium then counts the page as public, so its Local
@@ -166,6 +282,7 @@ export class PlaywrightNodeDriver {
     this.agentName = `__rdk_${randomBytes(8).toString("hex")}`;
     this.agentScript = `(${AGENT_SOURCE})(${JSON.stringify(this.agentName)});`;
     this.tabs = new Map(); // id -> page
+    this.diagnostics = new WeakMap(); // page -> { console, network }
     this.ids = new WeakMap(); // page -> id
     this.active = null;
     this.nextId = 1;
@@ -209,6 +326,22 @@ export class PlaywrightNodeDriver {
       if (frame === page.mainFrame()) this.log.add({ type: "navigation", tab_id: id });
     });
     page.on("download", () => this.log.add({ type: "download", tab_id: id, status: "blocked" }));
+    const diagnostics = { console: [], network: [] };
+    this.diagnostics.set(page, diagnostics);
+    page.on("console", (message) => {
+      keepBounded(diagnostics.console, { level: message.type(), origin: originOf(message.location()?.url ?? "") ?? "page" });
+    });
+    page.on("response", (response) => {
+      const request = response.request();
+      const record = { method: request.method(), url: pathOnly(response.url()), status: response.status(), type: request.resourceType() };
+      keepBounded(diagnostics.network, record);
+    });
+    page.on("requestfailed", (request) => {
+      // The network guard aborts what the policy refuses as "blocked by client".
+      const blocked = /BLOCKED_BY_CLIENT/.test(request.failure()?.errorText ?? "");
+      const record = { method: request.method(), url: pathOnly(request.url()), status: blocked ? "blocked" : null, type: request.resourceType() };
+      keepBounded(diagnostics.network, record);
+    });
     page.on("dialog", (dialog) => {
       const kind = DIALOG_KINDS.has(dialog.type()) ? dialog.type() : "other";
       this.log.add({ type: "dialog_dismissed", tab_id: id, kind });
@@ -239,11 +372,15 @@ export class PlaywrightNodeDriver {
     return result;
   }
 
-  async read(page, options) {
-    const raw = await this.answer(page, "read", { ...options, limits: LIMITS, allowed: [...this.allowed] });
+  async read(page, options, method = "read") {
+    const raw = await this.answer(page, method, { ...options, limits: LIMITS, allowed: [...this.allowed] });
+    if (typeof raw.text !== "string" || !Array.isArray(raw.elements) || !Array.isArray(raw.omitted)) {
+      // Only a page that tampers with the agent's environment gets here; it gets no partial report.
+      throw new BrowserError("The page's answer was not a page read.");
+    }
     const seen = new Set();
     const elements = raw.elements.filter((element) => !seen.has(element.ref) && seen.add(element.ref));
-    return { version: 1, text: raw.text, elements, omitted: [...new Set(raw.omitted)] };
+    return [{ version: 1, text: raw.text, elements, omitted: [...new Set(raw.omitted)] }, raw];
   }
 
   // Legacy state reports page URLs without credentials; with observation metadata, origins only (or
@@ -289,18 +426,30 @@ export class PlaywrightNodeDriver {
 
   async read_page({ tab_id, filter }, { signal }) {
     stopIfAborted(signal);
-    return this.read(this.page(tab_id), { mode: filter === "interactive" ? "interactive" : "all" });
+    return (await this.read(this.page(tab_id), { mode: filter === "interactive" ? "interactive" : "all" }))[0];
   }
 
   async get_page_text({ tab_id }, { signal }) {
     stopIfAborted(signal);
-    const report = await this.read(this.page(tab_id), { mode: "text" });
+    const [report] = await this.read(this.page(tab_id), { mode: "text" });
     return { ...report, elements: [] };
   }
 
   async find({ query, tab_id }, { signal }) {
     stopIfAborted(signal);
-    return this.read(this.page(tab_id), { mode: "find", query });
+    return (await this.read(this.page(tab_id), { mode: "find", query }))[0];
+  }
+
+  // One section of the page (`root` a scope ref, or null for the top), `depth` levels of sections down; the
+  // sections not read are listed as scopes to read next.
+  async read_page_scoped({ tab_id, root, depth, filter }, { signal }) {
+    stopIfAborted(signal);
+    const [report, raw] = await this.read(this.page(tab_id), { root, depth, filter }, "readScoped");
+    const refs = new Set(report.elements.map((element) => element.ref));
+    const scopes = (raw.scopes ?? [])
+      .filter((scope) => !refs.has(scope.ref))
+      .map((scope) => ({ ref: scope.ref, label: String(scope.label).toWellFormed() || "section" }));
+    return { ...report, scopes };
   }
 
   async click({ target, tab_id }, { signal }) {
@@ -413,6 +562,8 @@ export class PlaywrightNodeDriver {
   async type({ text, target, tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
+    // The current focus is not part of what the caller approved: only a ref binds typing to a control.
+    if (target === null && this.bindTargets) throw new BrowserError("Typing needs a target ref in this browser.");
     if (target !== null) {
       const point = await this.answer(page, "point", target, { enabled: true, hit: true });
       await page.mouse.click(point.x, point.y);
@@ -461,6 +612,136 @@ export class PlaywrightNodeDriver {
     return { type: "input_image", image_url: `data:image/png;base64,${data.toString("base64")}`, detail: "auto" };
   }
 
+  // Puts a granted file into the page's file input (the focused one, or the only visible one).
+  async upload_file({ grant_id }, { signal }) {
+    if (signal?.aborted) return fileOutcome("interrupted", "none", "not_started");
+    const page = this.page(null);
+    const grant = this.grants.redeem(grant_id, "upload");
+    if (!grant) return REFUSED();
+    const handle = await page.evaluateHandle((name) => window[name]?.fileInput(), this.agentName);
+    try {
+      const element = handle.asElement();
+      if (!element) return REFUSED();
+      if (signal?.aborted) return fileOutcome("interrupted", "none", "completed");
+      try {
+        await element.setInputFiles([{ name: grant.file_name, mimeType: "application/octet-stream", buffer: grant.content }]);
+      } catch {
+        return fileOutcome("unknown", "unknown", "pending");
+      }
+      return fileOutcome("completed", "completed", "completed");
+    } finally {
+      await handle.dispose().catch(() => {});
+    }
+  }
+
+  // Fetches a file the page offers under the granted name (a link in the active page) through the context, on an
+  // allowed origin and without following redirects, and keeps the bytes for the grant's owner.
+  async download_file({ grant_id }, { signal }) {
+    if (signal?.aborted) return fileOutcome("interrupted", "none", "not_started");
+    const page = this.page(null);
+    const grant = this.grants.redeem(grant_id, "download");
+    if (!grant) return REFUSED();
+    const source = await this.agent(page, "downloadLink", grant.file_name);
+    if (typeof source !== "string" || !this.allowed.has(originOf(source))) return REFUSED();
+    let response;
+    try {
+      response = await this.context.request.get(source, { maxRedirects: 0, timeout: NAVIGATION_TIMEOUT_MS });
+    } catch {
+      return fileOutcome("unknown", "unknown", "not_started");
+    }
+    try {
+      if (signal?.aborted) return fileOutcome("interrupted", "none", "completed");
+      if (response.status() !== 200) return fileOutcome("unknown", "unknown", "completed");
+      const size = response.headers()["content-length"];
+      if (size !== undefined && /^\d+$/.test(size) && Number(size) > grant.max_bytes) {
+        return fileOutcome("refused", "none", "completed");
+      }
+      const body = await response.body();
+      if (body.length > grant.max_bytes) return fileOutcome("refused", "none", "completed");
+      grant.received = body;
+      return fileOutcome("completed", "completed", "completed");
+    } finally {
+      await response.dispose().catch(() => {});
+    }
+  }
+
+  async run_script({ tab_id, source, timeout_ms }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    if (!this.allowed.has(originOf(page.url()))) throw new BrowserError("Scripts run only in pages on a permitted origin.");
+    if (!source) throw new BrowserError("The script is empty.");
+    const marker = `rdk-script-timeout-${this.agentName}`;
+    let result;
+    try {
+      result = await untilAborted(signal, page.evaluate(RUN_SCRIPT, [source, timeout_ms, marker]));
+    } catch (error) {
+      if (error instanceof BrowserError) throw error;
+      if (String(error?.message).includes(marker)) throw new BrowserError("The script did not finish within its timeout.");
+      throw new BrowserError("The script failed.");
+    }
+    return String(result).toWellFormed();
+  }
+
+  // Summaries only: console levels and origins (never message text), network method, path, type and status.
+  async read_diagnostics({ tab_id, source, limit }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    // Let page events that are on their way arrive first.
+    await page.evaluate(() => 0).catch(() => {});
+    const diagnostics = this.diagnostics.get(page) ?? { console: [], network: [] };
+    const bound = Math.max(1, Math.min(limit, DIAGNOSTICS_REPORT_LIMIT));
+    const records = source === "console" ? diagnostics.console : diagnostics.network;
+    const shown = records.slice(-bound);
+    const lines =
+      source === "console"
+        ? shown.map((record) => `console.${record.level} from ${record.origin} (text withheld)`)
+        : shown.map((record) => `${record.method} ${record.url} ${record.type} -> ${record.status === null ? "failed" : record.status}`);
+    const omitted = [];
+    // Message text, queries and headers are withheld.
+    if (records.length) omitted.push("private");
+    if (records.length > bound) omitted.push("report_limit");
+    return { version: 1, text: lines.join("\n").toWellFormed(), elements: [], omitted };
+  }
+
+  // A region of the viewport, [left, top, right, bottom] in the same CSS pixels as the coordinate members.
+  async zoom({ tab_id, region }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    if (!Array.isArray(region) || region.length !== 4) throw new BrowserError("A zoom region is [left, top, right, bottom].");
+    const [left, top, right, bottom] = region;
+    const { width, height } = page.viewportSize();
+    if (!(left >= 0 && left < right && right <= width && top >= 0 && top < bottom && bottom <= height)) {
+      throw new BrowserError("The zoom region must lie inside the current viewport.");
+    }
+    const clip = { x: left, y: top, width: right - left, height: bottom - top };
+    const data = await this.page(tab_id).screenshot({ type: "png", clip });
+    return { type: "input_image", image_url: `data:image/png;base64,${data.toString("base64")}`, detail: "auto" };
+  }
+
+  // Presses every key, holds them for the duration (ending early when the signal aborts), then releases them in
+  // reverse, whatever happens.
+  async hold_keys({ tab_id, keys, duration_ms }, { signal }) {
+    stopIfAborted(signal);
+    const page = this.page(tab_id);
+    if (!(duration_ms >= 1 && duration_ms <= 3000)) throw new BrowserError("The hold duration is 1 to 3000 milliseconds.");
+    const names = keys.map(keyName);
+    if (new Set(names).size !== names.length) throw new BrowserError("Held keys must be unique.");
+    const held = [];
+    try {
+      for (const name of names) {
+        await page.keyboard.down(name);
+        held.push(name);
+      }
+      const deadline = Date.now() + duration_ms;
+      while (Date.now() < deadline && !signal?.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(HOLD_STEP_MS, deadline - Date.now())));
+      }
+    } finally {
+      for (const name of held.reverse()) await page.keyboard.up(name);
+    }
+    return undefined;
+  }
+
   async new_tab({ url }, { signal }) {
     stopIfAborted(signal);
     if (url !== null && !this.allowed.has(originOf(url))) throw this.refuse(null, "That URL is outside the allowed origins.");
@@ -499,5 +780,7 @@ export async function makeDriver(env) {
     startUrl: env.start_url,
     viewport: env.hints.viewport,
     observation: env.hints.observation,
+    grants: env.hints.grants,
+    bindTargets: env.hints.bind_targets,
   });
 }

@@ -43,6 +43,9 @@ DEFECTS = (
         ("BR-ACT-009", "BR-ACT-010"),
     ),
     Case("scrollIgnoresDirection", "test_scroll_moves_the_page_in_each_direction", ("BR-ACT-007",)),
+    Case("zoomReturnsWholeViewport", "test_zoom_returns_exactly_the_requested_region", ("BR-IMG-004",), (SDK,)),
+    Case("diagnosticsIgnoreLimit", "test_console_diagnostics_are_bounded_and_filtered", ("BR-DIAG-002",)),
+    Case("uploadGrantReusable", "test_an_upload_grant_is_honoured_once", ("BR-FILE-005",)),
     Case("clickEndsTheHost", CLICK, ("BR-ACT-002",), ("BR-ACT-", SDK), reason="the Node host exited with status 3"),
     Case(
         "clickHangs",

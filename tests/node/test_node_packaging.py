@@ -15,6 +15,9 @@ def test_the_host_is_package_data_next_to_the_python_modules() -> None:
     assert host_script().parent == REPOSITORY / "conformance" / "_node"
     package_data = tomllib.loads((REPOSITORY / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
     assert "*.mjs" in package_data["package-data"]["*"]
+    # host.mjs imports its computer ops from beside itself: both must ship together.
+    assert (host_script().parent / "computer.mjs").is_file()
+    assert 'from "./computer.mjs"' in host_script().read_text("utf-8")
 
 
 def test_node_modules_stay_out_of_the_packages() -> None:

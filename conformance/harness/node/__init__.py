@@ -1,7 +1,9 @@
-"""Certifying JavaScript and TypeScript browser drivers: ``--driver=node:./path/driver.mjs#makeDriver``.
+"""Certifying JavaScript and TypeScript drivers: ``--driver=node:./path/driver.mjs#makeDriver`` (and computer ones).
 
 - :mod:`.bridge` runs the kit's Node host and turns its failures into typed errors under a deadline;
 - :mod:`.driver` parses the ``node:`` form and opens a driver in the host as a Python view of it;
 - :mod:`.subject` is the browser subject whose SDK half goes through the Node SDK's ``BrowserToolset``;
-- :mod:`.harness` is the browser harness that makes those subjects, one host per pytest process.
+- :mod:`.harness` is the browser harness that makes those subjects, one host per pytest process;
+- :mod:`.computer_driver`, :mod:`.computer_subject` and :mod:`.computer_harness` do the same for computer drivers
+  (``--computer-driver=node:...``), through the Node SDK's ``ComputerToolset``.
 """

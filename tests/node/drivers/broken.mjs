@@ -93,3 +93,26 @@ export const clickEndsTheHost = (env) =>
 // click never settles: the check fails on the deadline instead of hanging the run.
 export const clickHangs = (env) =>
   withDefect(env, (driver) => override(driver, "click", () => new Promise(() => {})));
+
+// zoom returns the whole viewport instead of the requested region.
+export const zoomReturnsWholeViewport = (env) =>
+  withDefect(env, (driver) =>
+    override(driver, "zoom", (args, options) => driver.screenshot({ tab_id: args.tab_id }, options)),
+  );
+
+// read_diagnostics ignores the caller's limit and reports everything it kept.
+export const diagnosticsIgnoreLimit = (env) =>
+  withDefect(env, (driver) =>
+    override(driver, "read_diagnostics", (args, options, original) => original({ ...args, limit: 100 }, options)),
+  );
+
+// Upload grants can be used again: redeeming one never marks it used.
+export const uploadGrantReusable = (env) =>
+  withDefect(env, (driver) => {
+    const redeem = driver.grants.redeem.bind(driver.grants);
+    driver.grants.redeem = (grantId, kind) => {
+      const grant = redeem(grantId, kind);
+      if (grant) grant.used = false;
+      return grant;
+    };
+  });

@@ -1,0 +1,90 @@
+"""A JavaScript computer driver as the Python side of the kit sees it (``--computer-driver=node:PATH#EXPORT``).
+
+The factory export receives the desktop as plain JSON (``display``, ``screen_size`` as ``[width, height]``,
+``page_url``) plus ``shared()``, and returns the driver or a promise of it; the driver's optional ``close()`` runs
+after each check. :class:`NodeComputerDriverView` has one Python method per computer method the JavaScript driver
+implements, each a call through the Node host. A JavaScript method that declares the options parameter
+(``click(action, { signal })``, ``screenshot({ signal })``) gets a ``cancelled`` keyword, the way a Python method
+that names ``cancelled`` does, so the computer checks' cancellation clauses read both languages alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from conformance.harness.computer_environment import ComputerEnvironment
+from conformance.harness.node.bridge import NodeHost
+from conformance.harness.node.driver import NodeDriverView
+
+
+def action_json(action: object) -> Any:
+    """An action (a generated SDK model or a plain dict) as the JSON the Node SDK would hand the driver."""
+    dump = getattr(action, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True)
+    return action
+
+
+class NodeComputerDriverView(NodeDriverView):
+    """A computer driver living in the Node host: one method per implemented computer method, and ``close``."""
+
+    def _method(self, member: str, takes_options: bool) -> Callable[..., Any]:
+        if member == "screenshot":
+
+            def screenshot_with_signal(*, cancelled: Callable[[], bool] | None = None) -> Any:
+                return self.invoke(member, None, cancelled)
+
+            def screenshot_without_signal() -> Any:
+                return self.invoke(member, None, None)
+
+            method: Callable[..., Any] = screenshot_with_signal if takes_options else screenshot_without_signal
+        else:
+
+            def with_signal(action: object, *, cancelled: Callable[[], bool] | None = None) -> Any:
+                return self.invoke(member, action_json(action), cancelled)
+
+            def without_signal(action: object) -> Any:
+                return self.invoke(member, action_json(action), None)
+
+            method = with_signal if takes_options else without_signal
+        method.__name__ = method.__qualname__ = member
+        return method
+
+    def invoke(self, member: str, arguments: Any, cancelled: Callable[[], bool] | None) -> Any:
+        """Call ``member`` of the JavaScript driver directly, under the driver deadline."""
+        return self.host.request(
+            "computer_call",
+            timeout=self.timeout,
+            what=member,
+            cancelled=cancelled,
+            handle=self.handle,
+            member=member,
+            args=arguments,
+        )
+
+
+def desktop_json(env: ComputerEnvironment) -> dict[str, Any]:
+    """The desktop as the JavaScript factory receives it (plain JSON)."""
+    return {"display": env.display, "screen_size": list(env.screen_size), "page_url": env.page_url}
+
+
+def node_computer_factory(
+    host: NodeHost,
+    software: dict[str, str],
+    driver_timeout: Callable[[], float],
+    factory_timeout: Callable[[], float],
+) -> Callable[[ComputerEnvironment], Iterator[NodeComputerDriverView]]:
+    """A Python computer driver factory (a generator) that opens the JavaScript driver in ``host``, closed after."""
+
+    def make_driver(env: ComputerEnvironment) -> Iterator[NodeComputerDriverView]:
+        opened = host.request(
+            "computer_open", timeout=factory_timeout(), what="the driver factory", env=desktop_json(env)
+        )
+        view = NodeComputerDriverView(host, str(opened["handle"]), dict(opened["methods"]), software, driver_timeout)
+        try:
+            yield view
+        finally:
+            view.close()
+
+    return make_driver

@@ -1,0 +1,60 @@
+"""The computer harness for ``--computer-driver=node:...``: one Node host per pytest process (so per xdist worker).
+
+It is a :class:`~conformance.harness.computer.ComputerHarness` whose factory opens the JavaScript driver in the
+host and whose subjects call the Node SDK, so the desktop, the per-check lifecycle, the notes and the certificate
+are the Python driver's. The host starts with the harness and loads the module once (again after a restart); it
+stops, closing what the JavaScript factory shared, when the harness closes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+from conformance.harness.computer import ComputerHarness
+from conformance.harness.computer_environment import ComputerEnvironment
+from conformance.harness.computer_subject import ComputerSubject
+from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
+from conformance.harness.loop import HarnessLoop
+from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv
+from conformance.harness.node.computer_driver import NodeComputerDriverView, node_computer_factory
+from conformance.harness.node.computer_subject import NodeComputerSubject
+from conformance.harness.node.driver import NodeSpec
+from conformance.harness.node.harness import LOAD_SECONDS
+
+OPTION = "--computer-driver"
+
+
+class NodeComputerHarness(ComputerHarness):
+    def __init__(self, spec: str, loop: HarnessLoop, factory_timeout: float, search: tuple[Path, ...] = ()) -> None:
+        """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
+        self.node_spec = NodeSpec.parse(spec, OPTION, search)
+        try:
+            self.host = NodeHost(node_argv(self.node_spec.module)).start()
+        except NodeHostError as error:
+            raise DriverSetupError(str(error)) from None
+        try:
+            loaded = self.host.boot(
+                "computer_load",
+                timeout=LOAD_SECONDS,
+                what="loading the driver module",
+                module=str(self.node_spec.module),
+                export=self.node_spec.export,
+            )
+        except (NodeError, NodeHostError, DriverTimeout) as error:
+            self.host.stop()
+            raise DriverSetupError(f"loading {self.node_spec.module} failed: {describe_error(error)}") from None
+        self.loaded_software: dict[str, str] = {str(key): str(value) for key, value in loaded["software"].items()}
+        factory = node_computer_factory(
+            self.host, self.loaded_software, lambda: self.loop.timeout, lambda: self.factory_timeout
+        )
+        super().__init__(spec, factory, loop, factory_timeout)
+
+    def describe(self, driver: object) -> dict[str, str]:
+        return dict(cast(NodeComputerDriverView, driver).software)
+
+    def make_subject(self, driver: object, env: ComputerEnvironment) -> ComputerSubject:
+        return NodeComputerSubject(cast(NodeComputerDriverView, driver), self.loop, env)
+
+    def close(self) -> list[str]:
+        return super().close() + self.host.stop()
