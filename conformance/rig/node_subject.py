@@ -1,0 +1,68 @@
+"""What ``--node-sdk`` (``driverkit certify --sdk=node``) changes in a run.
+
+The runner modes, which checks run, the deviation baseline and the certificate's profile:
+
+- The runner suite's checks take the Node SDK's modes (:data:`~conformance.rig.modes.NODE_MODES`), and each
+  scenario runs through the npm ``openai`` (:mod:`conformance.contracts.runner._node_scenario`).
+- A check with no Node form (it drives Python SDK API itself: the toolset suite, the Decisions runner checks, the
+  runner checks without a mode) is collected and reported "not checked" with why, never passed or dropped.
+- Known deviations come from ``conformance/known_deviations/node/<npm version>.toml``, same format and the same
+  strict-xfail rules as the Python SDK's files (:mod:`conformance.deviations`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from conformance.assertions import NOT_CHECKED_PREFIX
+from conformance.deviations import DEVIATIONS_DIR, apply_deviations
+from conformance.rig.modes import Mode, use_sdk
+from conformance.rig.node import close_shared, sdk_module
+
+NODE_DEVIATIONS_DIR: Final[Path] = DEVIATIONS_DIR / "node"
+NO_NODE_FORM: Final = (
+    "on the Node SDK: this check drives the Python SDK's API itself (a toolset, the Decisions runner, or a "
+    "hand-built runner); the kit runs only the runner scenarios through the Node SDK so far"
+)
+
+
+def node_sdk_version() -> str:
+    """The npm ``openai`` version the kit's Node side imports (the nearest node_modules above sdk.mjs)."""
+    for folder in sdk_module().parents:
+        manifest = folder / "node_modules" / "openai" / "package.json"
+        if manifest.is_file():
+            return str(json.loads(manifest.read_text("utf-8"))["version"])
+    raise FileNotFoundError(f"no node_modules/openai above {sdk_module().parent} (run the kit's setup: npm ci)")
+
+
+def configure() -> None:
+    use_sdk("node")
+
+
+def _runs_in_node(item: pytest.Item) -> bool:
+    if item.get_closest_marker("node_sdk") is not None:
+        return True
+    callspec = getattr(item, "callspec", None)
+    mode = callspec.params.get("mode") if callspec is not None else None
+    return isinstance(mode, Mode) and mode.flavour == "node"
+
+
+def collect(items: Sequence[pytest.Item]) -> None:
+    """Mark the checks with no Node form not checked, then apply the Node SDK's known deviations."""
+    for item in items:
+        if not _runs_in_node(item):
+            item.add_marker(pytest.mark.skip(reason=NOT_CHECKED_PREFIX + NO_NODE_FORM))
+    apply_deviations(items, node_sdk_version(), NODE_DEVIATIONS_DIR)
+
+
+def node_profile() -> dict[str, Any]:
+    return {"software": {"openai (npm)": node_sdk_version()}}
+
+
+def close() -> list[str]:
+    return close_shared()
