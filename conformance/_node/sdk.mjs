@@ -19,24 +19,39 @@ let callbacks = 0;
 const senders = []; // event senders of the invoke requests now running; a callback goes out through the newest
 let sdk = null;
 
+// Which npm openai: the one Node's own lookup finds from this file (the kit's node_modules), or the package folder
+// `configure` names (DRIVERKIT_NODE_OPENAI on the Python side: another project's install, or a patched copy).
+let packageFolder = null;
+
 async function loadSdk() {
   if (sdk) return sdk;
-  const [client, browser, computer, runner, decisions] = await Promise.all([
-    import("openai"),
-    import("openai/helpers/browser"),
-    import("openai/helpers/computer"),
-    import("openai/helpers/responses-tool-runner"),
-    import("openai/helpers/decisions-tool-runner"),
-  ]);
-  // The package's exports map does not export package.json: read it next to the resolved entry point.
   const { existsSync, readFileSync } = await import("node:fs");
-  const { fileURLToPath } = await import("node:url");
+  const { fileURLToPath, pathToFileURL } = await import("node:url");
   const path = await import("node:path");
-  let folder = path.dirname(fileURLToPath(import.meta.resolve("openai")));
-  while (!existsSync(path.join(folder, "package.json")) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  let folder = packageFolder;
+  if (!folder) {
+    // The package's exports map does not export package.json: find it above the resolved entry point.
+    folder = path.dirname(fileURLToPath(import.meta.resolve("openai")));
+    while (!existsSync(path.join(folder, "package.json")) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  }
+  const file = (name) => import(pathToFileURL(path.join(folder, name)).href);
+  const [client, browser, computer, runner, decisions] = await Promise.all([
+    file("index.mjs"),
+    file("helpers/browser.mjs"),
+    file("helpers/computer.mjs"),
+    file("helpers/responses-tool-runner.mjs"),
+    file("helpers/decisions-tool-runner.mjs"),
+  ]);
   const version = JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8")).version;
-  sdk = { OpenAI: client.default ?? client.OpenAI, ...browser, ...computer, ...runner, ...decisions, version };
+  sdk = { OpenAI: client.default ?? client.OpenAI, ...browser, ...computer, ...runner, ...decisions, version, folder };
   return sdk;
+}
+
+/** Use the npm openai in `folder` (its package folder) instead of the kit's; before anything is loaded. */
+export async function configure({ folder }) {
+  if (sdk && sdk.folder !== folder) throw new Error(`the Node SDK was already loaded from ${sdk.folder}`);
+  packageFolder = folder;
+  return true;
 }
 
 function isPlain(value) {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from typing import Any, Final
 
 from openai.lib.responses_tool_runner import ToolRunnerError
 
-from conformance.harness.node.bridge import NodeError, NodeHost, rebuild_error
+from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, rebuild_error
 
 # A whole runner run crosses in one request; the longest bundled scenario holds calls for a few seconds.
 RUN_SECONDS: Final = 120.0
@@ -35,6 +36,22 @@ CALLBACK_WORKERS: Final = 8
 def sdk_module() -> Path:
     """``sdk.mjs`` inside the installed kit (package data next to the host)."""
     return Path(str(resources.files("conformance._node").joinpath("sdk.mjs")))
+
+
+OPENAI_ENVIRONMENT: Final = "DRIVERKIT_NODE_OPENAI"
+
+
+def openai_folder() -> Path | None:
+    """The npm openai package folder ``DRIVERKIT_NODE_OPENAI`` names (a project folder with node_modules/openai,
+    or the package folder itself), or None for the one installed with the kit."""
+    given = os.environ.get(OPENAI_ENVIRONMENT)
+    if not given:
+        return None
+    folder = Path(given).resolve()
+    for candidate in (folder, folder / "node_modules" / "openai"):
+        if (candidate / "package.json").is_file() and (candidate / "helpers" / "browser.mjs").is_file():
+            return candidate
+    raise NodeHostError(f"{OPENAI_ENVIRONMENT}={given}: no npm openai package there (nor in its node_modules)")
 
 
 class NodeToolRunnerError(ToolRunnerError, NodeError):
@@ -98,6 +115,11 @@ class NodeSdk:
         self._workers = concurrent.futures.ThreadPoolExecutor(
             CALLBACK_WORKERS, thread_name_prefix="driverkit-node-later"
         )
+        self._ordered_thread: int | None = None
+        self._nesting = 0
+        folder = openai_folder()
+        if folder is not None:
+            self.invoke("configure", {"folder": str(folder)})
         self.version: str = str(self.invoke("version", {})["version"])
 
     def settle(self) -> None:
@@ -114,6 +136,11 @@ class NodeSdk:
 
     def invoke(self, member: str, args: Mapping[str, Any], *, timeout: float = CALL_SECONDS) -> Any:
         """Call export ``member`` of the broker; a thrown error comes back raised (see :func:`raised`)."""
+        # A callback that calls into Node (a driver closing its toolset, say) may need callbacks of its own before
+        # it can return: while the ordered thread waits here, callbacks start on the pool instead.
+        nested = threading.get_ident() == self._ordered_thread
+        if nested:
+            self._nesting += 1
         try:
             answer = self.host.request(
                 "invoke",
@@ -126,6 +153,9 @@ class NodeSdk:
             )
         except NodeError as error:
             raise raised(error) from None
+        finally:
+            if nested:
+                self._nesting -= 1
         if isinstance(answer, dict) and "$thrown" in answer:
             raise raised(rebuild_error(answer["$thrown"]), answer["$thrown"])
         return self.decode(answer)
@@ -186,9 +216,12 @@ class NodeSdk:
     def _on_event(self, event: dict[str, Any]) -> None:
         if event.get("event") != "callback":
             return
-        self._ordered.submit(self._start, int(event["cb"]), int(event["fn"]), list(event.get("args") or []))
+        executor = self._workers if self._nesting else self._ordered
+        executor.submit(self._start, int(event["cb"]), int(event["fn"]), list(event.get("args") or []))
 
     def _start(self, cb: int, fn: int, args: list[Any]) -> None:
+        if threading.current_thread().name.startswith("driverkit-node-cb"):
+            self._ordered_thread = threading.get_ident()
         function = self._functions.get(fn)
         try:
             if function is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import openai
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
@@ -97,8 +97,13 @@ def cassette_client(
 
 
 def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> BrowserToolsetOf:
-    """The SDK browser toolset of ``flavour`` over ``driver``; ``options`` go to its constructor as given."""
-    python_only(flavour, "the Python SDK's BrowserToolset")
+    """The SDK browser toolset of ``flavour`` over ``driver``; ``options`` go to its constructor as given (for
+    ``node``, the Node SDK's toolset behind the Python one's interface: :mod:`conformance.rig.node_toolsets`)."""
+    if flavour == "node":
+        from conformance.rig.node_toolsets import NodeBrowserToolset
+
+        node: Any = NodeBrowserToolset(driver, **options)
+        return cast(BrowserToolsetOf, node)
     kind = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
     toolset: BrowserToolsetOf = kind(driver, **options)
     return toolset
