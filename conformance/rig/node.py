@@ -125,6 +125,8 @@ class NodeSdk:
     def settle(self) -> None:
         """Wait until every callback Node made so far has run: observers (events, diagnostics) are not awaited by
         the SDK, so their callbacks may still be queued when the call that made them has already returned."""
+        if threading.get_ident() == self._ordered_thread:
+            return  # a callback calling into Node: what it waits for runs on the pool, and it must not wait on itself
         self._ordered.submit(lambda: None).result(timeout=CALL_SECONDS)
 
     def close(self) -> list[str]:
