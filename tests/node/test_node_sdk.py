@@ -80,7 +80,9 @@ def test_known_node_deviations_are_strict_expected_failures(tmp_path: Path) -> N
 def test_checks_with_no_node_form_are_not_checked_with_the_reason(tmp_path: Path) -> None:
     certificate = certify(tmp_path, "conformance/contracts/runner/check_decisions.py")
     clauses = {clause["id"]: clause for clause in certificate["clauses"]}
-    decisions = [clause for clause_id, clause in clauses.items() if clause_id.startswith("RN-DEC-") and clause["checks"]]
+    decisions = [
+        clause for clause_id, clause in clauses.items() if clause_id.startswith("RN-DEC-") and clause["checks"]
+    ]
     assert decisions and all(clause["status"] == "not_checked" for clause in decisions)
     assert all("Node SDK" in " ".join(clause["reasons"]) for clause in decisions)
     assert certificate["verdict"] != "conforms"
