@@ -2,7 +2,8 @@
 
 It reads the two SDK certificates (``driverkit certify --sdk`` and ``driverkit certify --sdk=node``) and prints, as
 Markdown, every clause both runs checked whose outcome differs (passed on one, a failure or known deviation on the
-other), then the clauses checked on one SDK only (so a reader sees what the comparison could not cover). Both
+other) on a check that ran on both, then the clauses whose outcome differs only because the deciding check ran on
+one SDK, and the clauses checked on one SDK only (so a reader sees what the comparison could not cover). Both
 certificates ran the same checks over the same cassettes, so a differing outcome is a behavioural difference, and
 its reasons say what each SDK did. It always exits 0 for readable certificates: differing is the finding, not an
 error.
@@ -48,6 +49,19 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
+def _functions(clause: Mapping[str, Any]) -> set[str]:
+    """The checks behind a clause's outcome, without their parameters (``path::test``)."""
+    return {str(check).split("[", 1)[0] for check in clause.get("checks", [])}
+
+
+def same_checks(difference: Difference) -> bool:
+    """Whether a check that decided the non-passing side's outcome also ran on the other SDK. When none did (the
+    Python deviation comes from a check with no Node form, say), the outcomes differ in coverage, not behaviour."""
+    python, node = difference.python, difference.node
+    deciding, other = (python, node) if python.get("status") != "passed" else (node, python)
+    return bool(_functions(deciding) & _functions(other))
+
+
 def compare(python: Mapping[str, Any], node: Mapping[str, Any]) -> tuple[list[Difference], list[str], list[str]]:
     """Clauses both checked with different outcomes; clause IDs checked only on Python; only on Node."""
     by_id_python = {clause["id"]: clause for clause in python.get("clauses", [])}
@@ -81,7 +95,9 @@ def _outcome(clause: Mapping[str, Any]) -> str:
 
 
 def render(python: Mapping[str, Any], node: Mapping[str, Any]) -> str:
-    differences, python_only, node_only = compare(python, node)
+    found, python_only, node_only = compare(python, node)
+    differences = [difference for difference in found if same_checks(difference)]
+    coverage = [difference.clause for difference in found if not same_checks(difference)]
     both = sum(
         1
         for clause in python.get("clauses", [])
@@ -107,7 +123,12 @@ def render(python: Mapping[str, Any], node: Mapping[str, Any]) -> str:
         lines.append("")
     else:
         lines += ["No clause checked on both SDKs has a different outcome.", ""]
-    for title, ids in (("Checked on the Python SDK only", python_only), ("Checked on the Node SDK only", node_only)):
+    sections = (
+        ("Outcome differs only in which checks ran (the deciding check has no run on the other SDK)", coverage),
+        ("Checked on the Python SDK only", python_only),
+        ("Checked on the Node SDK only", node_only),
+    )
+    for title, ids in sections:
         lines.append(f"{title} ({len(ids)}): {', '.join(ids) if ids else 'none'}")
     return "\n".join(lines) + "\n"
 

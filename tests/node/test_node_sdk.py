@@ -150,3 +150,15 @@ def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path
     certificate = certify(tmp_path, *checks, openai=pristine)
     assert not failed(certificate), statuses(certificate)
     assert certificate["exit"] == 0
+
+
+def test_the_node_baseline_parses_and_names_only_node_checks() -> None:
+    from conformance.deviations import parse_deviations
+    from conformance.rig.node_subject import NODE_DEVIATIONS_DIR
+
+    for baseline in sorted(NODE_DEVIATIONS_DIR.glob("*.toml")):
+        deviations = parse_deviations(baseline.read_text("utf-8"), str(baseline))
+        assert deviations
+        for deviation in deviations:
+            assert deviation.id.startswith("DEV-NODE-")
+            assert all("[node" in test for test in deviation.tests), deviation.tests

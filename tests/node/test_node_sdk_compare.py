@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance.cli import main
-from conformance.compare import compare, render
+from conformance.compare import compare, render, same_checks
 
 
 def certificate(versions: dict[str, str], **statuses: str) -> dict[str, Any]:
@@ -17,25 +17,43 @@ def certificate(versions: dict[str, str], **statuses: str) -> dict[str, Any]:
         "format": "driverkit.certificate",
         "versions": versions,
         "clauses": [
-            {"id": clause.replace("_", "-"), "status": status, "summary": f"summary of {clause}", "reasons": ["why"]}
+            {
+                "id": clause.replace("_", "-"),
+                "status": status.split(":")[0],
+                "summary": f"summary of {clause}",
+                "reasons": ["why"],
+                # Which check decided it: "status:check" names another check than the clause's own.
+                "checks": [f"runner/check_x.py::{status.split(':')[1] if ':' in status else clause}[mode]"],
+            }
             for clause, status in statuses.items()
         ],
     }
 
 
 PYTHON = certificate(
-    {"openai": "3.57.0"}, RN_A_001="passed", RN_A_002="deviation", RN_A_003="passed", TS_B_001="passed"
+    {"openai": "3.57.0"},
+    RN_A_001="passed",
+    RN_A_002="deviation",
+    RN_A_003="passed",
+    RN_A_004="deviation:test_only_python_runs",
+    TS_B_001="passed",
 )
 NODE = certificate(
-    {"openai (npm)": "7.55.0"}, RN_A_001="passed", RN_A_002="passed", RN_A_003="not_checked", TS_B_001="failed"
+    {"openai (npm)": "7.55.0"},
+    RN_A_001="passed",
+    RN_A_002="passed",
+    RN_A_003="not_checked",
+    RN_A_004="passed",
+    TS_B_001="failed",
 )
 
 
 def test_differences_and_one_sided_clauses() -> None:
     differences, python_only, node_only = compare(PYTHON, NODE)
-    assert [(d.clause, d.python["status"], d.node["status"]) for d in differences] == [
-        ("RN-A-002", "deviation", "passed"),
-        ("TS-B-001", "passed", "failed"),
+    assert [(d.clause, d.python["status"], d.node["status"], same_checks(d)) for d in differences] == [
+        ("RN-A-002", "deviation", "passed", True),
+        ("RN-A-004", "deviation", "passed", False),
+        ("TS-B-001", "passed", "failed", True),
     ]
     assert python_only == ["RN-A-003"] and node_only == []
 
@@ -43,9 +61,11 @@ def test_differences_and_one_sided_clauses() -> None:
 def test_the_markdown_names_versions_counts_and_each_difference() -> None:
     text = render(PYTHON, NODE)
     assert text.startswith("# Python SDK vs Node SDK\n")
-    assert "openai (Python) 3.57.0 vs openai (npm) 7.55.0: 3 clause(s) checked on both, 2 behave differently." in text
+    assert "openai (Python) 3.57.0 vs openai (npm) 7.55.0: 4 clause(s) checked on both, 2 behave differently." in text
     assert "| RN-A-002 summary of RN_A_002 | known deviation: why | passed: why |" in text
     assert "Checked on the Python SDK only (1): RN-A-003" in text
+    assert "the deciding check has no run on the other SDK) (1): RN-A-004" in text
+    assert "RN-A-004 summary" not in text
 
 
 def test_the_command_exits_0_and_refuses_what_is_no_certificate(
