@@ -100,7 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     clauses.set_defaults(handler=_clauses)
 
     deviations = commands.add_parser("deviations", help="list the recorded known SDK deviations")
-    deviations.set_defaults(handler=lambda args: importlib.import_module("conformance.deviations").list_command())
+    deviations.add_argument("--node", action="store_true", help="the npm openai's (the --sdk=node baseline)")
+    deviations.set_defaults(
+        handler=lambda args: importlib.import_module("conformance.deviations").list_command(node=args.node)
+    )
 
     doctor = commands.add_parser("doctor", help="say what this machine can certify and how to add what is missing")
     doctor.set_defaults(handler=lambda args: importlib.import_module("conformance.doctor").run())

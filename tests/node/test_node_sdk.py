@@ -162,3 +162,12 @@ def test_the_node_baseline_parses_and_names_only_node_checks() -> None:
         for deviation in deviations:
             assert deviation.id.startswith("DEV-NODE-")
             assert all("[node" in test for test in deviation.tests), deviation.tests
+
+
+def test_driverkit_deviations_node_lists_the_baseline(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    assert main(["deviations", "--node"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("openai (npm) 7.55.0: 10 known deviation(s) from 7.55.0.toml")
+    assert "DEV-NODE-TS-004  TS-SEL-010" in out

@@ -1,8 +1,8 @@
-"""README "Check the Node SDK": its three commands run as written, and its deviation table is the baseline's.
+"""README "Check the Node SDK": its commands run as written, and its deviation table is the baseline's.
 
 The two ``driverkit certify`` lines run in a fresh folder with one check file appended after ``--`` (the whole
 suites take minutes; the commands' own words are kept), then ``driverkit compare-sdks`` runs on what they wrote,
-exactly as the README shows it, and must print the comparison and exit 0.
+exactly as the README shows it, and must print the comparison and exit 0; so must ``driverkit deviations --node``.
 """
 
 from __future__ import annotations
@@ -42,11 +42,12 @@ def _driverkit(words: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_section_shows_the_three_commands() -> None:
+def test_the_section_shows_its_commands() -> None:
     assert [words[:2] for words in COMMANDS] == [
         ["driverkit", "certify"],
         ["driverkit", "certify"],
         ["driverkit", "compare-sdks"],
+        ["driverkit", "deviations"],
     ]
     assert "--sdk=node" in COMMANDS[1]
 
@@ -62,6 +63,8 @@ def test_the_commands_run_as_written(tmp_path: Path) -> None:
     assert compared.stdout.startswith("# Python SDK vs Node SDK\n")
     assert "clause(s) checked on both" in compared.stdout
     assert "Checked on the Node SDK only" in compared.stdout
+    listed = _driverkit(COMMANDS[3], tmp_path)
+    assert listed.returncode == 0 and listed.stdout.startswith("openai (npm) "), listed.stderr
 
 
 def test_the_deviation_table_lists_the_node_baseline() -> None:
