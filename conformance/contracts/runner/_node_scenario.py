@@ -11,6 +11,7 @@ one. Setup features the kit has not mapped to the Node SDK's options make the ch
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -106,7 +107,7 @@ def _fetch(scenario: ScenarioRun) -> Callable[[Mapping[str, Any]], dict[str, Any
 def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
     if spec.typed:
         _unadapted("a typed registration (from_tool with a Pydantic model; the Node form needs a zod schema)")
-    from conformance.contracts.runner._scenario import function_tool
+    from conformance.contracts.runner._scenario import _reply_of, function_tool
 
     def execute(arguments: Mapping[str, Any], *_options: Any) -> Any:
         # The call's start goes on the timeline in Node's order; the hold and reply finish off the ordered thread.
@@ -116,11 +117,7 @@ def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
         def finish() -> object:
             try:
                 for pause in scenario._pauses(spec):
-                    import time
-
                     time.sleep(pause)
-                from conformance.contracts.runner._scenario import _reply_of
-
                 value = _reply_of(spec)
             except BaseException as error:
                 recorded.__exit__(type(error), error, error.__traceback__)
