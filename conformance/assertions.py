@@ -27,6 +27,7 @@ _PREFIXES: dict[SkipKind, str] = {
     "not_checked": "driverkit: not checked: ",
 }
 NOT_IMPLEMENTED_PREFIX = _PREFIXES["not_implemented"]
+NOT_CHECKED_PREFIX = _PREFIXES["not_checked"]
 
 
 class ClauseViolation(AssertionError):

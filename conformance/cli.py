@@ -28,7 +28,7 @@ def _certify(args: argparse.Namespace) -> int:
         # setting that only the host project's configuration could give.
         pytest_args += ["-o", "asyncio_default_fixture_loop_scope=function"]
     if args.sdk:
-        pytest_args.append("--sdk")
+        pytest_args.append("--node-sdk" if args.sdk == "node" else "--sdk")
     if args.driver or not (args.sdk or args.computer_driver):
         pytest_args.append(f"--driver={args.driver or DEFAULT_DRIVER}")
     if args.computer_driver:
@@ -79,7 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--driver", metavar="MODULE:FACTORY", help=f"browser driver factory (default {DEFAULT_DRIVER})"
     )
     certify.add_argument("--computer-driver", metavar="MODULE:FACTORY", help="computer driver factory")
-    certify.add_argument("--sdk", action="store_true", help="check the installed SDK's toolsets and runners instead")
+    certify.add_argument(
+        "--sdk",
+        nargs="?",
+        const="python",
+        choices=("python", "node"),
+        help="check the installed SDK's toolsets and runners instead; --sdk=node: the npm openai the kit installed",
+    )
     certify.add_argument(
         "--out", type=Path, default=Path("certificate"), help="certificate folder (default ./certificate)"
     )
@@ -94,7 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     clauses.set_defaults(handler=_clauses)
 
     deviations = commands.add_parser("deviations", help="list the recorded known SDK deviations")
-    deviations.set_defaults(handler=lambda args: importlib.import_module("conformance.deviations").list_command())
+    deviations.add_argument("--node", action="store_true", help="the npm openai's (the --sdk=node baseline)")
+    deviations.set_defaults(
+        handler=lambda args: importlib.import_module("conformance.deviations").list_command(node=args.node)
+    )
 
     doctor = commands.add_parser("doctor", help="say what this machine can certify and how to add what is missing")
     doctor.set_defaults(handler=lambda args: importlib.import_module("conformance.doctor").run())
@@ -113,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
     replay_module = importlib.import_module("conformance.replay")
     replay_module.add_arguments(replay)
     replay.set_defaults(handler=replay_module.run)
+
+    compare = commands.add_parser(
+        "compare-sdks", help="list the clauses where the Python and Node SDK certificates differ (Markdown)"
+    )
+    compare_module = importlib.import_module("conformance.compare")
+    compare_module.add_arguments(compare)
+    compare.set_defaults(handler=compare_module.run)
 
     merge = commands.add_parser("merge-certificates", help="merge per-shard or per-worker certificates into one")
     merge_module = importlib.import_module("conformance.merge")

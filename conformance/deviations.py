@@ -220,19 +220,32 @@ def apply_deviations(
     return applied
 
 
-def list_command() -> int:
-    """Print the known deviations for the installed SDK (``driverkit deviations``); 0 on success, 2 on error."""
-    version = installed_sdk_version()
+def list_command(node: bool = False) -> int:
+    """Print the known deviations for the installed SDK (``driverkit deviations``; ``--node``: the npm openai's
+    from ``known_deviations/node/``); 0 on success, 2 on error."""
+    directory: Path | None = None
+    if node:
+        from conformance.rig.node_subject import NODE_DEVIATIONS_DIR, node_sdk_version
+
+        directory = NODE_DEVIATIONS_DIR
+        try:
+            version = node_sdk_version()
+        except FileNotFoundError as error:
+            print(f"driverkit: {error}", file=sys.stderr)
+            return 2
+    else:
+        version = installed_sdk_version()
     try:
-        path = deviation_file(version)
-        deviations = load_deviations(version)
+        path = deviation_file(version, directory)
+        deviations = load_deviations(version, directory)
     except DeviationFileError as error:
         print(f"driverkit: {error}", file=sys.stderr)
         return 2
+    label = "openai (npm)" if node else "openai"
     if path is None:
-        print(f"openai {version}: no known-deviation file applies; every check must pass.")
+        print(f"{label} {version}: no known-deviation file applies; every check must pass.")
         return 0
-    print(f"openai {version}: {len(deviations)} known deviation(s) from {path.name}")
+    print(f"{label} {version}: {len(deviations)} known deviation(s) from {path.name}")
     clauses = registry()
     for deviation in deviations:
         print(f"\n{deviation.id}  {deviation.clause}: {clauses.get(deviation.clause).summary}")

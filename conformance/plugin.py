@@ -4,7 +4,7 @@ Registered through the ``pytest11`` entry point, so ``pytest --driver=mypkg:make
 Every shipped contract check is a ``check_*.py`` file in a suite folder under ``conformance/contracts/``, collected
 by this plugin whatever the host project's ``python_files`` says. Each option selects its suite when no explicit
 paths are given: ``--driver`` the browser suite, ``--computer-driver`` the computer suite, ``--sdk`` the toolset
-and runner suites.
+and runner suites (``--node-sdk``: the same suites against the Node SDK).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from conformance.harness.node.computer_harness import NodeComputerHarness
 from conformance.harness.node.driver import NodeSpec, is_node_spec
 from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.hypothesis_profiles import register_profiles
+from conformance.rig import node_subject as node_sdk
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
 
 # conformance.harness.desktops.settings.DEFAULT_SCREEN; the desktops (python-xlib) load only for computer runs.
@@ -55,6 +56,7 @@ SUITES_BY_OPTION = {
     "--driver": ("browser",),
     "--computer-driver": ("computer",),
     "--sdk": ("toolset", "runner"),
+    "--node-sdk": ("toolset", "runner"),
 }
 
 
@@ -80,6 +82,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--sdk",
         action="store_true",
         help="check the installed SDK's toolsets and runners against recorded streams (the toolset and runner suites)",
+    )
+    # A flag of its own rather than --sdk=node: an optional value would swallow a path after --sdk.
+    group.addoption(
+        "--node-sdk",
+        action="store_true",
+        help="check the npm openai installed with the kit instead (the runner scenarios through the Node SDK; checks "
+        "with no Node form are reported not checked); driverkit certify --sdk=node runs this",
     )
     group.addoption(
         "--desktop",
@@ -212,6 +221,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "page(name): the fixture page a browser check starts on")
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
     config.addinivalue_line("markers", "known_deviation(clause, id): set by the known-deviation file, not by hand")
+    config.addinivalue_line("markers", "node_sdk: a check without a mode parameter that also runs on --node-sdk")
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
@@ -229,6 +239,8 @@ def pytest_configure(config: pytest.Config) -> None:
             except SpecError as error:
                 raise pytest.UsageError(str(error)) from None
     config.stash[_FACTORIES_KEY] = factories
+    if config.getoption("--node-sdk"):
+        node_sdk.configure()
     suites = [
         str(CONTRACTS / suite)
         for option, names in SUITES_BY_OPTION.items()
@@ -323,7 +335,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Mod
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Checks the installed SDK is known to fail run as strict expected failures, so a fixed SDK fails the run.
     try:
-        apply_deviations(items)
+        if config.getoption("--node-sdk", None):
+            node_sdk.collect(items)
+        else:
+            apply_deviations(items)
     except DeviationFileError as error:
         raise pytest.UsageError(f"known deviations: {error}") from None
 
@@ -493,6 +508,8 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
     if computer is not None:
         del config.stash[fixtures.COMPUTER_HARNESS_KEY]
         problems += computer.close()
+    if config.getoption("--node-sdk", None):
+        problems += node_sdk.close()
     loop = config.stash.get(fixtures.LOOP_KEY, None)
     if loop is not None:
         del config.stash[fixtures.LOOP_KEY]

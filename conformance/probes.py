@@ -183,7 +183,8 @@ def _make_function(
     declares_cancelled: bool,
 ) -> Callable[..., Any]:
     """Build a recording ``def``/``async def`` taking any positional arguments."""
-    if flavour == "sync":
+    # The Node SDK's calls reach Python as plain calls (conformance.rig.node), so a "node" probe is a sync one.
+    if flavour != "async":
         if declares_cancelled:
 
             def sync_cancellable(*args: object, cancelled: object = _NOT_PASSED) -> ProbeReply:
@@ -297,7 +298,7 @@ class AsyncProbeBrowser(_ProbeBase):
 
 def browser_probe(flavour: Flavour, members: Iterable[str] | None = None, **options: Any) -> _ProbeBase:
     """A :class:`ProbeBrowser` or :class:`AsyncProbeBrowser` (same options) for parametrizing over flavour."""
-    kind = ProbeBrowser if flavour == "sync" else AsyncProbeBrowser
+    kind = AsyncProbeBrowser if flavour == "async" else ProbeBrowser
     return kind(members, **options)
 
 
@@ -351,7 +352,7 @@ class AsyncProbeComputer(_ComputerProbeBase):
 
 def computer_probe(flavour: Flavour, **options: Any) -> _ComputerProbeBase:
     """A :class:`ProbeComputer` or :class:`AsyncProbeComputer` (same options), to parametrize over flavour."""
-    kind = ProbeComputer if flavour == "sync" else AsyncProbeComputer
+    kind = AsyncProbeComputer if flavour == "async" else ProbeComputer
     return kind(**options)
 
 

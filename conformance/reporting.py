@@ -48,7 +48,12 @@ def subjects(
             profile["software"] = dict(computer_software)
         found.append(certificate.CertifiedSubject("computer driver", computer, profile))
     if run.prefixes() & {"TS", "RN"}:
-        found.append(certificate.CertifiedSubject("SDK toolsets and runners", None, None))
+        if _has_option(config, "--node-sdk") and config.getoption("--node-sdk"):
+            from conformance.rig.node_subject import node_profile
+
+            found.append(certificate.CertifiedSubject("Node SDK toolsets and runners", "npm openai", node_profile()))
+        else:
+            found.append(certificate.CertifiedSubject("SDK toolsets and runners", None, None))
     return found
 
 

@@ -7,8 +7,8 @@
 //
 // Ops: load (the driver module and its factory export, and the Node SDK the driver runs under), open (the factory
 // with this check's environment), call (a driver method, directly), execute (a member through the Node SDK's
-// BrowserToolset), abort (the cancellation of a running call), close (the driver's optional close), shutdown;
-// and the computer_* ops of computer.mjs for computer drivers.
+// BrowserToolset), invoke (an export of any ESM module), abort (the cancellation of a running call), close (the
+// driver's optional close), shutdown; and the computer_* ops of computer.mjs for computer drivers.
 //
 // Cancellation: Python checks hand the kit a `cancelled` predicate; Node drivers receive an AbortSignal. A request
 // carries `cancelled: true` when the predicate was already true (the signal starts aborted), `false` for a live
@@ -196,6 +196,14 @@ const ops = {
       // The SDK stops the run (rather than answering ok: false): the Python side records it as the SDK's error.
       return { sdk_error: describe(error) };
     }
+  },
+
+  // Generic: call export `member` of the ESM module at `module` with `args` (plus this request's event sender and
+  // cancellation signal). Modules stay loaded, so a module may keep objects between calls (conformance/_node/sdk.mjs).
+  async invoke({ id, module, member, args, cancelled }, events) {
+    const loaded = await import(pathToFileURL(path.resolve(module)).href);
+    if (typeof loaded[member] !== "function") throw new TypeError(`${module} exports no function ${member}`);
+    return loaded[member](args ?? {}, { events, signal: signalFor(id, cancelled) });
   },
 
   async abort({ call }) {

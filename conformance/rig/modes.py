@@ -14,6 +14,7 @@ from conformance.flavours import Flavour
 Delivery = Literal["plain", "stream", "eager"]
 DELIVERIES: Final[tuple[Delivery, ...]] = ("plain", "stream", "eager")
 _FLAVOURS: Final[tuple[Flavour, ...]] = ("sync", "async")
+NODE_FLAVOUR: Final[Flavour] = "node"
 _LEDGER_SUFFIX: Final = "-ledger"
 
 
@@ -58,7 +59,26 @@ ALL_MODES: Final[tuple[Mode, ...]] = tuple(
     for delivery in DELIVERIES
     for ledger in (False, True)
 )
+# The Node SDK's runner is async only and has each delivery and the ledger (ResponsesRunnerOptions: stream, eager,
+# ledger), so a Node SDK run has one mode per delivery, with and without a ledger.
+NODE_MODES: Final[tuple[Mode, ...]] = tuple(
+    Mode.of(NODE_FLAVOUR, delivery, ledger=ledger) for delivery in DELIVERIES for ledger in (False, True)
+)
 _BY_ID: Final = {mode.id: mode for mode in ALL_MODES}
+_active: list[tuple[Mode, ...]] = [ALL_MODES]
+
+
+def use_sdk(sdk: str) -> None:
+    """Which SDK the runner suite's modes run against in this process: ``python`` (default) or ``node``.
+
+    Set by the plugin while configuring, before the checks' modules are collected (their parameters are read then).
+    """
+    _active[0] = NODE_MODES if sdk == "node" else ALL_MODES
+
+
+def active_modes() -> tuple[Mode, ...]:
+    """The modes of the SDK under check: :data:`ALL_MODES`, or :data:`NODE_MODES` in a ``--node-sdk`` run."""
+    return _active[0]
 
 
 def parse_mode(name: str) -> Mode:

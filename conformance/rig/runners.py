@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import openai
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
@@ -25,7 +25,7 @@ from openai.lib.responses_tool_runner import (
 )
 
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
-from conformance.flavours import Flavour
+from conformance.flavours import Flavour, python_only
 
 # The runner of either flavour; its ``run`` returns the final response (async: awaitable).
 Runner = ResponsesToolRunner | AsyncResponsesToolRunner
@@ -38,6 +38,7 @@ LoopRunner = Callable[[Coroutine[Any, Any, Any]], Any]
 def in_flavour(flavour: Flavour, callback: Callable[..., Any]) -> Callable[..., Any]:
     """``callback`` as the runner of ``flavour`` calls it: unchanged for sync, a coroutine function for async
     (the async runner and toolsets await every callback they are given)."""
+    python_only(flavour, "a Python callback made for the Python runner")
     if flavour == "sync" or inspect.iscoroutinefunction(callback):
         return callback
 
@@ -86,6 +87,7 @@ def cassette_client(
 ) -> Client:
     """A real SDK client of ``flavour`` whose requests ``transport`` answers (no network); ``options`` are applied
     with ``client.with_options``, the documented way to give every request of a run options such as headers."""
+    python_only(flavour, "the Python SDK's client")
     client: Client
     if flavour == "sync":
         client = fake_client(transport, max_retries=max_retries)
@@ -95,13 +97,20 @@ def cassette_client(
 
 
 def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> BrowserToolsetOf:
-    """The SDK browser toolset of ``flavour`` over ``driver``; ``options`` go to its constructor as given."""
+    """The SDK browser toolset of ``flavour`` over ``driver``; ``options`` go to its constructor as given (for
+    ``node``, the Node SDK's toolset behind the Python one's interface: :mod:`conformance.rig.node_toolsets`)."""
+    if flavour == "node":
+        from conformance.rig.node_toolsets import NodeBrowserToolset
+
+        node: Any = NodeBrowserToolset(driver, **options)
+        return cast(BrowserToolsetOf, node)
     kind = BrowserToolset if flavour == "sync" else AsyncBrowserToolset
     toolset: BrowserToolsetOf = kind(driver, **options)
     return toolset
 
 
 def computer_toolset(flavour: Flavour, driver: Any, **options: Any) -> ComputerToolsetOf:
+    python_only(flavour, "the Python SDK's ComputerToolset")
     kind = ComputerToolset if flavour == "sync" else AsyncComputerToolset
     toolset: ComputerToolsetOf = kind(driver, **options)
     return toolset
@@ -116,6 +125,7 @@ def build_runner(
     early_execution: Any = None,
 ) -> Runner:
     """The runner of ``flavour``; the toolsets and functions must already be of that flavour."""
+    python_only(flavour, "the Python SDK's ResponsesToolRunner")
     options: dict[str, Any] = {
         "browser": browser,
         "computer": computer,
@@ -131,6 +141,7 @@ def checkpoint_ledger(
     flavour: Flavour, run_id: str, save: Callable[[Any], None], resume_from: Any = None
 ) -> ResponsesToolLedger | AsyncResponsesToolLedger:
     """A checkpoint ledger of ``flavour`` that hands every checkpoint to ``save``."""
+    python_only(flavour, "the Python SDK's checkpoint ledger")
     if flavour == "sync":
         return ResponsesToolLedger(run_id=run_id, save=save, resume_from=resume_from)
     return AsyncResponsesToolLedger(run_id=run_id, save=in_flavour("async", save), resume_from=resume_from)
@@ -148,6 +159,7 @@ def run_to_end(
     """``runner.run(client, params, **options)`` to its end, for a Responses or a Decisions runner of
     ``flavour``; an async runner's coroutine is handed to ``loop`` (a driver made on another event loop must be
     called on that loop). Whatever the run raises propagates."""
+    python_only(flavour, "the Python SDK's runner.run")
     if flavour == "sync":
         return runner.run(client, dict(params), **options)
 

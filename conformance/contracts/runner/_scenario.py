@@ -46,6 +46,7 @@ from conformance.probes import (
     default_computer_screenshot,
 )
 from conformance.rig import ALL_MODES, Mode
+from conformance.rig.modes import active_modes
 from conformance.rig.runners import ComputerToolsetOf
 
 # How often a call held by ``Function.hold_until`` looks at the timeline again.
@@ -60,10 +61,10 @@ PRIVATE_API_ERROR: Final = "api-error-canary-6a5f: account acct_9921 suspended"
 
 
 def modes(*, stream: bool | None = None, eager: bool | None = None, ledger: bool | None = None) -> list[Any]:
-    """The modes matching the given filters, as pytest params with readable IDs."""
+    """The modes matching the given filters, as pytest params with readable IDs (the Node SDK's in --sdk=node)."""
     chosen = [
         mode
-        for mode in ALL_MODES
+        for mode in active_modes()
         if (stream is None or mode.stream == stream)
         and (eager is None or mode.eager == eager)
         and (ledger is None or mode.ledger == ledger)
@@ -476,6 +477,10 @@ class ScenarioRun:
 
     def run(self, params: dict[str, Any] | None = None, **overrides: Any) -> CapturedRun:
         """``runner.run`` in this mode; runner errors are captured, not raised."""
+        if self.mode.flavour == "node":
+            from conformance.contracts.runner._node_scenario import run_in_node
+
+            return run_in_node(self, params, overrides)
         runner = self.build_runner()
         kwargs = {**self.run_kwargs(), **overrides}
         params = dict(self.setup.params if params is None else params)

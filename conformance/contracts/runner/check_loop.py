@@ -95,6 +95,9 @@ def test_default_request_limit_is_twenty(mode: Mode) -> None:
 def test_api_failure_keeps_receipts_and_generic_message(mode: Mode) -> None:
     outcome = run("http-error-second-request", Setup(), mode)
     expect(outcome.error is not None, "RN-ERR-001", "an HTTP 500 must stop the run")
-    expect(str(outcome.error) == "Tool run stopped before completion.", "RN-ERR-001", f"message: {outcome.error}")
+    # The fixed text is the Python guide's; the Node declarations promise a generic stop with receipts but no text,
+    # so on the Node SDK only "generic" (no API error text, below) is checked.
+    if mode.flavour != "node":
+        expect(str(outcome.error) == "Tool run stopped before completion.", "RN-ERR-001", f"message: {outcome.error}")
     expect("injected" not in str(outcome.error), "RN-ERR-001", "the API error text leaks into the message")
     expect(outcome.receipts == (("c1",), ("c1",)), "RN-ERR-001", f"receipts: {outcome.receipts}")

@@ -257,7 +257,7 @@ def test_callbacks_cannot_change_the_action(flavour: Flavour, which: str) -> Non
         return edit(given)
 
     toolset, driver = _toolset(flavour)
-    hook = driver.log.callback(which, Act(edit if flavour == "sync" else edit_async), flavour=flavour)
+    hook = driver.log.callback(which, Act(edit_async if flavour == "async" else edit), flavour=flavour)
     execute(
         toolset,
         computer_call([ACTIONS["click"]], checks=[CHECK]),

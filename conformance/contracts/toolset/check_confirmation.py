@@ -137,7 +137,7 @@ def test_callbacks_get_detached_copies(flavour: Flavour) -> None:
 
     driver = browser_probe(flavour, ["navigate"])
     log = driver.log
-    hook = tamper if flavour == "sync" else tamper_async
+    hook = tamper_async if flavour == "async" else tamper
     policy = log.callback("url_policy", Act(lambda context: hook(context)), flavour=flavour)
     confirm = log.callback("confirm", Act(lambda context: hook(context)), flavour=flavour)
     toolset = browser_toolset(flavour, driver, members=["navigate"], confirm=confirm, url_policy=policy)

@@ -44,7 +44,7 @@ def _reentrant(flavour: Flavour, attempt: Any, outcome: list[object], reply: obj
             outcome.append(error)
         return reply
 
-    return Act(sync_try if flavour == "sync" else async_try)
+    return Act(async_try if flavour == "async" else sync_try)
 
 
 @pytest.mark.clause("TS-LIFE-001")

@@ -19,8 +19,22 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile(QUICK)
 
 
-@pytest.fixture(params=FLAVOURS)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    # Here rather than as fixture params: pytest may import this file before the plugin has configured the run's
+    # SDK, and a --node-sdk run checks the Node SDK's toolsets (async only) in place of Python's two flavours.
+    if "flavour" not in metafunc.fixturenames:
+        return
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if "flavour" in ([name.strip() for name in names.split(",")] if isinstance(names, str) else names):
+            return
+    flavours = ["node"] if metafunc.config.getoption("--node-sdk", False) else list(FLAVOURS)
+    metafunc.parametrize("flavour", flavours, indirect=True)
+
+
+@pytest.fixture
 def flavour(request: pytest.FixtureRequest) -> Flavour:
-    """Every check runs once against the sync toolsets and once against the async ones."""
+    """Every check runs once against the sync toolsets and once against the async ones (in a --node-sdk run,
+    once against the Node SDK's)."""
     value: Flavour = request.param
     return value

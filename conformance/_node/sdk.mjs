@@ -1,0 +1,246 @@
+// The Node SDK side of `driverkit certify --sdk=node`: a small object broker the Python checks drive.
+//
+// Loaded by the host's generic `invoke` op (host.mjs). The Python side builds the Node SDK's objects (toolsets,
+// runners, clients) here and calls their methods; everything the SDK calls back (drivers, functions, approvals,
+// `fetch`, ledger saves, event observers) is a Python callable, so one Python definition of each scenario (its
+// probes, its timeline, its cassette transport) serves both SDKs and the checks compare the same observations.
+//
+// Values crossing the bridge are JSON with four tagged forms:
+//   {"$py": n}        a Python callable; here an async function that asks Python to run it (a "callback" event)
+//   {"$js": n}        a Node object kept in `objects` (anything that is not plain data: a toolset, a runner)
+//   {"$error": {...}} a thrown value (class, message, browser_error, and a runner error's call IDs)
+//   {"$signal": {...}} an AbortSignal (only whether it is aborted crosses)
+// Plain ESM, no dependencies besides the npm `openai` installed with the kit.
+
+const objects = new Map(); // handle -> Node object
+let handles = 0;
+const waiting = new Map(); // callback number -> { resolve, reject }
+let callbacks = 0;
+const senders = []; // event senders of the invoke requests now running; a callback goes out through the newest
+let sdk = null;
+
+// Which npm openai: the one Node's own lookup finds from this file (the kit's node_modules), or the package folder
+// `configure` names (DRIVERKIT_NODE_OPENAI on the Python side: another project's install, or a patched copy).
+let packageFolder = null;
+
+async function loadSdk() {
+  if (sdk) return sdk;
+  const { existsSync, readFileSync } = await import("node:fs");
+  const { fileURLToPath, pathToFileURL } = await import("node:url");
+  const path = await import("node:path");
+  let folder = packageFolder;
+  if (!folder) {
+    // The package's exports map does not export package.json: find it above the resolved entry point.
+    folder = path.dirname(fileURLToPath(import.meta.resolve("openai")));
+    while (!existsSync(path.join(folder, "package.json")) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  }
+  const file = (name) => import(pathToFileURL(path.join(folder, name)).href);
+  const [client, browser, computer, runner, decisions] = await Promise.all([
+    file("index.mjs"),
+    file("helpers/browser.mjs"),
+    file("helpers/computer.mjs"),
+    file("helpers/responses-tool-runner.mjs"),
+    file("helpers/decisions-tool-runner.mjs"),
+  ]);
+  const version = JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8")).version;
+  sdk = { OpenAI: client.default ?? client.OpenAI, ...browser, ...computer, ...runner, ...decisions, version, folder };
+  return sdk;
+}
+
+/** Use the npm openai in `folder` (its package folder) instead of the kit's; before anything is loaded. */
+export async function configure({ folder }) {
+  if (sdk && sdk.folder !== folder) throw new Error(`the Node SDK was already loaded from ${sdk.folder}`);
+  packageFolder = folder;
+  return true;
+}
+
+function isPlain(value) {
+  if (value === null || typeof value !== "object") return true;
+  const proto = Object.getPrototypeOf(value);
+  return Array.isArray(value) || proto === Object.prototype || proto === null;
+}
+
+export function encode(value) {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "function") return keep(value);
+  if (typeof value !== "object") return value;
+  if (value instanceof Error) return { $error: describe(value) };
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return { $signal: { aborted: value.aborted } };
+  if (Array.isArray(value)) return value.map(encode);
+  if (!isPlain(value)) {
+    // An SDK Response is a plain object; a class instance (a toolset, a turn) stays here behind a handle, with its
+    // plain data fields copied along so Python can read them without a round trip.
+    const kept = keep(value);
+    const fields = {};
+    for (const [key, field] of Object.entries(value)) if (typeof field !== "function" && isPlain(field)) fields[key] = encode(field);
+    return { ...kept, fields };
+  }
+  const out = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = encode(field);
+  return out;
+}
+
+function keep(value) {
+  handles += 1;
+  objects.set(handles, value);
+  return { $js: handles };
+}
+
+function describe(error) {
+  const isError = error instanceof Error;
+  const described = {
+    class: isError ? error.name || error.constructor?.name || "Error" : typeof error,
+    message: isError ? String(error.message) : String(error),
+    browser_error: Boolean(sdk && error instanceof sdk.BrowserError),
+    runner_error: Boolean(sdk && sdk.ResponsesToolRunnerError && error instanceof sdk.ResponsesToolRunnerError),
+  };
+  if (isError && Array.isArray(error.attemptedCallIds)) {
+    described.attempted_call_ids = [...error.attemptedCallIds];
+    described.completed_call_ids = [...(error.completedCallIds ?? [])];
+  }
+  return described;
+}
+
+function decode(value) {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decode);
+  if ("$py" in value) return pythonFunction(value.$py);
+  if ("$js" in value) return known(value.$js);
+  if ("$error" in value) return rebuild(value.$error);
+  if ("$undefined" in value) return undefined;
+  const out = {};
+  for (const [key, field] of Object.entries(value)) out[key] = decode(field);
+  return out;
+}
+
+function rebuild(described) {
+  if (described.browser_error && sdk) return new sdk.BrowserError(String(described.message));
+  const error = new Error(String(described.message));
+  error.name = String(described.class || "Error");
+  return error;
+}
+
+function known(handle) {
+  if (!objects.has(handle)) throw new Error(`no Node object ${handle} (it was released, or the host restarted)`);
+  return objects.get(handle);
+}
+
+// A Python callable as a Node function: each call goes to Python as a "callback" event and waits for `answer`.
+function pythonFunction(id) {
+  return (...args) =>
+    new Promise((resolve, reject) => {
+      const send = senders[senders.length - 1];
+      if (!send) {
+        reject(new Error("a Python callback was called while no request from Python was running"));
+        return;
+      }
+      callbacks += 1;
+      waiting.set(callbacks, { resolve, reject });
+      send({ event: "callback", cb: callbacks, fn: id, args: args.map(encode) });
+    });
+}
+
+async function running(events, work) {
+  senders.push(events);
+  try {
+    return encode(await work());
+  } catch (error) {
+    // Thrown values travel as a value: the host's own error form would lose a runner error's call IDs.
+    return { $thrown: describe(error) };
+  } finally {
+    senders.splice(senders.lastIndexOf(events), 1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- exported ops
+
+export async function version() {
+  return { version: (await loadSdk()).version, node: process.version };
+}
+
+/** `new SDK[name](...args)`, or with `call: true` the SDK export called as a function. */
+export async function construct({ name, args = [], call = false }, { events }) {
+  const loaded = await loadSdk();
+  const made = loaded[name];
+  if (typeof made !== "function") throw new TypeError(`the Node SDK exports no ${name}`);
+  return running(events, () => (call ? made(...decode(args)) : new made(...decode(args))));
+}
+
+/** `target[name](...args)`, awaited. */
+export async function call({ target, name, args = [] }, { events }) {
+  await loadSdk();
+  const object = decode(target);
+  if (typeof object?.[name] !== "function") throw new TypeError(`the Node object has no method ${name}`);
+  return running(events, () => object[name](...decode(args)));
+}
+
+/** Whether `target` has member `name`, and of which JavaScript type. */
+export async function member({ target, name }) {
+  const object = decode(target);
+  return typeof object?.[name];
+}
+
+/** `target[name]`. */
+export async function get({ target, name }, { events }) {
+  const object = decode(target);
+  return running(events, () => object[name]);
+}
+
+/** A fresh plain object whose methods are Python callables (a driver proxy), kept behind a handle. */
+export async function object({ methods }) {
+  const made = {};
+  for (const [key, value] of Object.entries(methods)) {
+    const fn = decode(value);
+    // Drivers and callbacks receive (argument, {signal}); Python sees the argument and whether a signal came.
+    made[key] = (...args) => fn(...args);
+  }
+  return keep(made);
+}
+
+/**
+ * An OpenAI client whose `fetch` is a Python callable answering {status, headers, body, broken}: `broken` ends the
+ * body with a connection error after the bytes sent (a stream cut mid-way), as the Python transport does.
+ */
+export async function client({ fetch, options = {} }) {
+  const loaded = await loadSdk();
+  const answer = decode(fetch);
+  const fake = async (url, init = {}) => {
+    const headers = {};
+    new Headers(init.headers ?? {}).forEach((value, key) => (headers[key] = value));
+    const body = typeof init.body === "string" ? init.body : init.body == null ? null : String(init.body);
+    const served = await answer({ url: String(url), method: init.method ?? "GET", headers, body });
+    const bytes = new TextEncoder().encode(served.body ?? "");
+    // Pulled, not pushed: erroring a stream drops the chunks still queued, so the bytes go out on the first
+    // read and a cut connection fails the read after them.
+    let sent = false;
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (!sent && bytes.length) {
+          sent = true;
+          controller.enqueue(bytes);
+        } else if (served.broken) controller.error(new TypeError("driverkit: injected connection drop mid-stream"));
+        else controller.close();
+      },
+    });
+    return new Response(stream, { status: served.status, headers: served.headers });
+  };
+  const made = new loaded.OpenAI({ apiKey: "sk-driverkit-fake", baseURL: "https://api.driverkit.invalid/v1", ...decode(options), fetch: fake });
+  return keep(made);
+}
+
+/** Python's answer to a callback. */
+export async function answer({ cb, ok, value, error }) {
+  const pending = waiting.get(cb);
+  waiting.delete(cb);
+  if (!pending) return false;
+  if (ok) pending.resolve(decode(value));
+  else pending.reject(rebuild(error));
+  return true;
+}
+
+/** Forget Node objects Python no longer holds. */
+export async function release({ handles: released }) {
+  for (const handle of released) objects.delete(handle);
+  return objects.size;
+}

@@ -1,0 +1,306 @@
+"""One scenario run through the Node SDK's ``ResponsesToolRunner`` (``--sdk=node``), captured like a Python run.
+
+The runner, its toolsets and its client are the npm ``openai``'s, built through the Node host
+(:mod:`conformance.rig.node`); what the runner calls back is the scenario's own Python: the registered functions
+put the same entries on the same :class:`~conformance.contracts.runner._scenario.Timeline`, the probe drivers
+record into the same log, and the client's ``fetch`` is answered by the scenario's cassette transport, which
+records each request as it does for the Python SDK. So every check reads a Node run exactly as it reads a Python
+one. Setup features the kit has not mapped to the Node SDK's options make the check "not checked", with the name.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+import httpx2
+
+from conformance.assertions import not_checked
+from conformance.harness.node.bridge import NodeError
+from conformance.members import COMPUTER_METHODS
+from conformance.probes import browser_probe, computer_probe
+from conformance.rig.node import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
+
+if TYPE_CHECKING:
+    from conformance.contracts.runner._scenario import Approval, CapturedRun, Function, ScenarioRun
+
+# Python run options with the same meaning under a Node name (ResponsesRunnerOptions).
+_RENAMED_OPTIONS = {
+    "max_steps": "maxSteps",
+    "max_concurrent_calls": "maxConcurrentCalls",
+    "approve_mcp": "approveMcp",
+    "before_early_call": "beforeEarlyCall",
+}
+_BUDGET_FIELDS = {
+    "max_input_bytes": "maxInputBytes",
+    "max_input_images": "maxInputImages",
+    "keep_recent_screenshots": "keepRecentScreenshots",
+}
+_CLIENT_OPTIONS = {"default_headers": "defaultHeaders"}
+
+
+def _unadapted(what: str) -> None:
+    not_checked(f"on the Node SDK: this scenario uses {what}, which the kit has not mapped to the Node SDK yet")
+
+
+def with_added_events(body: str) -> str:
+    """The SSE ``body`` with a ``response.output_item.added`` before each item's first ``output_item.done`` that had
+    none. The real API always announces an item before completing it, and the Node SDK's stream accumulator
+    depends on that ("missing output at index N"); the bundled cassettes, derived from completed responses, carry
+    only the done events, which the Python SDK does not need. The announced item is the done item in progress."""
+    blocks = body.split("\n\n")
+    announced: set[object] = set()
+    out: list[str] = []
+    for block in blocks:
+        data = next((line[len("data: ") :] for line in block.split("\n") if line.startswith("data: ")), None)
+        event: Any = None
+        if data is not None:
+            try:
+                event = json.loads(data)
+            except ValueError:
+                event = None  # a cut stream's half event stays as it is
+        if isinstance(event, dict) and event.get("type") == "response.output_item.added":
+            announced.add(event.get("output_index"))
+        elif isinstance(event, dict) and event.get("type") == "response.output_item.done":
+            index = event.get("output_index")
+            if index not in announced:
+                announced.add(index)
+                item = {**(event.get("item") or {}), "status": "in_progress"}
+                added = {**event, "type": "response.output_item.added", "item": item}
+                out.append(f"event: response.output_item.added\ndata: {json.dumps(added)}")
+        out.append(block)
+    return "\n\n".join(out)
+
+
+def _fetch(scenario: ScenarioRun) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """The client's ``fetch``: the scenario's cassette transport answers, and records the request."""
+
+    def fetch(request: Mapping[str, Any]) -> dict[str, Any]:
+        body = request.get("body")
+        sent = httpx2.Request(
+            str(request["method"]),
+            str(request["url"]),
+            headers=dict(request.get("headers") or {}),
+            content=body.encode() if isinstance(body, str) else b"",
+        )
+        response = scenario.transport.handle_request(sent)
+        broken = False
+        streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+        try:
+            content = response.read()
+        except httpx2.RemoteProtocolError:
+            # A cut stream: its bytes go out, then the connection fails (sdk.mjs errors the body stream).
+            content = getattr(response.stream, "_body", b"")
+            broken = True
+        return {
+            "status": response.status_code,
+            "headers": dict(response.headers),
+            "body": with_added_events(content.decode()) if streamed else content.decode(),
+            "broken": broken,
+        }
+
+    return fetch
+
+
+def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
+    if spec.typed:
+        _unadapted("a typed registration (from_tool with a Pydantic model; the Node form needs a zod schema)")
+    from conformance.contracts.runner._scenario import _reply_of, function_tool
+
+    def execute(arguments: Mapping[str, Any], *_options: Any) -> Any:
+        # The call's start goes on the timeline in Node's order; the hold and reply finish off the ordered thread.
+        recorded = scenario._recorded_call(spec, dict(arguments))
+        recorded.__enter__()
+
+        def finish() -> object:
+            try:
+                for pause in scenario._pauses(spec):
+                    time.sleep(pause)
+                value = _reply_of(spec)
+            except BaseException as error:
+                recorded.__exit__(type(error), error, error.__traceback__)
+                raise
+            recorded.__exit__(None, None, None)
+            return value
+
+        return Later(finish)
+
+    return {
+        "tool": function_tool(spec.name),
+        "allowOutputOverride": spec.allow_output_override,
+        "independent": spec.independent,
+        "execute": execute,
+    }
+
+
+def _browser(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
+    setup = scenario.setup
+    if setup.browser is None:
+        return None
+    state = {} if setup.browser_state is None else {"state": setup.browser_state}
+    probe: Any = browser_probe(
+        "sync", setup.browser, replies=scenario._browser_replies(), log=scenario.probe_log, **state
+    )
+    methods: dict[str, Callable[..., Any]] = {"state": lambda *_options: probe.state()}
+    for member in setup.browser:
+        if member != "list_tabs":
+            methods[member] = lambda argument, *_options, member=member: getattr(probe, member)(argument)
+    driver = sdk.proxy(methods)
+    toolset = sdk.construct("BrowserToolset", driver, {"confirm": lambda *_arguments: True})
+    assert isinstance(toolset, JsObject)
+    return toolset
+
+
+def _computer(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
+    if not scenario.setup.computer:
+        return None
+    probe: Any = computer_probe("sync", log=scenario.probe_log, replies=scenario._computer_replies())
+    methods: dict[str, Callable[..., Any]] = {"screenshot": lambda *_options: probe.screenshot()}
+    for method in COMPUTER_METHODS:
+        if method != "screenshot":
+            methods[method] = lambda action, *_options, method=method: getattr(probe, method)(action)
+    toolset = sdk.construct("ComputerToolset", sdk.proxy(methods))
+    assert isinstance(toolset, JsObject)
+    # Checks ask the scenario's computer toolset whether a stopped run released it (close() gives its status).
+    scenario.computer_toolset = cast(Any, NodeComputerToolset(toolset))
+    return toolset
+
+
+class NodeComputerToolset:
+    """The scenario's handle on the Node ``ComputerToolset``: what checks call on the Python one (``close``)."""
+
+    def __init__(self, toolset: JsObject) -> None:
+        self.toolset = toolset
+
+    def close(self) -> Any:
+        return self.toolset.call("close")
+
+
+def _approval(scenario: ScenarioRun, name: str, spec: Approval) -> Callable[..., Any]:
+    """The Node form of ``ScenarioRun._approval``: the same timeline entry, probe-log record and reply."""
+
+    def answer(received: Any, *_context: Any) -> object:
+        label = (received.get("call_id") if isinstance(received, dict) else None) or (
+            received.get("type", "") if isinstance(received, dict) else ""
+        )
+        scenario.timeline.add(f"{name}:{label}")
+        scenario.probe_log.record(name, (received,), object())
+        if spec.side_effect is not None:
+            spec.side_effect(received)
+        reply = spec.reply
+        value = reply(received) if callable(reply) else reply
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+    return answer
+
+
+def _budget(budget: Mapping[str, Any]) -> dict[str, Any]:
+    mapped: dict[str, Any] = {}
+    for key, value in budget.items():
+        if key in _BUDGET_FIELDS:
+            mapped[_BUDGET_FIELDS[key]] = value
+        elif key == "compact":
+            compact = value
+
+            def compact_in_node(snapshot: Mapping[str, Any], compact: Any = compact) -> dict[str, Any]:
+                python_snapshot = Data(
+                    history=snapshot.get("history"),
+                    eligible_call_ids=snapshot.get("eligibleCallIds"),
+                    input_bytes=snapshot.get("inputBytes"),
+                    input_images=snapshot.get("inputImages"),
+                )
+                chosen = compact(python_snapshot)
+                chosen = chosen if isinstance(chosen, Mapping) else getattr(chosen, "__dict__", {})
+                result: dict[str, Any] = {"dropCallIds": list(chosen.get("drop_call_ids", []))}
+                if chosen.get("summary") is not None:
+                    result["summary"] = chosen["summary"]
+                return result
+
+            mapped["compact"] = compact_in_node
+        else:
+            _unadapted(f"the context budget field {key}")
+    return mapped
+
+
+def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    setup, mode = scenario.setup, scenario.mode
+    given = {**setup.run_options, **overrides}
+    options: dict[str, Any] = {"stream": mode.stream, "eager": mode.eager}
+    user_on_event = given.pop("on_event", None)
+    if mode.stream:
+
+        def on_event(event: Any) -> None:
+            scenario.timeline.add(f"event:{event.get('type')}")
+            if user_on_event is not None:
+                user_on_event(event)
+
+        options["onEvent"] = on_event
+    options["onDiagnostic"] = scenario.diagnostics.append
+    computer_options: dict[str, Any] = {}
+    for name, spec in (("approveSafetyChecks", setup.approve_safety_checks), ("beforeAction", setup.before_action)):
+        if spec is not None:
+            python_name = "approve_safety_checks" if name == "approveSafetyChecks" else "before_action"
+            computer_options[name] = _approval(scenario, python_name, spec)
+    for python_name, node_name in (("approve_safety_checks", "approveSafetyChecks"), ("before_action", "beforeAction")):
+        if python_name in given:
+            callback = given.pop(python_name)
+            computer_options.setdefault(node_name, lambda received, *_context, callback=callback: callback(received))
+    if computer_options:
+        options["computerOptions"] = computer_options
+    ledger = given.pop("ledger", "absent")
+    if ledger not in ("absent", None):
+        _unadapted("a ledger object made for the Python SDK")
+    if mode.ledger and ledger == "absent":
+        options["ledger"] = {"runId": "run-1", "save": scenario.checkpoints.append}
+    budget = given.pop("context_budget", None)
+    if budget is not None:
+        options["contextBudget"] = _budget(budget)
+    for name, value in given.items():
+        if name not in _RENAMED_OPTIONS:
+            _unadapted(f"the run option {name}")
+        options[_RENAMED_OPTIONS[name]] = (
+            (lambda *arguments, value=value: value(*arguments[:1])) if callable(value) else value
+        )
+    return options
+
+
+def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: Mapping[str, Any]) -> CapturedRun:
+    """``ScenarioRun.run`` against the Node SDK; the runner's error is captured as the Python run's is."""
+    setup = scenario.setup
+    sdk = shared_sdk()
+    client_options: dict[str, Any] = {"maxRetries": setup.max_retries}
+    for name, value in setup.client_options.items():
+        if name not in _CLIENT_OPTIONS:
+            _unadapted(f"the client option {name}")
+        client_options[_CLIENT_OPTIONS[name]] = value
+    tools: dict[str, Any] = {"functions": [_function(scenario, spec) for spec in setup.functions]}
+    browser, computer = _browser(sdk, scenario), _computer(sdk, scenario)
+    if browser is not None:
+        tools["browser"] = browser
+    if computer is not None:
+        tools["computer"] = computer
+    if setup.early_execution is not None:
+        tools["earlyExecution"] = setup.early_execution
+    options = _options(scenario, overrides)
+    runner = sdk.construct("ResponsesToolRunner", tools)
+    assert isinstance(runner, JsObject)
+    client = sdk.client(_fetch(scenario), **client_options)
+    arguments = dict(setup.params if params is None else params)
+    extra_headers = arguments.pop("extra_headers", None)
+    if extra_headers is not None:
+        # The Python SDK takes per-request headers among the params; the Node SDK as a run's request options.
+        options["requestOptions"] = {"headers": extra_headers}
+    for name in ("extra_query", "extra_body", "timeout"):
+        if name in arguments:
+            _unadapted(f"the request parameter {name}")
+    try:
+        response = runner.call("run", client, arguments, options, timeout=RUN_SECONDS)
+    except NodeError as error:
+        sdk.settle()
+        return scenario.captured(None, error)
+    sdk.settle()
+    return scenario.captured(response, None)

@@ -1,0 +1,104 @@
+"""What ``--node-sdk`` (``driverkit certify --sdk=node``) changes in a run.
+
+The runner modes, which checks run, the deviation baseline and the certificate's profile:
+
+- The runner suite's checks take the Node SDK's modes (:data:`~conformance.rig.modes.NODE_MODES`), and each
+  scenario runs through the npm ``openai`` (:mod:`conformance.contracts.runner._node_scenario`).
+- A check with no Node form (it drives Python SDK API itself: the toolset suite, the Decisions runner checks, the
+  runner checks without a mode) is collected and reported "not checked" with why, never passed or dropped.
+- Known deviations come from ``conformance/known_deviations/node/<npm version>.toml``, same format and the same
+  strict-xfail rules as the Python SDK's files (:mod:`conformance.deviations`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from conformance.assertions import NOT_CHECKED_PREFIX
+from conformance.deviations import DEVIATIONS_DIR, apply_deviations
+from conformance.rig.modes import Mode, use_sdk
+from conformance.rig.node import close_shared, openai_folder, sdk_module
+
+NODE_DEVIATIONS_DIR: Final[Path] = DEVIATIONS_DIR / "node"
+NO_NODE_FORM: Final = (
+    "on the Node SDK: this check drives the Python SDK's API itself (a toolset, the Decisions runner, or a "
+    "hand-built runner); the kit runs only the runner scenarios through the Node SDK so far"
+)
+
+
+def node_sdk_version() -> str:
+    """The npm ``openai`` version the kit's Node side imports (``DRIVERKIT_NODE_OPENAI``'s, else the nearest
+    node_modules above sdk.mjs)."""
+    chosen = openai_folder()
+    if chosen is not None:
+        return str(json.loads((chosen / "package.json").read_text("utf-8"))["version"])
+    for folder in sdk_module().parents:
+        manifest = folder / "node_modules" / "openai" / "package.json"
+        if manifest.is_file():
+            return str(json.loads(manifest.read_text("utf-8"))["version"])
+    raise FileNotFoundError(f"no node_modules/openai above {sdk_module().parent} (run the kit's setup: npm ci)")
+
+
+def configure() -> None:
+    use_sdk("node")
+
+
+def _runs_in_node(item: pytest.Item) -> bool:
+    if item.get_closest_marker("node_sdk") is not None:
+        return True
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    mode = params.get("mode")
+    return (isinstance(mode, Mode) and mode.flavour == "node") or params.get("flavour") == "node"
+
+
+# Checks about what only the Python SDK has, by test name (relative to conformance/contracts/), with why.
+PYTHON_ONLY: Final[dict[str, str]] = {
+    "toolset/check_flavour.py": "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form",
+    "toolset/check_confirmation.py::test_callbacks_must_match_the_toolset_flavour": (
+        "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form"
+    ),
+    "toolset/check_results.py::test_action_results_must_be_string_or_none[node-bytes]": (
+        "bytes is a Python type; a JavaScript driver has no value that crosses as it"
+    ),
+    "toolset/check_schemas.py::test_declared_field_schemas_match_snapshot": (
+        "the snapshot is a regression record of the Python SDK's declarations, not a reading of the documents"
+    ),
+    "toolset/check_schemas.py::test_selections_match_snapshot": (
+        "the snapshot is a regression record of the Python SDK's declarations (its own clauses are checked by "
+        "the selection checks)"
+    ),
+}
+
+
+def _python_only(item: pytest.Item) -> str | None:
+    # A pattern names a module, a check (every parametrization) or one parametrization.
+    for key in (item.nodeid, item.nodeid.split("[", 1)[0], item.nodeid.split("::", 1)[0]):
+        for pattern, why in PYTHON_ONLY.items():
+            if key.endswith(pattern):
+                return why
+    return None
+
+
+def collect(items: Sequence[pytest.Item]) -> None:
+    """Mark the checks with no Node form not checked, then apply the Node SDK's known deviations."""
+    for item in items:
+        why = _python_only(item)
+        if why is not None:
+            item.add_marker(pytest.mark.skip(reason=f"{NOT_CHECKED_PREFIX}on the Node SDK: {why}"))
+        elif not _runs_in_node(item):
+            item.add_marker(pytest.mark.skip(reason=NOT_CHECKED_PREFIX + NO_NODE_FORM))
+    apply_deviations(items, node_sdk_version(), NODE_DEVIATIONS_DIR)
+
+
+def node_profile() -> dict[str, Any]:
+    return {"software": {"openai (npm)": node_sdk_version()}}
+
+
+def close() -> list[str]:
+    return close_shared()

@@ -1,0 +1,114 @@
+"""The Node SDK's ``BrowserToolset`` behind the Python toolset's interface, over a Python probe driver.
+
+The toolset checks build a toolset with :func:`conformance.rig.browser_toolset` and call ``execute``, ``tools`` and
+``close``; for the ``node`` flavour that function returns a :class:`NodeBrowserToolset`: the npm ``openai``'s
+toolset, built through the Node host over a Node object whose methods call the check's probe (each driver call,
+and each ``confirm``/``url_policy`` answer, runs the same Python code and lands in the same probe log).
+
+Names follow each SDK's idiom: Python's ``url_policy`` is Node's ``urlPolicy`` and so on (:data:`OPTION_NAMES`).
+A driver method that takes ``cancelled`` receives a predicate when Node passed an AbortSignal (whether it was
+already aborted: the kit's checks abort before the call). Anything else a check reaches for (Python internals,
+an option without a Node counterpart) makes the check "not checked", with the name, rather than an error.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from openai.lib.browser import BrowserError
+
+from conformance.assertions import not_checked
+from conformance.harness.node.bridge import NodeError
+from conformance.members import ALL_NAMES
+from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, Signal, shared_sdk
+
+OPTION_NAMES: Final = {
+    "members": "members",
+    "additional_members": "additionalMembers",
+    "confirm": "confirm",
+    "url_policy": "urlPolicy",
+    "confirm_reads": "confirmReads",
+    "on_diagnostic": "onDiagnostic",
+}
+
+
+def _unadapted(what: str) -> None:
+    not_checked(f"on the Node SDK: this check uses {what}, which the kit has not mapped to the Node SDK yet")
+
+
+def _takes_cancelled(function: Callable[..., Any]) -> bool:
+    try:
+        return "cancelled" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` as Node calls it: Node appends an options object (``{signal}``), which becomes the ``cancelled``
+    keyword where ``function`` declares one and is dropped otherwise."""
+    declares = _takes_cancelled(function)
+
+    def called(*args: Any) -> Any:
+        options = args[-1] if args and isinstance(args[-1], Mapping) and set(args[-1]) <= {"signal"} else None
+        positional = args[:-1] if options is not None else args
+        signal = options.get("signal") if options is not None else None
+        if declares and isinstance(signal, Signal):
+            aborted = signal.aborted
+            return function(*positional, cancelled=lambda: aborted)
+        return function(*positional)
+
+    return called
+
+
+def driver_proxy(sdk: NodeSdk, driver: Any) -> JsObject:
+    """A Node object with the driver's ``state`` and each browser member it implements."""
+    methods: dict[str, Callable[..., Any]] = {}
+    for name in ("state", *ALL_NAMES):
+        method = getattr(driver, name, None)
+        if name != "list_tabs" and callable(method):
+            methods[name] = as_node_callable(method)
+    return sdk.proxy(methods)
+
+
+class NodeBrowserToolset:
+    """The Node SDK's ``BrowserToolset`` with the Python one's ``execute``/``tools``/``close``."""
+
+    def __init__(self, driver: Any, **options: Any) -> None:
+        self.sdk = shared_sdk()
+        node_options: dict[str, Any] = {}
+        for name, value in options.items():
+            if name not in OPTION_NAMES:
+                _unadapted(f"the toolset option {name}")
+            node_options[OPTION_NAMES[name]] = as_node_callable(value) if callable(value) else value
+        made = self.sdk.construct("BrowserToolset", driver_proxy(self.sdk, driver), node_options)
+        assert isinstance(made, JsObject)
+        self.toolset = made
+
+    @property
+    def tools(self) -> Any:
+        return self.toolset.call("tools")
+
+    def execute(self, call: Any, **options: Any) -> Any:
+        if options:
+            _unadapted(f"execute options {sorted(options)}")
+        try:
+            result = self.toolset.call("execute", call)
+        except NodeError as error:
+            if isinstance(error, BrowserError):
+                raise
+            # The Node SDK refuses a call it must not run (unregistered, disabled) with a plain Error where the
+            # Python SDK raises ValueError; both mean the call stopped before any driver work.
+            refused = NodeArgumentError(str(error))
+            refused.js_class = error.js_class
+            raise refused from None
+        finally:
+            self.sdk.settle()
+        return result
+
+    def close(self) -> Any:
+        return self.toolset.call("close")
+
+    def __getattr__(self, name: str) -> Any:
+        _unadapted(f"the Python toolset's {name}")

@@ -1,0 +1,173 @@
+"""``--node-sdk`` (``driverkit certify --sdk=node``): the Node SDK certificate, and patched Node SDKs.
+
+Each patch is one textual change to a copy of the installed npm ``openai`` (selected with ``DRIVERKIT_NODE_OPENAI``),
+the Node counterpart of tests/test_sdk_findings.py: run the one check that covers the behaviour, and the
+certificate must blame exactly the patched clause.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.rig.node_subject import node_sdk_version
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALLED = ROOT / "node_modules" / "openai"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
+)
+
+
+def certify(tmp_path: Path, *selection: str, openai: Path | None = None) -> dict[str, Any]:
+    """Run ``pytest --node-sdk`` on ``selection`` in a fresh interpreter; the certificate it wrote."""
+    out = tmp_path / "certificate"
+    environment = {**os.environ}
+    environment.pop("DRIVERKIT_NODE_OPENAI", None)
+    if openai is not None:
+        environment["DRIVERKIT_NODE_OPENAI"] = str(openai)
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--node-sdk"]
+    done = subprocess.run(
+        [*command, "--certificate", str(out), *selection],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert (out / "certificate.json").is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    certificate: dict[str, Any] = json.loads((out / "certificate.json").read_text("utf-8"))
+    certificate["exit"] = done.returncode
+    return certificate
+
+
+def statuses(certificate: dict[str, Any]) -> dict[str, str]:
+    return {clause["id"]: clause["status"] for clause in certificate["clauses"]}
+
+
+def failed(certificate: dict[str, Any]) -> set[str]:
+    return {clause for clause, status in statuses(certificate).items() if status == "failed"}
+
+
+def test_the_node_sdk_certificate_names_the_npm_package_and_conforms_on_the_loop(tmp_path: Path) -> None:
+    certificate = certify(tmp_path, "conformance/contracts/runner/check_loop.py")
+    assert certificate["exit"] == 0
+    assert certificate["versions"]["openai (npm)"] == node_sdk_version() == "7.55.0"
+    assert [subject["kind"] for subject in certificate["subjects"]] == ["Node SDK toolsets and runners"]
+    checked = statuses(certificate)
+    for clause in ("RN-LOOP-001", "RN-LOOP-002", "RN-LOOP-004", "RN-STEPS-001", "RN-STEPS-002", "RN-ERR-001"):
+        assert checked[clause] == "passed", (clause, checked[clause])
+    assert not failed(certificate)
+
+
+def test_known_node_deviations_are_strict_expected_failures(tmp_path: Path) -> None:
+    certificate = certify(
+        tmp_path, "conformance/contracts/runner/check_streaming.py::test_gap_defers_suffix_then_continues"
+    )
+    assert certificate["exit"] == 0
+    assert statuses(certificate)["RN-STREAM-003"] == "deviation"
+
+
+def test_checks_with_no_node_form_are_not_checked_with_the_reason(tmp_path: Path) -> None:
+    certificate = certify(tmp_path, "conformance/contracts/runner/check_decisions.py")
+    clauses = {clause["id"]: clause for clause in certificate["clauses"]}
+    decisions = [
+        clause for clause_id, clause in clauses.items() if clause_id.startswith("RN-DEC-") and clause["checks"]
+    ]
+    assert decisions and all(clause["status"] == "not_checked" for clause in decisions)
+    assert all("Node SDK" in " ".join(clause["reasons"]) for clause in decisions)
+    assert certificate["verdict"] != "conforms"
+
+
+# ------------------------------------------------------------------------------------------ patched Node SDKs
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One copy of the installed npm openai; each patch edits a copy of this copy."""
+    folder = tmp_path_factory.mktemp("openai-npm") / "openai"
+    shutil.copytree(INSTALLED, folder, symlinks=True)
+    yield folder
+
+
+def patched(pristine: Path, tmp_path: Path, file: str, old: str, new: str) -> Path:
+    folder = tmp_path / "openai"
+    shutil.copytree(pristine, folder, symlinks=True)
+    target = folder / file
+    text = target.read_text("utf-8")
+    assert text.count(old) == 1, f"the patch point moved in {file}: {old!r}"
+    target.write_text(text.replace(old, new), "utf-8")
+    return folder
+
+
+PATCHES = {
+    # The runner's default request limit raised from 20 to 21.
+    "default-steps": (
+        "helpers/responses-tool-runner.mjs",
+        "(source?.max_steps ?? 20)",
+        "(source?.max_steps ?? 21)",
+        "conformance/contracts/runner/check_loop.py::test_default_request_limit_is_twenty",
+        "RN-STEPS-002",
+    ),
+    # Eager runs never start a call at its done event (they wait for the completed response).
+    "never-eager": (
+        "helpers/responses-tool-runner.mjs",
+        "if (options.eager === true && event.type === 'response.output_item.done') {",
+        "if (false && event.type === 'response.output_item.done') {",
+        "conformance/contracts/runner/check_streaming.py::test_eager_starts_at_item_done",
+        "RN-STREAM-002",
+    ),
+    # The browser toolset takes any truthy confirm answer as consent, not only exactly true.
+    "truthy-confirm": (
+        "helpers/browser.mjs",
+        "(await policy.confirm?.(protectBrowserOutput(structuredClone(context)), { signal })) !== true) {",
+        "!(await policy.confirm?.(protectBrowserOutput(structuredClone(context)), { signal }))) {",
+        "conformance/contracts/toolset/check_confirmation.py::test_only_exactly_true_approves",
+        "TS-CONF-004",
+    ),
+}
+
+
+@pytest.mark.parametrize("patch", sorted(PATCHES))
+def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
+    file, old, new, check, clause = PATCHES[patch]
+    certificate = certify(tmp_path, check, openai=patched(pristine, tmp_path, file, old, new))
+    assert failed(certificate) == {clause}, statuses(certificate)
+    assert certificate["exit"] != 0
+
+
+def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
+    checks = sorted({check for _file, _old, _new, check, _clause in PATCHES.values()})
+    certificate = certify(tmp_path, *checks, openai=pristine)
+    assert not failed(certificate), statuses(certificate)
+    assert certificate["exit"] == 0
+
+
+def test_the_node_baseline_parses_and_names_only_node_checks() -> None:
+    from conformance.deviations import parse_deviations
+    from conformance.rig.node_subject import NODE_DEVIATIONS_DIR
+
+    for baseline in sorted(NODE_DEVIATIONS_DIR.glob("*.toml")):
+        deviations = parse_deviations(baseline.read_text("utf-8"), str(baseline))
+        assert deviations
+        for deviation in deviations:
+            assert deviation.id.startswith("DEV-NODE-")
+            assert all("[node" in test for test in deviation.tests), deviation.tests
+
+
+def test_driverkit_deviations_node_lists_the_baseline(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    assert main(["deviations", "--node"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("openai (npm) 7.55.0: 10 known deviation(s) from 7.55.0.toml")
+    assert "DEV-NODE-TS-004  TS-SEL-010" in out
