@@ -99,16 +99,19 @@ class CgroupRoot:
 
 
 def _sweep(base: Path) -> None:
-    """Remove the empty cgroups a service killed before it could clean up left behind (their PID is gone)."""
+    """Remove the cgroups a service killed before it could clean up left behind (their PID is gone).
+
+    A runtime of the killed service may still be on its way out (bwrap's die-with-parent and the PID namespace
+    take it down, but not at once), and a cgroup with a process in it cannot be removed: so each leftover is
+    removed as a runtime's own is, killing what is still in it and retrying for a few seconds, instead of one
+    rmdir that left it behind for good when it came too early.
+    """
     for parent in base.glob("rdk-exec-*-*"):
         owner = parent.name.split("-")[2]
         if not owner.isdigit() or Path(f"/proc/{owner}").exists():
             continue
-        for child in parent.glob("runtime-*"):
-            with contextlib.suppress(OSError):
-                child.rmdir()
-        with contextlib.suppress(OSError):
-            parent.rmdir()
+        RuntimeCgroup(sorted(parent.glob("runtime-*"))).remove()
+        RuntimeCgroup([parent]).remove()
 
 
 def cgroup_root(limits: ExecutionLimits) -> CgroupRoot | None:
