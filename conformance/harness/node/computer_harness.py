@@ -14,13 +14,10 @@ from typing import cast
 from conformance.harness.computer import ComputerHarness
 from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.computer_subject import ComputerSubject
-from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv
 from conformance.harness.node.computer_driver import NodeComputerDriverView, node_computer_factory
 from conformance.harness.node.computer_subject import NodeComputerSubject
-from conformance.harness.node.driver import NodeSpec
-from conformance.harness.node.harness import LOAD_SECONDS
+from conformance.harness.node.driver import NodeSpec, start_and_load
 
 OPTION = "--computer-driver"
 
@@ -29,22 +26,7 @@ class NodeComputerHarness(ComputerHarness):
     def __init__(self, spec: str, loop: HarnessLoop, factory_timeout: float, search: tuple[Path, ...] = ()) -> None:
         """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
         self.node_spec = NodeSpec.parse(spec, OPTION, search)
-        try:
-            self.host = NodeHost(node_argv(self.node_spec.module)).start()
-        except NodeHostError as error:
-            raise DriverSetupError(str(error)) from None
-        try:
-            loaded = self.host.boot(
-                "computer_load",
-                timeout=LOAD_SECONDS,
-                what="loading the driver module",
-                module=str(self.node_spec.module),
-                export=self.node_spec.export,
-            )
-        except (NodeError, NodeHostError, DriverTimeout) as error:
-            self.host.stop()
-            raise DriverSetupError(f"loading {self.node_spec.module} failed: {describe_error(error)}") from None
-        self.loaded_software: dict[str, str] = {str(key): str(value) for key, value in loaded["software"].items()}
+        self.host, self.loaded_software = start_and_load(self.node_spec, "computer_load")
         factory = node_computer_factory(
             self.host, self.loaded_software, lambda: self.loop.timeout, lambda: self.factory_timeout
         )

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.harness.environment import Environment
+from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
 from conformance.harness.factory import SpecError
-from conformance.harness.node.bridge import NodeHost
+from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv
 
 NODE_PREFIX: Final = "node:"
 MODULE_SUFFIXES: Final = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
@@ -64,6 +65,34 @@ class NodeSpec:
                 return cls(candidate.resolve(), export)
         tried = "\n".join(f"  {candidate}" for candidate in candidates)
         raise SpecError(f"{option}={spec!r}: module file not found; tried:\n{tried}")
+
+
+# Importing the driver module (and the Node SDK it runs under) may compile TypeScript: generous, but bounded.
+LOAD_SECONDS = 60.0
+
+
+def start_and_load(node_spec: NodeSpec, load_op: str) -> tuple[NodeHost, dict[str, str]]:
+    """Start a Node host and load the driver module with ``load_op`` (``load`` for browser drivers,
+    ``computer_load`` for computer drivers): the host and the software the module reported.
+
+    A host that cannot start or a module that cannot load is a :class:`DriverSetupError` (and the host is stopped).
+    """
+    try:
+        host = NodeHost(node_argv(node_spec.module)).start()
+    except NodeHostError as error:
+        raise DriverSetupError(str(error)) from None
+    try:
+        loaded = host.boot(
+            load_op,
+            timeout=LOAD_SECONDS,
+            what="loading the driver module",
+            module=str(node_spec.module),
+            export=node_spec.export,
+        )
+    except (NodeError, NodeHostError, DriverTimeout) as error:
+        host.stop()
+        raise DriverSetupError(f"loading {node_spec.module} failed: {describe_error(error)}") from None
+    return host, {str(key): str(value) for key, value in loaded["software"].items()}
 
 
 class UnhandledRejections(RuntimeError):

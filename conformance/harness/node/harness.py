@@ -15,17 +15,12 @@ from typing import cast
 
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.environment import Environment
-from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
 from conformance.harness.fixture_host import FixtureHost
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv
-from conformance.harness.node.driver import NodeDriverView, NodeSpec, node_factory
+from conformance.harness.node.driver import NodeDriverView, NodeSpec, node_factory, start_and_load
 from conformance.harness.node.subject import NodeBrowserSubject
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject
-
-# Importing the driver module (and the Node SDK it runs under) may compile TypeScript: generous, but bounded.
-LOAD_SECONDS = 60.0
 
 
 class NodeBrowserHarness(BrowserHarness):
@@ -39,22 +34,7 @@ class NodeBrowserHarness(BrowserHarness):
     ) -> None:
         """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
         self.node_spec = NodeSpec.parse(spec, "--driver", search)
-        try:
-            self.host = NodeHost(node_argv(self.node_spec.module)).start()
-        except NodeHostError as error:
-            raise DriverSetupError(str(error)) from None
-        try:
-            loaded = self.host.boot(
-                "load",
-                timeout=LOAD_SECONDS,
-                what="loading the driver module",
-                module=str(self.node_spec.module),
-                export=self.node_spec.export,
-            )
-        except (NodeError, NodeHostError, DriverTimeout) as error:
-            self.host.stop()
-            raise DriverSetupError(f"loading {self.node_spec.module} failed: {describe_error(error)}") from None
-        self.software: dict[str, str] = {str(key): str(value) for key, value in loaded["software"].items()}
+        self.host, self.software = start_and_load(self.node_spec, "load")
         factory = node_factory(self.host, self.software, lambda: self.loop.timeout, lambda: self.factory_timeout)
         try:
             super().__init__(spec, factory, loop, factory_timeout, fixture_host)
