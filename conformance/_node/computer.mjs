@@ -18,26 +18,11 @@ import { pathToFileURL } from "node:url";
 
 export const COMPUTER_METHODS = ["click", "double_click", "drag", "keypress", "move", "screenshot", "scroll", "type", "wait"];
 
-export function computerOps({ register, known, recorded, signalFor, describe, resolveImport, shared, hostFile }) {
+export function computerOps({ register, known, recorded, signalFor, describe, loadSdk, shared }) {
   let factory = null;
   let sdk = null;
   const asks = new Map(); // ask number -> {resolve, reject} of a callback awaiting the Python side
   let asked = 0;
-
-  async function loadSdk(driverFile) {
-    // The driver's own `openai` first (the SDK it really runs under), else the one installed with the kit.
-    const problems = [];
-    for (const parent of [driverFile, hostFile]) {
-      try {
-        const found = resolveImport("openai/helpers/computer", parent);
-        const module = await import(pathToFileURL(found.file).href);
-        return { ...module, version: found.version, file: found.file };
-      } catch (error) {
-        problems.push(`from ${parent}: ${describe(error).message}`);
-      }
-    }
-    throw new Error(`the npm package openai (with helpers/computer) cannot be loaded (${problems.join("; ")})`);
-  }
 
   function ask(events, callback, value) {
     asked += 1;
@@ -81,7 +66,7 @@ export function computerOps({ register, known, recorded, signalFor, describe, re
         throw new TypeError(`${module} exports no function ${exportName} (its exports: ${names})`);
       }
       factory = made;
-      sdk = await loadSdk(file);
+      sdk = await loadSdk(file, "computer");
       if (typeof sdk.ComputerToolset !== "function") {
         throw new Error(`the npm openai ${sdk.version} at ${sdk.file} has no ComputerToolset`);
       }

@@ -111,19 +111,20 @@ function packageManifest(name, parent) {
   throw new Error(`${name} is not installed in any node_modules folder above ${path.dirname(parent)}`);
 }
 
-async function loadSdk(driverFile) {
-  // The driver's own `openai` first (the SDK it really runs under), else the one installed with the kit.
+// The Node SDK's helper module (`browser` or `computer`) a driver runs under: the driver's own `openai` first (the
+// SDK it really runs under), else the one installed with the kit.
+async function loadSdk(driverFile, helper = "browser") {
   const problems = [];
   for (const parent of [driverFile, hostFile]) {
     try {
-      const found = resolveImport("openai/helpers/browser", parent);
+      const found = resolveImport(`openai/helpers/${helper}`, parent);
       const module = await import(pathToFileURL(found.file).href);
       return { ...module, version: found.version, file: found.file };
     } catch (error) {
       problems.push(`from ${parent}: ${describe(error).message}`);
     }
   }
-  throw new Error(`the npm package openai (with helpers/browser) cannot be loaded (${problems.join("; ")})`);
+  throw new Error(`the npm package openai (with helpers/${helper}) cannot be loaded (${problems.join("; ")})`);
 }
 
 function playwrightVersion(driverFile) {
@@ -249,9 +250,8 @@ Object.assign(
     recorded,
     signalFor,
     describe,
-    resolveImport,
+    loadSdk,
     shared,
-    hostFile,
   }),
 );
 
