@@ -16,7 +16,6 @@ threw passes through unchanged, as in Python.
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,7 +30,7 @@ from conformance.harness.errors import DriverTimeout, describe_error
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.node.bridge import NodeError, rebuild_error
 from conformance.harness.node.computer_driver import NodeComputerDriverView, action_json
-from conformance.harness.node.driver import decode_returned
+from conformance.harness.node.driver import record_driver_call
 
 _call_ids = itertools.count(1)
 _actions: TypeAdapter[ComputerAction] = TypeAdapter(ComputerAction)
@@ -133,17 +132,7 @@ class NodeComputerSubject(ComputerSubject):
                     host.notify("abort", call=event["id"])
                 host.notify("computer_answer", ask=event["ask"], **answer)
                 return
-            if event["event"] == "begin":
-                record = CallRecord(str(event["member"]), event.get("arguments"), bool(event.get("options")))
-                running.append(record)
-                calls.append(record)
-                return
-            record = running.pop()
-            if "raised" in event:
-                record.raised = rebuild_error(event["raised"])
-            else:
-                record.returned = decode_returned(event)
-            record.finished, record.ended = True, time.monotonic()
+            record_driver_call(event, running, calls)
 
         return host.request(
             "computer_execute",

@@ -15,15 +15,17 @@ exactly as they read a Python driver. A member whose JavaScript function declare
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.harness.calls import CallRecord
 from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
 from conformance.harness.factory import SpecError
-from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv
+from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv, rebuild_error
 
 NODE_PREFIX: Final = "node:"
 MODULE_SUFFIXES: Final = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
@@ -114,6 +116,25 @@ def decode_returned(event: dict[str, Any]) -> Any:
     if "unserializable" in event:
         return Unserializable(str(event["unserializable"]))
     return event.get("value")
+
+
+def record_driver_call(event: dict[str, Any], running: list[CallRecord], calls: list[CallRecord]) -> None:
+    """Fold one ``begin`` or ``end`` event of a driver method the Node SDK called into its :class:`CallRecord`.
+
+    ``begin`` opens a record (appended to ``calls`` and to the ``running`` stack); ``end`` closes the innermost
+    one with what the method returned or raised.
+    """
+    if event["event"] == "begin":
+        record = CallRecord(str(event["member"]), event.get("arguments"), bool(event.get("options")))
+        running.append(record)
+        calls.append(record)
+        return
+    record = running.pop()
+    if "raised" in event:
+        record.raised = rebuild_error(event["raised"])
+    else:
+        record.returned = decode_returned(event)
+    record.finished, record.ended = True, time.monotonic()
 
 
 class NodeDriverView:

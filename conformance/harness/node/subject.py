@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +23,7 @@ from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.node.bridge import rebuild_error
-from conformance.harness.node.driver import NodeDriverView, decode_returned
+from conformance.harness.node.driver import NodeDriverView, record_driver_call
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import BY_NAME
@@ -52,17 +51,7 @@ class NodeBrowserSubject(BrowserSubject):
         running: list[CallRecord] = []
 
         def on_event(event: dict[str, Any]) -> None:
-            if event["event"] == "begin":
-                record = CallRecord(str(event["member"]), event.get("arguments"), bool(event.get("options")))
-                running.append(record)
-                outcome.calls.append(record)
-                return
-            record = running.pop()
-            if "raised" in event:
-                record.raised = rebuild_error(event["raised"])
-            else:
-                record.returned = decode_returned(event)
-            record.finished, record.ended = True, time.monotonic()
+            record_driver_call(event, running, outcome.calls)
 
         try:
             answer = self.driver.host.request(
