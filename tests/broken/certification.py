@@ -77,25 +77,27 @@ def certify(
     options: Sequence[str] = (),
     cli: bool = False,
     evidence: str | None = "first-run",
+    option: str = "--driver",
 ) -> Certification:
     """Certify ``driver`` (``module:factory``) with the bundled browser checks, optionally only those ``-k`` picks.
 
     ``options`` are more pytest options for the child run (``--driver-timeout=3``, say). ``cli`` runs
     ``driverkit certify`` (the README's main job) instead of ``python -m pytest --driver=...``. ``evidence`` is the
     ``--evidence`` mode, ``first-run`` unless a test is about the evidence rerun (None: the kit's default): these
-    tests judge verdicts, and the rerun of each failing check would add about a check's time to every child run."""
+    tests judge verdicts, and the rerun of each failing check would add about a check's time to every child run.
+    ``option`` is ``--computer-driver`` for a computer driver."""
     if cli:
         # The console script the install put beside this interpreter, as a reader runs it.
         script = Path(sys.executable).with_name("driverkit")
         if not script.is_file():
             raise FileNotFoundError(f"no driverkit script beside {sys.executable}: install the kit (scripts/setup.sh)")
-        command = [str(script), "certify", "--driver", driver, "--out", str(directory), "--", "-q"]
+        command = [str(script), "certify", option, driver, "--out", str(directory), "--", "-q"]
     else:
         command = [
             sys.executable,
             "-m",
             "pytest",
-            f"--driver={driver}",
+            f"{option}={driver}",
             f"--certificate={directory}",
             "-p",
             "no:cacheprovider",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.broken.certification import REPOSITORY, Certification, run_child
+from tests.broken.certification import REPOSITORY, Certification, certify, run_child
 from tests.desktops import needs_x
 
 pytestmark = needs_x
@@ -26,22 +26,7 @@ BROKEN = "node:tests/node/drivers/broken_computer.mjs"
 
 def certify_computer(driver: str, directory: Path, selection: str | None = None) -> Certification:
     """Certify the computer ``driver`` in a child pytest, as a driver author runs it, and read its certificate."""
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        f"--computer-driver={driver}",
-        f"--certificate={directory}",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-    ]
-    if selection:
-        command += ["-k", selection]
-    completed = run_child(command, cwd=REPOSITORY, timeout=600.0)
-    path = directory / "certificate.json"
-    certificate = json.loads(path.read_text("utf-8")) if path.exists() else None
-    return Certification(certificate, completed.stdout + completed.stderr, completed.returncode)
+    return certify(driver, directory, selection=selection, option="--computer-driver", evidence=None)
 
 
 def test_the_readme_command_certifies_the_reference_node_computer_driver(tmp_path: Path) -> None:
