@@ -31,6 +31,9 @@ RECORDER_PAGE = "input-recorder.html"
 # Time the page gets to report an action's events before a check concludes they are missing. Generous: on a
 # loaded two-core machine Chromium has been seen to fall seconds behind its input.
 EVENT_TIMEOUT_SECONDS = 15.0
+# The barrier waits as long as the page keeps reporting older input (it is behind, not stuck), but not forever:
+# a burst of typing on a loaded machine has taken Chromium well over EVENT_TIMEOUT_SECONDS to work through.
+BARRIER_CAP_SECONDS = 120.0
 # After the expected events arrive, late stragglers (a second wheel event, a trailing click) get this long.
 SETTLE_SECONDS = 0.15
 
@@ -91,13 +94,16 @@ class ComputerEnvironment:
         """Wait until the page has handled all input sent so far; return the event position after it.
 
         Chromium can fall behind its input, so an event that shows up late would be blamed on the next check.
-        The harness sends its own pointer motion (to a corner no check uses) and waits for the page to report
-        it: input is handled in order, so everything sent before has been handled too.
+        The harness sends its own one-pixel pointer motion and waits for the page to report it: input is handled
+        in order, so everything sent before has been handled too. While the page keeps reporting older input it
+        is only behind, so the wait goes on (up to BARRIER_CAP_SECONDS); a page that reports nothing at all for
+        EVENT_TIMEOUT_SECONDS has stopped.
         """
         barrier = self._input_barrier()
         last_seen = max((int(event.get("seq", 0)) for event in self.events()), default=0)
         nudge = barrier.send()
-        deadline = time.monotonic() + EVENT_TIMEOUT_SECONDS
+        started = time.monotonic()
+        progress_at, newest = started, last_seen
         while True:
             events = self.events()
             arrived = [
@@ -110,8 +116,12 @@ class ComputerEnvironment:
             if arrived:
                 barrier.sentinels.update(int(event["seq"]) for event in arrived)
                 return max(int(item.get("seq", 0)) for item in events)
-            if time.monotonic() > deadline:
-                raise DesktopUnavailableError("the fixture page stopped reporting input (the barrier never arrived)")
+            now = time.monotonic()
+            latest = max((int(event.get("seq", 0)) for event in events), default=0)
+            if latest > newest:
+                progress_at, newest = now, latest
+            if now - progress_at > EVENT_TIMEOUT_SECONDS or now - started > BARRIER_CAP_SECONDS:
+                raise DesktopUnavailableError(_barrier_missing(events, last_seen, nudge, now - started))
             time.sleep(0.01)
 
     def close(self) -> None:
@@ -159,6 +169,21 @@ class ComputerEnvironment:
             elif event.get("inputType") in ("insertLineBreak", "insertParagraph"):
                 pieces.append("\n")
         return "".join(pieces)
+
+
+def _barrier_missing(events: list[Event], last_seen: int, nudge: tuple[int, int], waited: float) -> str:
+    """Why the barrier failed, told apart: a page that reported nothing more, or one that fell too far behind."""
+    later = [event for event in events if int(event.get("seq", 0)) > last_seen]
+    if not later:
+        return (
+            f"the fixture page stopped reporting input: nothing arrived in {waited:.0f} s after the harness moved "
+            f"the pointer to {nudge} (the barrier never arrived)"
+        )
+    last = later[-1]
+    return (
+        f"the fixture page fell too far behind its input: in {waited:.0f} s it reported {len(later)} more events, "
+        f"the last a {last.get('type')!r}, but not the harness's pointer move to {nudge} (the barrier never arrived)"
+    )
 
 
 class _InputBarrier:

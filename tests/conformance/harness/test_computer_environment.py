@@ -1,16 +1,83 @@
-"""The computer environment's barrier and event log on a real local desktop showing the input recorder page."""
+"""The computer environment's barrier and event log: its waiting rule on a scripted page, and on a real local
+desktop showing the input recorder page."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from typing import Any, cast
 
 import pytest
 
-from conformance.harness.computer_environment import ComputerEnvironment, desktop_environment
+from conformance.harness import computer_environment
+from conformance.harness.computer_environment import ComputerEnvironment, DesktopUnavailableError, desktop_environment
 from conformance.harness.desktops.x11_connection import open_display
 from tests.desktops import needs_x
 
-pytestmark = needs_x
+NUDGE = (11, 7)
+
+
+class _ScriptedPage:
+    """A desktop whose page reports one backlog event per read, then (optionally) the barrier's pointer move."""
+
+    def __init__(self, backlog: int, then_barrier: bool) -> None:
+        self.backlog, self.then_barrier = backlog, then_barrier
+        self.reported: list[dict[str, Any]] = [{"seq": 1, "type": "ready"}]
+        self.nudged = False
+
+    def read_events(self) -> list[dict[str, Any]]:
+        if self.nudged:
+            seq = len(self.reported) + 1
+            if self.backlog:
+                self.backlog -= 1
+                self.reported.append({"seq": seq, "type": "keydown", "key": "a"})
+            elif self.then_barrier:
+                self.reported.append({"seq": seq, "type": "pointermove", "x": NUDGE[0], "y": NUDGE[1]})
+                self.then_barrier = False
+        return list(self.reported)
+
+
+class _FakeBarrier:
+    def __init__(self, page: _ScriptedPage) -> None:
+        self.page, self.sentinels = page, set[int]()
+
+    def send(self) -> tuple[int, int]:
+        self.page.nudged = True
+        return NUDGE
+
+
+def _environment(page: _ScriptedPage, monkeypatch: pytest.MonkeyPatch) -> ComputerEnvironment:
+    # Reads come every 10 ms: a 50 ms silence is "stopped", and the page's backlog lasts well past that.
+    monkeypatch.setattr(computer_environment, "EVENT_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(computer_environment, "BARRIER_CAP_SECONDS", 2.0)
+    environment = ComputerEnvironment(cast(Any, page))
+    environment._barrier = cast(Any, _FakeBarrier(page))
+    return environment
+
+
+def test_a_page_working_through_a_backlog_is_waited_for_past_the_silence_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = _ScriptedPage(backlog=30, then_barrier=True)
+    environment = _environment(page, monkeypatch)
+    started = time.monotonic()
+    assert environment.settle() == 32
+    assert time.monotonic() - started > 0.05
+
+
+def test_a_page_that_reports_nothing_more_has_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    environment = _environment(_ScriptedPage(backlog=0, then_barrier=False), monkeypatch)
+    with pytest.raises(DesktopUnavailableError, match="stopped reporting input: nothing arrived"):
+        environment.settle()
+
+
+def test_a_page_that_never_catches_up_fails_at_the_cap_and_says_how_far_it_got(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    environment = _environment(_ScriptedPage(backlog=10_000, then_barrier=False), monkeypatch)
+    with pytest.raises(DesktopUnavailableError, match=r"fell too far behind .* the last a 'keydown'"):
+        environment.settle()
+
 
 # Typed in one go, these keys make the page queue far more than 64 KiB of events (every input event carries the
 # whole textarea) while its first post is in flight: the size at which a keepalive fetch is refused (issue 17).
@@ -18,14 +85,14 @@ BURST = "cancel me " * 40
 
 
 @pytest.fixture(scope="module")
-def environment() -> Iterator[ComputerEnvironment]:
+def desktop() -> Iterator[ComputerEnvironment]:
     with desktop_environment("local", (1024, 640)) as env:
         yield env
 
 
-def test_the_barrier_arrives_after_a_burst_of_typing_and_every_key_is_reported(
-    environment: ComputerEnvironment,
-) -> None:
+@needs_x
+def test_the_barrier_arrives_after_a_burst_of_typing_and_every_key_is_reported(desktop: ComputerEnvironment) -> None:
+    environment = desktop
     from Xlib import XK, X
     from Xlib.ext import xtest
 
