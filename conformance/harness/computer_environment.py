@@ -31,6 +31,10 @@ RECORDER_PAGE = "input-recorder.html"
 # Time the page gets to report an action's events before a check concludes they are missing. Generous: on a
 # loaded two-core machine Chromium has been seen to fall seconds behind its input.
 EVENT_TIMEOUT_SECONDS = 15.0
+# A barrier the page has not reported within this long after it started is sent again, but only while waiting
+# for the page to take its first input: Chromium drops input that comes before the page's first paint, which
+# on a loaded machine can follow the load event.
+FIRST_INPUT_RETRY_SECONDS = 1.0
 # The barrier waits as long as the page keeps reporting older input (it is behind, not stuck), but not forever:
 # a burst of typing on a loaded machine has taken Chromium well over EVENT_TIMEOUT_SECONDS to work through.
 BARRIER_CAP_SECONDS = 120.0
@@ -99,6 +103,23 @@ class ComputerEnvironment:
         is only behind, so the wait goes on (up to BARRIER_CAP_SECONDS); a page that reports nothing at all for
         EVENT_TIMEOUT_SECONDS has stopped.
         """
+        return self._settle(EVENT_TIMEOUT_SECONDS)
+
+    def wait_until_ready(self, deadline: float) -> None:
+        """Wait until the page has loaded and handles input (a barrier arrives): only then may a check drive it."""
+        while not any(event.get("type") == "ready" for event in self.events()):
+            if time.monotonic() > deadline:
+                raise DesktopUnavailableError(f"{RECORDER_PAGE} did not load on the desktop at {self.page_url}")
+            time.sleep(0.05)
+        while True:
+            try:
+                self._settle(FIRST_INPUT_RETRY_SECONDS)
+                return
+            except DesktopUnavailableError as error:
+                if time.monotonic() > deadline:
+                    raise DesktopUnavailableError(f"{RECORDER_PAGE} loaded but never took input: {error}") from None
+
+    def _settle(self, silence: float) -> int:
         barrier = self._input_barrier()
         last_seen = max((int(event.get("seq", 0)) for event in self.events()), default=0)
         nudge = barrier.send()
@@ -120,7 +141,7 @@ class ComputerEnvironment:
             latest = max((int(event.get("seq", 0)) for event in events), default=0)
             if latest > newest:
                 progress_at, newest = now, latest
-            if now - progress_at > EVENT_TIMEOUT_SECONDS or now - started > BARRIER_CAP_SECONDS:
+            if now - progress_at > silence or now - started > BARRIER_CAP_SECONDS:
                 raise DesktopUnavailableError(_barrier_missing(events, last_seen, nudge, now - started))
             time.sleep(0.01)
 
@@ -277,9 +298,5 @@ def desktop_environment(kind: str, size: tuple[int, int]) -> Iterator[ComputerEn
         stack.push(desktop)
         environment = ComputerEnvironment(desktop)
         stack.callback(environment.close)
-        deadline = time.monotonic() + desktop.settings.startup_timeout
-        while not any(event.get("type") == "ready" for event in environment.events()):
-            if time.monotonic() > deadline:
-                raise DesktopUnavailableError(f"{RECORDER_PAGE} did not load on the desktop at {desktop.page_url}")
-            time.sleep(0.05)
+        environment.wait_until_ready(time.monotonic() + desktop.settings.startup_timeout)
         yield environment

@@ -18,12 +18,21 @@ NUDGE = (11, 7)
 
 
 class _ScriptedPage:
-    """A desktop whose page reports one backlog event per read, then (optionally) the barrier's pointer move."""
+    """A desktop whose page reports one backlog event per read, then (optionally) the barrier's pointer move.
 
-    def __init__(self, backlog: int, then_barrier: bool) -> None:
-        self.backlog, self.then_barrier = backlog, then_barrier
+    The first ``dropped`` nudges are ignored, as Chromium ignores input that comes before a page's first paint.
+    """
+
+    page_url = "http://127.0.0.1:9/input-recorder.html"
+
+    def __init__(self, backlog: int, then_barrier: bool, dropped: int = 0) -> None:
+        self.backlog, self.then_barrier, self.dropped = backlog, then_barrier, dropped
         self.reported: list[dict[str, Any]] = [{"seq": 1, "type": "ready"}]
-        self.nudged = False
+        self.nudges = 0
+
+    @property
+    def nudged(self) -> bool:
+        return self.nudges > self.dropped
 
     def read_events(self) -> list[dict[str, Any]]:
         if self.nudged:
@@ -42,7 +51,7 @@ class _FakeBarrier:
         self.page, self.sentinels = page, set[int]()
 
     def send(self) -> tuple[int, int]:
-        self.page.nudged = True
+        self.page.nudges += 1
         return NUDGE
 
 
@@ -50,6 +59,7 @@ def _environment(page: _ScriptedPage, monkeypatch: pytest.MonkeyPatch) -> Comput
     # Reads come every 10 ms: a 50 ms silence is "stopped", and the page's backlog lasts well past that.
     monkeypatch.setattr(computer_environment, "EVENT_TIMEOUT_SECONDS", 0.05)
     monkeypatch.setattr(computer_environment, "BARRIER_CAP_SECONDS", 2.0)
+    monkeypatch.setattr(computer_environment, "FIRST_INPUT_RETRY_SECONDS", 0.05)
     environment = ComputerEnvironment(cast(Any, page))
     environment._barrier = cast(Any, _FakeBarrier(page))
     return environment
@@ -77,6 +87,29 @@ def test_a_page_that_never_catches_up_fails_at_the_cap_and_says_how_far_it_got(
     environment = _environment(_ScriptedPage(backlog=10_000, then_barrier=False), monkeypatch)
     with pytest.raises(DesktopUnavailableError, match=r"fell too far behind .* the last a 'keydown'"):
         environment.settle()
+
+
+def test_a_page_that_drops_its_first_input_is_ready_once_a_later_barrier_arrives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = _ScriptedPage(backlog=0, then_barrier=True, dropped=2)
+    environment = _environment(page, monkeypatch)
+    environment.wait_until_ready(time.monotonic() + 5)
+    assert page.nudges == 3
+
+
+def test_a_page_that_never_takes_input_is_not_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _ScriptedPage(backlog=0, then_barrier=True, dropped=1_000)
+    environment = _environment(page, monkeypatch)
+    with pytest.raises(DesktopUnavailableError, match="loaded but never took input"):
+        environment.wait_until_ready(time.monotonic() + 0.3)
+
+
+def test_a_page_that_never_loads_is_not_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _ScriptedPage(backlog=0, then_barrier=True)
+    page.reported.clear()
+    with pytest.raises(DesktopUnavailableError, match="did not load"):
+        _environment(page, monkeypatch).wait_until_ready(time.monotonic() + 0.2)
 
 
 # Typed in one go, these keys make the page queue far more than 64 KiB of events (every input event carries the
