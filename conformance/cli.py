@@ -22,7 +22,9 @@ DEFAULT_DRIVER = "reference.browser:sync_factory"
 
 
 def _certify(args: argparse.Namespace) -> int:
-    pytest_args = ["-p", "no:cacheprovider", "--certificate", str(args.out)]
+    # One token: pytest picks its rootdir before it knows the kit's options, so a separate value is taken for a
+    # path, and once the folder exists (in xdist workers) it becomes their rootdir and every node ID changes.
+    pytest_args = ["-p", "no:cacheprovider", f"--certificate={args.out}"]
     if importlib.util.find_spec("pytest_asyncio") is not None:
         # The kit's checks run their own event loops; pytest-asyncio, when installed, otherwise warns about a
         # setting that only the host project's configuration could give.

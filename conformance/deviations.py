@@ -170,8 +170,12 @@ def load_deviations(version: str | None = None, directory: Path | None = None) -
     return parse_deviations(text, str(path))
 
 
-def _item_key(item: _Item) -> str | None:
-    """``<dir>/<module>.py::<test>[params]`` relative to the contracts package, or None for other items."""
+def contract_key(item: _Item) -> str | None:
+    """``<dir>/<module>.py::<test>[params]`` relative to the contracts package, or None for other items.
+
+    Built from the item's file, not its node ID: a node ID is relative to pytest's rootdir, which a path given
+    as an option's separate value (``--certificate out``) can move, in xdist workers only.
+    """
     try:
         relative = Path(item.path).resolve().relative_to(CONTRACTS_DIR.resolve())
     except ValueError:
@@ -198,7 +202,7 @@ def apply_deviations(
     for deviation in deviations:
         matched = False
         for item in items:
-            key = _item_key(item)
+            key = contract_key(item)
             if key is None or not any(_matches(pattern, key) for pattern in deviation.tests):
                 continue
             declared = {str(arg) for mark in item.iter_markers("clause") for arg in mark.args}

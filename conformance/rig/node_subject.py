@@ -20,7 +20,7 @@ from typing import Any, Final
 import pytest
 
 from conformance.assertions import NOT_CHECKED_PREFIX
-from conformance.deviations import DEVIATIONS_DIR, apply_deviations
+from conformance.deviations import DEVIATIONS_DIR, apply_deviations, contract_key
 from conformance.rig.modes import Mode, use_sdk
 from conformance.rig.node import close_shared, openai_folder, sdk_module
 
@@ -78,10 +78,13 @@ PYTHON_ONLY: Final[dict[str, str]] = {
 
 def _python_only(item: pytest.Item) -> str | None:
     # A pattern names a module, a check (every parametrization) or one parametrization.
-    for key in (item.nodeid, item.nodeid.split("[", 1)[0], item.nodeid.split("::", 1)[0]):
-        for pattern, why in PYTHON_ONLY.items():
-            if key.endswith(pattern):
-                return why
+    key = contract_key(item)
+    if key is None:
+        return None
+    for candidate in (key, key.split("[", 1)[0], key.split("::", 1)[0]):
+        why = PYTHON_ONLY.get(candidate)
+        if why is not None:
+            return why
     return None
 
 

@@ -88,6 +88,43 @@ def test_checks_with_no_node_form_are_not_checked_with_the_reason(tmp_path: Path
     assert certificate["verdict"] != "conforms"
 
 
+# A folder named by an option's separate value (``--certificate out``) becomes the rootdir of xdist workers once the
+# controller has created it, which changes every node ID there; the Python-only checks must still be found. (A path
+# among the arguments would fix the rootdir again, so the checks are picked by keyword.)
+
+
+def _flavour_clauses_not_checked(certificate: dict[str, Any]) -> None:
+    clauses = [clause for clause in certificate["clauses"] if clause["id"].startswith("TS-FLAV-") and clause["checks"]]
+    assert clauses and all(clause["status"] == "not_checked" for clause in clauses), [
+        (clause["id"], clause["status"]) for clause in clauses
+    ]
+    assert certificate["exit"] == 0
+
+
+def test_python_only_checks_are_found_in_xdist_workers_whatever_their_rootdir(tmp_path: Path) -> None:
+    _flavour_clauses_not_checked(certify(tmp_path, "-n", "2", "-k", "check_flavour"))
+
+
+def test_driverkit_certify_keeps_the_rootdir_with_two_workers_and_a_folder_outside(tmp_path: Path) -> None:
+    out = tmp_path / "elsewhere" / "certificate"
+    command = [sys.executable, "-m", "conformance.cli", "certify", "--sdk=node", f"--out={out}"]
+    done = subprocess.run(
+        [*command, "--", "-n", "2", "-q", "-p", "no:randomly", "-k", "check_flavour"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "FAILED" not in done.stdout, done.stdout[-3000:]
+    certificate: dict[str, Any] = json.loads((out / "certificate.json").read_text("utf-8"))
+    certificate["exit"] = done.returncode
+    # Node IDs are relative to the rootdir: the checkout's, not the certificate folder's.
+    assert all(
+        result.startswith("conformance/contracts/") for clause in certificate["clauses"] for result in clause["checks"]
+    )
+    _flavour_clauses_not_checked(certificate)
+
+
 # ------------------------------------------------------------------------------------------ patched Node SDKs
 
 
