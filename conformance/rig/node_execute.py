@@ -84,15 +84,17 @@ class NodeExecuteOptions:
         predicate, observer = options.get("cancelled"), options.get("on_diagnostic")
         if predicate is not None and not callable(predicate):
             raise ValueError(f"cancelled must be a predicate (a callable), got {type(predicate).__name__}")
+        if observer is not None and not callable(observer):
+            raise ValueError(f"on_diagnostic must be a callable observer, got {type(observer).__name__}")
         node_options: dict[str, Any] = {}
-        if predicate is not None:
-            made = self.sdk.invoke("abortController", {})
-            self._cancellation = _Cancellation(predicate, made["controller"], made["signal"])
-            node_options["signal"] = self._cancellation.signal
-            self._look()
-        if observer is not None:
-            self.relay.call("point", observer)
         try:
+            if predicate is not None:
+                made = self.sdk.invoke("abortController", {})
+                self._cancellation = _Cancellation(predicate, made["controller"], made["signal"])
+                node_options["signal"] = self._cancellation.signal
+                self._look()
+            if observer is not None:
+                self.relay.call("point", observer)
             yield node_options
         finally:
             if observer is not None:

@@ -192,3 +192,17 @@ def test_unknown_execute_options_are_refused_like_the_python_toolset_does() -> N
         toolset.execute(NAVIGATE, timeout=3)
     with pytest.raises(ValueError, match="cancelled must be a predicate"):
         toolset.execute(NAVIGATE, cancelled=True)
+    with pytest.raises(ValueError, match="on_diagnostic must be a callable"):
+        toolset.execute(NAVIGATE, on_diagnostic=[])
+
+
+def test_a_raising_predicate_leaves_no_cancellation_behind() -> None:
+    toolset, driver = _navigate()
+
+    def broken() -> bool:
+        raise RuntimeError("predicate failed")
+
+    with pytest.raises(RuntimeError, match="predicate failed"):
+        toolset.execute(NAVIGATE, cancelled=broken)
+    assert payload(toolset.execute(NAVIGATE))["ok"] is True
+    assert driver.log.names() == ["state", "url_policy", "confirm", "navigate", "state"]
