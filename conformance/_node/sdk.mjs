@@ -244,3 +244,26 @@ export async function release({ handles: released }) {
   for (const handle of released) objects.delete(handle);
   return objects.size;
 }
+
+/**
+ * A diagnostic observer whose target Python points per call: the Node toolset's `onDiagnostic` is fixed at
+ * construction, while the Python SDK takes an observer per `execute`. `observe` calls the current target (a Python
+ * callable, or nothing) and returns what it returns, so a raising Python observer is a rejected promise to the SDK.
+ */
+export async function diagnosticRelay() {
+  let target = null;
+  const relay = {
+    observe: (event) => (target ? target(event) : undefined),
+    point: (next) => {
+      target = next ?? null;
+      return true;
+    },
+  };
+  return { relay: keep(relay), observe: keep(relay.observe) };
+}
+
+/** A fresh AbortController and its signal, kept behind handles: Python aborts the one, passes the other. */
+export async function abortController() {
+  const controller = new AbortController();
+  return { controller: keep(controller), signal: keep(controller.signal) };
+}

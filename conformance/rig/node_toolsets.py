@@ -23,6 +23,7 @@ from conformance.assertions import not_checked
 from conformance.harness.node.bridge import NodeError
 from conformance.members import ALL_NAMES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, Signal, shared_sdk
+from conformance.rig.node_execute import NodeExecuteOptions
 
 OPTION_NAMES: Final = {
     "members": "members",
@@ -62,13 +63,15 @@ def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
     return called
 
 
-def driver_proxy(sdk: NodeSdk, driver: Any) -> JsObject:
-    """A Node object with the driver's ``state`` and each browser member it implements."""
+def driver_proxy(
+    sdk: NodeSdk, driver: Any, wrap: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda method: method
+) -> JsObject:
+    """A Node object with the driver's ``state`` and each browser member it implements (each as ``wrap`` makes it)."""
     methods: dict[str, Callable[..., Any]] = {}
     for name in ("state", *ALL_NAMES):
         method = getattr(driver, name, None)
         if name != "list_tabs" and callable(method):
-            methods[name] = as_node_callable(method)
+            methods[name] = wrap(as_node_callable(method))
     return sdk.proxy(methods)
 
 
@@ -77,12 +80,16 @@ class NodeBrowserToolset:
 
     def __init__(self, driver: Any, **options: Any) -> None:
         self.sdk = shared_sdk()
-        node_options: dict[str, Any] = {}
+        # Python's per-call execute options: the toolset's onDiagnostic is a relay, its callbacks look at the
+        # running call's cancellation predicate (conformance.rig.node_execute).
+        self.execute_options = NodeExecuteOptions(self.sdk, options.pop("on_diagnostic", None))
+        checked = self.execute_options.checked
+        node_options: dict[str, Any] = {"onDiagnostic": self.execute_options.observer}
         for name, value in options.items():
             if name not in OPTION_NAMES:
                 _unadapted(f"the toolset option {name}")
-            node_options[OPTION_NAMES[name]] = as_node_callable(value) if callable(value) else value
-        made = self.sdk.construct("BrowserToolset", driver_proxy(self.sdk, driver), node_options)
+            node_options[OPTION_NAMES[name]] = checked(as_node_callable(value)) if callable(value) else value
+        made = self.sdk.construct("BrowserToolset", driver_proxy(self.sdk, driver, checked), node_options)
         assert isinstance(made, JsObject)
         self.toolset = made
 
@@ -91,12 +98,15 @@ class NodeBrowserToolset:
         return self.toolset.call("tools")
 
     def execute(self, call: Any, **options: Any) -> Any:
-        if options:
-            _unadapted(f"execute options {sorted(options)}")
+        with self.execute_options.applied(options) as node_options:
+            return self._execute(call, node_options)
+
+    def _execute(self, call: Any, node_options: dict[str, Any]) -> Any:
         try:
-            result = self.toolset.call("execute", call)
+            result = self.toolset.call("execute", call, *([node_options] if node_options else []))
         except NodeError as error:
-            if isinstance(error, BrowserError):
+            if isinstance(error, BrowserError) or self.execute_options.aborted:
+                # A cancelled call's abort error is the cancellation itself, not a refused call.
                 raise
             # The Node SDK refuses a call it must not run (unregistered, disabled) with a plain Error where the
             # Python SDK raises ValueError; both mean the call stopped before any driver work.

@@ -26,6 +26,7 @@ from openai.lib.responses_tool_runner import (
 
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.flavours import Flavour, python_only
+from conformance.rig.node_ledger import NodeLedger
 
 # The runner of either flavour; its ``run`` returns the final response (async: awaitable).
 Runner = ResponsesToolRunner | AsyncResponsesToolRunner
@@ -37,9 +38,10 @@ LoopRunner = Callable[[Coroutine[Any, Any, Any]], Any]
 
 def in_flavour(flavour: Flavour, callback: Callable[..., Any]) -> Callable[..., Any]:
     """``callback`` as the runner of ``flavour`` calls it: unchanged for sync, a coroutine function for async
-    (the async runner and toolsets await every callback they are given)."""
-    python_only(flavour, "a Python callback made for the Python runner")
-    if flavour == "sync" or inspect.iscoroutinefunction(callback):
+    (the async runner and toolsets await every callback they are given), and unchanged for ``node``: a Python
+    callable reaches the Node SDK as an async function whose promise the SDK awaits, and the Node scenario maps
+    the option's name and arguments (:mod:`conformance.contracts.runner._node_scenario`)."""
+    if flavour in ("sync", "node") or inspect.iscoroutinefunction(callback):
         return callback
 
     async def awaited(*args: Any, **kwargs: Any) -> Any:
@@ -139,9 +141,11 @@ def build_runner(
 
 def checkpoint_ledger(
     flavour: Flavour, run_id: str, save: Callable[[Any], None], resume_from: Any = None
-) -> ResponsesToolLedger | AsyncResponsesToolLedger:
-    """A checkpoint ledger of ``flavour`` that hands every checkpoint to ``save``."""
-    python_only(flavour, "the Python SDK's checkpoint ledger")
+) -> ResponsesToolLedger | AsyncResponsesToolLedger | NodeLedger:
+    """A checkpoint ledger of ``flavour`` that hands every checkpoint to ``save`` (for ``node``, the Node SDK's
+    ledger option as a :class:`~conformance.rig.node_ledger.NodeLedger`, which a Node scenario run passes on)."""
+    if flavour == "node":
+        return NodeLedger(run_id, save, resume_from)
     if flavour == "sync":
         return ResponsesToolLedger(run_id=run_id, save=save, resume_from=resume_from)
     return AsyncResponsesToolLedger(run_id=run_id, save=in_flavour("async", save), resume_from=resume_from)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import httpx2
 
@@ -22,6 +22,7 @@ from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import browser_probe, computer_probe
 from conformance.rig.node import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
+from conformance.rig.node_ledger import NodeLedger
 
 if TYPE_CHECKING:
     from conformance.contracts.runner._scenario import Approval, CapturedRun, Function, ScenarioRun
@@ -226,6 +227,26 @@ def _budget(budget: Mapping[str, Any]) -> dict[str, Any]:
     return mapped
 
 
+_NO_LEDGER_GIVEN: Final = object()
+
+
+def _ledger(scenario: ScenarioRun, given: object) -> dict[str, Any] | None:
+    """The run's ``ledger`` option: the one a check gave (``ledger=harness.ledger(resume_from=...)``, a
+    :class:`NodeLedger` in a Node run), else the mode's own ledger saving into ``scenario.checkpoints``; None
+    for no ledger (a mode without one, or a check that passed ``ledger=None`` to run without)."""
+    if isinstance(given, NodeLedger):
+        return given.option()
+    if given is None:
+        return None
+    if given is not _NO_LEDGER_GIVEN:
+        _unadapted(f"a ledger of type {type(given).__name__} (made for the Python SDK)")
+    if not scenario.mode.ledger:
+        return None
+    made = scenario.ledger()
+    assert isinstance(made, NodeLedger), "a Node mode's ledger is the Node SDK's option"
+    return made.option()
+
+
 def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, Any]:
     setup, mode = scenario.setup, scenario.mode
     given = {**setup.run_options, **overrides}
@@ -251,11 +272,9 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
             computer_options.setdefault(node_name, lambda received, *_context, callback=callback: callback(received))
     if computer_options:
         options["computerOptions"] = computer_options
-    ledger = given.pop("ledger", "absent")
-    if ledger not in ("absent", None):
-        _unadapted("a ledger object made for the Python SDK")
-    if mode.ledger and ledger == "absent":
-        options["ledger"] = {"runId": "run-1", "save": scenario.checkpoints.append}
+    ledger = _ledger(scenario, given.pop("ledger", _NO_LEDGER_GIVEN))
+    if ledger is not None:
+        options["ledger"] = ledger
     budget = given.pop("context_budget", None)
     if budget is not None:
         options["contextBudget"] = _budget(budget)

@@ -95,3 +95,12 @@ def test_an_async_run_goes_to_the_given_event_loop_runner() -> None:
     client = cassette_client(_transport(), "async")
     response = run_to_end("async", build_runner("async"), client, {"model": "gpt-test", "input": "hi"}, {}, loop=loop)
     assert handed == ["coroutine"] and response.output_text == "Hello."
+
+
+def test_a_callback_for_the_node_sdk_stays_as_it_is() -> None:
+    # The Node side awaits whatever a Python callable answers; wrapping it in a coroutine would hand Node a
+    # coroutine object instead of the answer.
+    def answer(value: int) -> int:
+        return value + 1
+
+    assert in_flavour("node", answer) is answer
