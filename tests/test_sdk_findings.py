@@ -165,7 +165,7 @@ def test_truthy_mcp_answer_fails_rn_mcp_007(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_truthy_done_flag_fails_rn_dec_009(monkeypatch: pytest.MonkeyPatch) -> None:
-    check_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one")
+    check_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("sync", "one")
 
     def truthy_done(runner: Any, *args: Any, candidates: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         def coerced(observation: Any) -> Any:
@@ -174,7 +174,7 @@ def test_truthy_done_flag_fails_rn_dec_009(monkeypatch: pytest.MonkeyPatch) -> N
         return (runner, *args), {**kwargs, "candidates": coerced}
 
     _wrap(monkeypatch, dtr.DecisionsToolRunner, "__init__", truthy_done)
-    _fails_on("RN-DEC-009", lambda: check_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("one"))
+    _fails_on("RN-DEC-009", lambda: check_exact_booleans.test_truthy_done_flag_is_not_a_done_candidate("sync", "one"))
 
 
 def test_truthy_computer_flag_fails_rn_early_007(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,9 @@
 
 The application side is scripted: each :class:`Action` is a candidate whose executor records itself on the
 trace (and may then raise), a ``done`` candidate always follows, and observations come from a callable. The
-async flavour wraps the same sync callbacks, so both flavours see identical inputs.
+async flavour wraps the same sync callbacks, so both flavours see identical inputs; so does the ``node`` flavour
+(``--sdk=node``), whose run goes through the npm ``openai``'s Decisions runner
+(:mod:`conformance.rig.node_decisions`) with the same callbacks, cassette transport and trace.
 """
 
 from __future__ import annotations
@@ -21,10 +23,18 @@ from openai.lib.decisions_tool_runner import (
 from conformance import cassettes
 from conformance.cassettes import Cassette
 from conformance.fake_responses import CassetteTransport, SentRequest
-from conformance.flavours import Flavour
+from conformance.flavours import NODE, Flavour
+from conformance.rig.modes import active_modes
 from conformance.rig.runners import cassette_client, in_flavour, run_to_end
 
 DEFAULT_TASK = "Review the document"
+
+
+def flavours() -> tuple[Flavour, ...]:
+    """The runner flavours of the SDK under check: Python's sync and async, or the Node SDK's (``--node-sdk``).
+
+    Read while checks are collected, after the plugin has chosen the run's SDK."""
+    return tuple(dict.fromkeys(mode.flavour for mode in active_modes()))
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,39 @@ class DecisionsRun:
         return [request.headers.get(name.lower()) for request in self.requests]
 
 
+class SharedObservation:
+    """An application that reuses one observation object (``observe`` returns it every time) and whose candidates
+    callback edits both it and the observation it receives before answering: the runner must have sent, and must
+    hand on, its own snapshot of what ``observe`` returned."""
+
+    def __init__(self, parts: list[dict[str, Any]]) -> None:
+        self.parts = parts
+
+    def observe(self) -> list[dict[str, Any]]:
+        return self.parts
+
+    def candidates(self, scripted: Callable[[Any], list[Any]]) -> Callable[[Any], list[Any]]:
+        def edit_then_answer(received: Any) -> list[Any]:
+            for observation in (self.parts, received):
+                if isinstance(observation, list) and observation and isinstance(observation[0], dict):
+                    observation[0]["text"] = "changed by the application"
+                    observation.append({"type": "input_text", "text": "appended later"})
+            return scripted(received)
+
+        return edit_then_answer
+
+
+def shared_observation(flavour: Flavour, parts: list[dict[str, Any]]) -> Any:
+    """A :class:`SharedObservation` for the runner of ``flavour``: for ``node`` the same application in Node
+    (:class:`conformance.rig.node_decisions.NodeSharedObservation`), since an object returned across the bridge is
+    a copy no later Python edit could reach."""
+    if flavour == NODE:
+        from conformance.rig.node_decisions import NodeSharedObservation
+
+        return NodeSharedObservation(parts)
+    return SharedObservation(parts)
+
+
 def run_decisions(
     cassette: Cassette | str,
     flavour: Flavour,
@@ -78,11 +121,15 @@ def run_decisions(
     on_diagnostic: Callable[[dict[str, Any]], None] | None = None,
     client_options: Mapping[str, Any] | None = None,
     max_retries: int = 0,
+    done: object = True,
+    application_candidates: Callable[[Callable[[Any], list[Any]]], Any] | None = None,
     **run_options: Any,
 ) -> DecisionsRun:
     """Run ``cassette`` (or the bundled cassette of that name) once; ``on_diagnostic`` (if given) is called after
-    the diagnostic is recorded, and ``run_options`` (e.g. ``max_steps``) go to ``runner.run``. A runner error is
-    captured, not raised."""
+    the diagnostic is recorded, and ``run_options`` (e.g. ``max_steps``) go to ``runner.run``. ``done`` is the
+    value of the done candidate's ``done`` flag (a check may offer a look-alike of True), and
+    ``application_candidates`` (if given) makes the registered candidates callback from the scripted one (an
+    application that does more than answer: :class:`SharedObservation`). A runner error is captured, not raised."""
     loaded = cassettes.bundled(cassette) if isinstance(cassette, str) else cassette
     transport = CassetteTransport(loaded, match="endpoint")
     run = DecisionsRun(None, None, transport.sent)
@@ -99,24 +146,47 @@ def run_decisions(
             if action.failure is not None:
                 raise action.failure
 
-        return in_flavour(flavour, execute)
+        return execute
 
-    def candidates(seen: Any) -> list[Any]:
-        listed: list[Any] = [
-            {"id": action.id, "description": f"Do {action.id}", "execute": executor(action)} for action in actions
-        ]
-        return [*listed, {"id": "done", "description": "The task is complete", "done": True}]
+    def candidates_of(wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[[Any], list[Any]]:
+        def candidates(seen: Any) -> list[Any]:
+            listed: list[Any] = [
+                {"id": action.id, "description": f"Do {action.id}", "execute": wrap(executor(action))}
+                for action in actions
+            ]
+            return [*listed, {"id": "done", "description": "The task is complete", "done": done}]
+
+        return candidates
+
+    def registered(scripted: Callable[[Any], list[Any]]) -> Any:
+        return scripted if application_candidates is None else application_candidates(scripted)
+
+    params = {"model": "gpt-test", "input": task}
+    options = {"on_diagnostic": record, **run_options}
+    if flavour == NODE:
+        from conformance.rig.node_decisions import run_in_node
+
+        run.result, run.error = run_in_node(
+            transport,
+            observe=observation,
+            candidates=registered(candidates_of(lambda execute: execute)),
+            verify=verify,
+            params=params,
+            run_options=options,
+            client_options=client_options,
+            max_retries=max_retries,
+        )
+        return run
 
     kind = DecisionsToolRunner if flavour == "sync" else AsyncDecisionsToolRunner
     runner = kind(
         observe=in_flavour(flavour, observation),
-        candidates=in_flavour(flavour, candidates),
+        candidates=in_flavour(flavour, registered(candidates_of(lambda execute: in_flavour(flavour, execute)))),
         verify=None if verify is None else in_flavour(flavour, verify),
     )
     client = cassette_client(transport, flavour, max_retries=max_retries, options=client_options)
-    params = {"model": "gpt-test", "input": task}
     try:
-        run.result = run_to_end(flavour, runner, client, params, {"on_diagnostic": record, **run_options})
+        run.result = run_to_end(flavour, runner, client, params, options)
     except (DecisionsToolRunnerError, ValueError) as error:
         run.error = error
     return run

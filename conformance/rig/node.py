@@ -140,7 +140,9 @@ class NodeSdk:
         """Call export ``member`` of the broker; a thrown error comes back raised (see :func:`raised`)."""
         # A callback that calls into Node (a driver closing its toolset, say) may need callbacks of its own before
         # it can return: while the ordered thread waits here, callbacks start on the pool instead.
-        nested = threading.get_ident() == self._ordered_thread
+        # Answering a callback is not such a call (it makes no callbacks): were it counted, callbacks Node makes
+        # meanwhile (diagnostics it does not await, say) would start on the pool and lose Node's order.
+        nested = threading.get_ident() == self._ordered_thread and member != "answer"
         if nested:
             self._nesting += 1
         try:

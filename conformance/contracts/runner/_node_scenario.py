@@ -26,6 +26,7 @@ from conformance.rig.node_ledger import NodeLedger
 
 if TYPE_CHECKING:
     from conformance.contracts.runner._scenario import Approval, CapturedRun, Function, ScenarioRun
+    from conformance.fake_responses import CassetteTransport
 
 # Python run options with the same meaning under a Node name (ResponsesRunnerOptions).
 _RENAMED_OPTIONS = {
@@ -77,6 +78,11 @@ def with_added_events(body: str) -> str:
 
 def _fetch(scenario: ScenarioRun) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """The client's ``fetch``: the scenario's cassette transport answers, and records the request."""
+    return cassette_fetch(scenario.transport)
+
+
+def cassette_fetch(transport: CassetteTransport) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """A Node client's ``fetch`` answered by ``transport``, which records each request (the Decisions rig's too)."""
 
     def fetch(request: Mapping[str, Any]) -> dict[str, Any]:
         body = request.get("body")
@@ -86,7 +92,7 @@ def _fetch(scenario: ScenarioRun) -> Callable[[Mapping[str, Any]], dict[str, Any
             headers=dict(request.get("headers") or {}),
             content=body.encode() if isinstance(body, str) else b"",
         )
-        response = scenario.transport.handle_request(sent)
+        response = transport.handle_request(sent)
         broken = False
         streamed = response.headers.get("content-type", "").startswith("text/event-stream")
         try:
@@ -323,3 +329,21 @@ def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides:
         return scenario.captured(None, error)
     sdk.settle()
     return scenario.captured(response, None)
+
+
+def runner_with_computer(early_execution: Any) -> JsObject:
+    """A Node ``ResponsesToolRunner`` built with a Node ``ComputerToolset`` (over a probe driver no check calls) and
+    this ``earlyExecution`` policy: what the runner refuses at construction is raised (a ``TypeError`` arrives as
+    :class:`~conformance.rig.node.NodeArgumentError`, a ``ValueError``)."""
+    sdk = shared_sdk()
+    probe: Any = computer_probe("sync")
+    methods: dict[str, Callable[..., Any]] = {"screenshot": lambda *_options: probe.screenshot()}
+    for method in COMPUTER_METHODS:
+        if method != "screenshot":
+            methods[method] = lambda action, *_options, method=method: getattr(probe, method)(action)
+    toolset = sdk.construct("ComputerToolset", sdk.proxy(methods))
+    runner = sdk.construct(
+        "ResponsesToolRunner", {"functions": [], "computer": toolset, "earlyExecution": early_execution}
+    )
+    assert isinstance(runner, JsObject)
+    return runner

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.flavours import FLAVOURS, Flavour
-from conformance.rig.decisions import actions, observations, run_decisions
+from conformance.flavours import Flavour
+from conformance.rig.decisions import actions, flavours, observations, run_decisions
 
 
 @pytest.mark.clause("RN-DEC-001", "RN-DEC-007")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_verified_after_action_and_done(flavour: Flavour) -> None:
     observed: list[str] = []
 
@@ -44,7 +44,7 @@ def test_verified_after_action_and_done(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-002")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_done_without_verifier_is_unverified(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-done", flavour)
     expect(
@@ -56,7 +56,7 @@ def test_done_without_verifier_is_unverified(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-003")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_refusal_is_refused(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-refusal", flavour)
     expect(
@@ -68,7 +68,7 @@ def test_refusal_is_refused(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-004")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_done_only_ends_without_request(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-empty", flavour, actions=())
     expect(outcome.error is None, "RN-DEC-004", f"run failed: {outcome.error!r}")
@@ -78,7 +78,7 @@ def test_done_only_ends_without_request(flavour: Flavour) -> None:
 
 @pytest.mark.clause("RN-DEC-005")
 @pytest.mark.parametrize("count,valid", [(254, True), (255, False)], ids=["255-total", "256-total"])
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_candidate_count_limit(count: int, valid: bool, flavour: Flavour) -> None:
     ids = tuple(f"a{number}" for number in range(count))
     outcome = run_decisions("decisions-done", flavour, actions=actions(*ids))
@@ -94,7 +94,7 @@ def test_candidate_count_limit(count: int, valid: bool, flavour: Flavour) -> Non
 
 
 @pytest.mark.clause("RN-DEC-005")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_duplicate_candidate_ids_rejected(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-done", flavour, actions=actions("review", "review"))
     expect(
@@ -105,7 +105,7 @@ def test_duplicate_candidate_ids_rejected(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-006")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_choice_on_last_request_does_not_run(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-act-then-done", flavour, max_steps=1)
     expect(getattr(outcome.error, "reason", None) == "step_limit", "RN-DEC-006", f"outcome: {outcome.error!r}")
@@ -114,7 +114,7 @@ def test_choice_on_last_request_does_not_run(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-008")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_failed_verification_allows_another_choice(flavour: Flavour) -> None:
     answers = iter([False, True])
     outcome = run_decisions("decisions-review-twice", flavour, verify=lambda observation: next(answers))
@@ -131,7 +131,7 @@ def test_failed_verification_allows_another_choice(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-008")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_failed_verification_of_done_only_stops(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-empty", flavour, actions=(), verify=lambda observation: False)
     expect(outcome.error is not None, "RN-DEC-008", "failed done-only verification must stop")
@@ -139,7 +139,7 @@ def test_failed_verification_of_done_only_stops(flavour: Flavour) -> None:
 
 
 @pytest.mark.clause("RN-DEC-005")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_answer_naming_no_candidate_runs_nothing(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-unknown-choice", flavour)
     expect(getattr(outcome.error, "reason", None) == "invalid_answer", "RN-DEC-005", f"outcome: {outcome.error!r}")

@@ -39,10 +39,10 @@ from conformance.contracts.runner._scenario import (
     modes,
 )
 from conformance.fake_responses import FAKE_API_KEY
-from conformance.flavours import FLAVOURS, Flavour
+from conformance.flavours import Flavour
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import PIXEL_DATA_URL
-from conformance.rig.decisions import Action, DecisionsRun, run_decisions
+from conformance.rig.decisions import Action, DecisionsRun, flavours, run_decisions
 
 FIELDS = {"api", "stage", "reason", "duration_ms", "call_id", "member", "usage"}
 USAGE_FIELDS = {"input_tokens", "output_tokens", "total_tokens"}
@@ -198,7 +198,7 @@ def _run_decisions_private(flavour: Flavour, **options: Any) -> DecisionsRun:
 
 @pytest.mark.clause("RN-DIAG-002")
 @pytest.mark.parametrize("fails", [False, True], ids=["executor-returns", "executor-raises"])
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_reports_the_selected_id_before_dispatch(flavour: Flavour, fails: bool) -> None:
     failure = RuntimeError(FAILURE_TEXT) if fails else None
     outcome = run_decisions("decisions-act-then-done", flavour, actions=(Action("review", failure=failure),))
@@ -232,7 +232,7 @@ def test_responses_diagnostics_have_the_documented_fields(mode: Mode) -> None:
 
 
 @pytest.mark.clause("RN-DIAG-003")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_diagnostics_have_the_documented_fields(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-act-then-done", flavour, verify=lambda observation: True)
     expect(outcome.error is None, "RN-DIAG-003", f"run failed: {outcome.error!r}")
@@ -274,7 +274,7 @@ def test_responses_diagnostics_carry_no_private_data(mode: Mode, driver: str) ->
 
 
 @pytest.mark.clause("RN-DIAG-004")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_verifier_failure_text_stays_out_of_diagnostics(flavour: Flavour) -> None:
     def verify(observation: Any) -> bool:
         raise RuntimeError(VERIFY_FAILURE_TEXT)
@@ -287,7 +287,7 @@ def test_decisions_verifier_failure_text_stays_out_of_diagnostics(flavour: Flavo
 
 
 @pytest.mark.clause("RN-DIAG-004")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_diagnostics_carry_no_private_data(flavour: Flavour) -> None:
     outcome = _run_decisions_private(flavour)
     first = json.dumps(outcome.requests[0].body)
@@ -331,7 +331,7 @@ def test_responses_transport_failure_text_stays_out_of_diagnostics(mode: Mode) -
 
 
 @pytest.mark.clause("RN-DIAG-004")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_api_failure_text_stays_out_of_diagnostics(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-api-error", flavour)
     expect(
@@ -364,7 +364,7 @@ def test_responses_usage_is_native_counts_or_none(mode: Mode) -> None:
 
 
 @pytest.mark.clause("RN-DIAG-005")
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_usage_is_native_counts(flavour: Flavour) -> None:
     outcome = run_decisions("decisions-act-then-done", flavour)
     expect(outcome.error is None, "RN-DIAG-005", f"run failed: {outcome.error!r}")
@@ -439,7 +439,7 @@ def _decisions_summary(outcome: DecisionsRun) -> dict[str, Any]:
 @pytest.mark.clause("RN-DIAG-006")
 @pytest.mark.parametrize("observer", list(OBSERVER_FAILURES))
 @pytest.mark.parametrize("fails", [False, True], ids=["executor-returns", "executor-raises"])
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_decisions_failing_observer_changes_nothing(flavour: Flavour, fails: bool, observer: str) -> None:
     failure = RuntimeError(FAILURE_TEXT) if fails else None
 

@@ -15,21 +15,20 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from openai.lib.decisions_tool_runner import DecisionsToolRunner, DecisionsToolRunnerError
 
 from conformance import rig
 from conformance.assertions import expect
 from conformance.contracts._answers import TRUTHY
-from conformance.contracts.runner._scenario import MCP_TOOL, Mode, Setup, load, modes, run
-from conformance.fake_responses import CassetteTransport, fake_client
-from conformance.flavours import FLAVOURS, Flavour
+from conformance.contracts.runner._node_scenario import runner_with_computer
+from conformance.contracts.runner._scenario import MCP_TOOL, Mode, Setup, modes, run
+from conformance.flavours import NODE, Flavour
 from conformance.probes import computer_probe
-from conformance.rig.decisions import run_decisions
+from conformance.rig.decisions import flavours, run_decisions
 
 
 @pytest.mark.clause("RN-DEC-001")
 @pytest.mark.parametrize("answer", sorted(TRUTHY))
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_truthy_verify_never_verifies(flavour: Flavour, answer: str) -> None:
     value = TRUTHY[answer]
     outcome = run_decisions("decisions-act-then-done", flavour, verify=lambda observation: value)
@@ -54,41 +53,30 @@ def test_truthy_mcp_answer_never_grants(mode: Mode, answer: str) -> None:
     expect(outcome.timeline.calls() == [], "RN-MCP-007", f"local calls ran: {outcome.timeline.calls()}")
 
 
-def _noop() -> None:
-    return None
-
-
 @pytest.mark.clause("RN-DEC-009")
 @pytest.mark.parametrize("answer", sorted(TRUTHY))
-def test_truthy_done_flag_is_not_a_done_candidate(answer: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_truthy_done_flag_is_not_a_done_candidate(flavour: Flavour, answer: str) -> None:
     """A candidate marked ``done: 1`` without an executor is neither a done candidate nor an action: the list
     has no candidate with done True, so it must be refused before any request."""
     value = TRUTHY[answer]
-    candidates: list[Any] = [
-        {"id": "review", "description": "Review the document", "execute": _noop},
-        {"id": "done", "description": "The task is complete", "done": value},
-    ]
-    transport = CassetteTransport(load("decisions-done"), match="endpoint")
-    runner = DecisionsToolRunner(observe=lambda: "page", candidates=lambda observation: candidates)
-    try:
-        result: object = runner.run(fake_client(transport), {"model": "gpt-test", "input": "Review the document"})
-    except (DecisionsToolRunnerError, ValueError):
-        result = None
+    outcome = run_decisions("decisions-done", flavour, done=value)
     expect(
-        result is None and transport.sent == [],
+        outcome.result is None and outcome.requests == [],
         "RN-DEC-009",
-        f"done={value!r} was taken as the done candidate: {result!r}, {len(transport.sent)} request(s)",
+        f"done={value!r} was taken as the done candidate: {outcome.result!r}, {len(outcome.requests)} request(s)",
     )
 
 
 @pytest.mark.clause("RN-EARLY-007")
 @pytest.mark.parametrize("answer", sorted(TRUTHY))
-@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("flavour", flavours())
 def test_truthy_computer_flag_fails_construction(flavour: Flavour, answer: str) -> None:
     # A registered computer, so the only thing wrong with the policy is the flag's type.
-    computer = rig.computer_toolset(flavour, computer_probe(flavour))
-
     def build(policy: dict[str, Any]) -> object:
+        if flavour == NODE:
+            return runner_with_computer(policy)
+        computer = rig.computer_toolset(flavour, computer_probe(flavour))
         return rig.build_runner(flavour, computer=computer, early_execution=policy)
 
     build({"functions": [], "computer": True})
