@@ -206,5 +206,5 @@ def test_driverkit_deviations_node_lists_the_baseline(capsys: pytest.CaptureFixt
 
     assert main(["deviations", "--node"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("openai (npm) 7.55.0: 10 known deviation(s) from 7.55.0.toml")
+    assert out.startswith("openai (npm) 7.55.0: 11 known deviation(s) from 7.55.0.toml")
     assert "DEV-NODE-TS-004  TS-SEL-010" in out
