@@ -244,3 +244,12 @@ export async function release({ handles: released }) {
   for (const handle of released) objects.delete(handle);
   return objects.size;
 }
+
+/**
+ * A fresh AbortController and its signal, each behind a handle: a run option takes the signal (the Node SDK's
+ * cancellation), and Python aborts the controller when the run's `cancelled` predicate turns true.
+ */
+export async function abortController() {
+  const controller = new AbortController();
+  return { controller: keep(controller), signal: keep(controller.signal) };
+}
