@@ -107,9 +107,7 @@ def _fetch(scenario: ScenarioRun) -> Callable[[Mapping[str, Any]], dict[str, Any
 
 
 def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
-    if spec.typed:
-        _unadapted("a typed registration (from_tool with a Pydantic model; the Node form needs a zod schema)")
-    from conformance.contracts.runner._scenario import _reply_of, function_tool
+    from conformance.contracts.runner._scenario import LOOKUP_SCHEMA, _reply_of, function_tool
 
     def execute(arguments: Mapping[str, Any], *_options: Any) -> Any:
         # The call's start goes on the timeline in Node's order; the hold and reply finish off the ordered thread.
@@ -129,12 +127,17 @@ def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
 
         return Later(finish)
 
-    return {
-        "tool": function_tool(spec.name),
-        "allowOutputOverride": spec.allow_output_override,
-        "independent": spec.independent,
-        "execute": execute,
-    }
+    options = {"allowOutputOverride": spec.allow_output_override, "independent": spec.independent}
+    if spec.typed:
+        # The Node form of a typed registration: runnerFunction over a Standard Schema tool (sdk.mjs typedFunction);
+        # the registration options go on the RunnerFunction it returns, as on a plain one.
+        tool = function_tool(spec.name)
+        typed = shared_sdk().invoke(
+            "typedFunction",
+            {"name": spec.name, "description": tool["description"], "schema": LOOKUP_SCHEMA, "execute": execute},
+        )
+        return {**typed, **options}
+    return {"tool": function_tool(spec.name), "execute": execute, **options}
 
 
 def _browser(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
