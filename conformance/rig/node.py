@@ -157,8 +157,10 @@ class NodeSdk:
     def invoke(self, member: str, args: Mapping[str, Any], *, timeout: float = CALL_SECONDS) -> Any:
         """Call export ``member`` of the broker; a thrown error comes back raised (see :func:`raised`)."""
         # A callback that calls into Node (a driver closing its toolset, say) may need callbacks of its own before
-        # it can return: while the ordered thread waits here, callbacks start on the pool instead.
-        nested = threading.get_ident() == self._ordered_thread
+        # it can return: while the ordered thread waits here, callbacks start on the pool instead. Not while it
+        # sends a callback's answer, which needs no callback: Node resumes on it at once, and a callback it makes
+        # then (an observer) must queue behind on the ordered thread, where settle() waits for it.
+        nested = threading.get_ident() == self._ordered_thread and member != "answer"
         if nested:
             self._nesting += 1
         try:
