@@ -62,6 +62,14 @@ PATCHES = {
         f"{TURNS}::test_append_user_text_goes_after_outputs",
         "RN-TURN-002",
     ),
+    # Closing the iterator at a turn (return()) first runs the turn's pending calls.
+    "close-runs-pending": (
+        RUNNER,
+        "active = false;",
+        "active = false; if (!final) for (const item of pending.slice(prefixLength)) await dispatch(item);",
+        f"{TURNS}::test_closing_iterator_at_boundary_runs_nothing",
+        "RN-TURN-003",
+    ),
     # Dispatch ignores the run's signal: an aborted run goes on with the turn's next call.
     "dispatch-ignores-signal": (
         RUNNER,

@@ -352,6 +352,18 @@ def iterate_in_node(scenario: ScenarioRun, on_turn: Callable[[Any], None], overr
     return scenario.captured(turns[-1].response if turns else None, None, list(turns))
 
 
+def close_at_first_turn_in_node(scenario: ScenarioRun) -> None:
+    """Advance the Node runner's ``iterate`` generator to its first turn, then close it there with ``return()``
+    (what leaving a for-await loop early does): the Node form of closing the Python iterator at a boundary."""
+    prepared = _prepared(scenario, None, {})
+    with prepared.watching():
+        generator = prepared.runner.call("iterate", prepared.client, prepared.arguments, prepared.options)
+        assert isinstance(generator, JsObject)
+        generator.call("next", timeout=RUN_SECONDS)
+        generator.call("return", timeout=RUN_SECONDS)
+        prepared.sdk.settle()
+
+
 class NodeTurn:
     """A turn of the Node runner's ``iterate`` under the Python turn's names (``supply_outputs``, ``final``, ...).
 
