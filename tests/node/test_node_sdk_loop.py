@@ -38,6 +38,23 @@ PATCHES = {
         f"{LIVE}::test_live_stream_outcome[live-call-in-progress-node-plain]",
         "RN-STREAM-008",
     ),
+    # Arguments that are not a JSON object reach the executor anyway (wrapped in an object).
+    "executes-malformed-arguments": (
+        RUNNER,
+        "const args = JSON.parse(item.arguments);",
+        "const args = (() => { try { const value = JSON.parse(item.arguments);"
+        " return isObj(value) ? value : { value }; } catch { return { raw: item.arguments }; } })();",
+        f"{LIVE}::test_live_stream_outcome[live-arguments-invalid-node-plain]",
+        "RN-STREAM-009",
+    ),
+    # The client never retries, so a request failing with a retryable HTTP error stops the run.
+    "never-retries": (
+        "client.mjs",
+        "async shouldRetry(response) {",
+        "async shouldRetry(response) { return false;",
+        f"{LIVE}::test_live_stream_outcome[live-http-error-then-retry-node-stream]",
+        "RN-STREAM-012",
+    ),
     # An incomplete response stops the run with the generic message instead of the fixed one naming it.
     "generic-incomplete-message": (
         RUNNER,
