@@ -151,13 +151,13 @@ def test_live_stream_outcome(scenario: Scenario, mode: Mode) -> None:
     _check(scenario, mode, _outcome(scenario.cassette, mode))
 
 
-@cache
 def _generic_message(mode: Mode) -> str | None:
     """The message the SDK under check stops a run with after an API failure in ``mode``, the generic one.
 
     Observed rather than written down: the Python guide fixes its text (RN-ERR-001 pins it on the Python SDK), the
     Node declarations do not, and the Node SDK's ("ResponsesToolRunner stopped. Inspect attemptedCallIds and
-    completedCallIds ...") even contains "complete", so only a comparison with it tells a named stop from it.
+    completedCallIds ...") even contains "complete", so only a comparison with it tells a named stop from it. Run
+    afresh each time (a few milliseconds), so an SDK patched between checks is never compared with an old message.
     """
     error = run(API_FAILURE, Setup(), mode).error
     return None if error is None else str(error)
