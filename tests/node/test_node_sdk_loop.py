@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from conformance.contracts.runner._node_scenario import Cancellation
-from conformance.contracts.runner._scenario import LOOKUP_SCHEMA
+from conformance.contracts.runner._scenario import LOOKUP_SCHEMA, ScenarioRun, Setup, load
+from conformance.rig.modes import NODE_MODES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeError, NodeSdk
 from tests.node.test_node_sdk import INSTALLED, certify, failed, statuses
 
@@ -219,9 +220,6 @@ def test_an_observer_called_right_after_an_answer_is_settled_before_the_run_retu
     # The SDK reports a request's diagnostic (an observer it does not await) right after a callback's answer lets
     # it go on; settle() must still wait for it. Before the fix about 2% of runs lost one: many runs make a lost
     # one all but certain.
-    from conformance.contracts.runner._scenario import ScenarioRun, Setup, load
-    from conformance.rig.modes import NODE_MODES
-
     monkeypatch.setattr("conformance.contracts.runner._node_scenario.shared_sdk", lambda: sdk)
     lost = []
     for attempt in range(150):
