@@ -6,6 +6,9 @@ put the same entries on the same :class:`~conformance.contracts.runner._scenario
 record into the same log, and the client's ``fetch`` is answered by the scenario's cassette transport, which
 records each request as it does for the Python SDK. So every check reads a Node run exactly as it reads a Python
 one. Setup features the kit has not mapped to the Node SDK's options make the check "not checked", with the name.
+
+``iterate`` advances the Node runner's async generator a turn at a time (:class:`NodeTurn`), and the ``cancelled``
+option becomes the run's AbortSignal (:class:`Cancellation`).
 """
 
 from __future__ import annotations
@@ -394,8 +397,9 @@ class Cancellation:
 
     The Python SDK asks its predicate before each effect and request; a Python predicate cannot run inside Node,
     so the kit asks it instead before the run and after every Python callback, before Node learns the callback's
-    answer (:meth:`NodeSdk.checkpoint`): during a run, Python code (and so anything that could make the predicate
-    true) runs only in callbacks. The signal is therefore aborted before the runner can take its next step.
+    answer (:meth:`NodeSdk.checkpoint`): during a run, the scenario's Python code (and so anything in it that could
+    make the predicate true) runs only in callbacks. The signal is therefore aborted before the runner can take its
+    next step. (A predicate made true by some other thread would be seen only at the next callback.)
     """
 
     def __init__(self, sdk: NodeSdk, cancelled: Callable[[], object]) -> None:
@@ -413,6 +417,8 @@ class Cancellation:
 
 @dataclass
 class _Prepared:
+    """What one Node run needs, built by :func:`_prepared`, and its cancellation if the run has one."""
+
     sdk: NodeSdk
     runner: JsObject
     client: JsObject
