@@ -48,6 +48,14 @@ PATCHES = {
         f"{LIVE}::test_live_stream_outcome[live-arguments-invalid-node-plain]",
         "RN-STREAM-009",
     ),
+    # An incomplete response is inspected as if it had completed: its calls run and the run goes on.
+    "acts-on-incomplete-responses": (
+        RUNNER,
+        "throw new RunnerValidationError('Response was not completed.');",
+        "if (status !== 'incomplete') throw new RunnerValidationError('Response was not completed.');",
+        f"{LIVE}::test_live_stream_outcome[live-response-incomplete-node-plain]",
+        "RN-STREAM-010",
+    ),
     # The client never retries, so a request failing with a retryable HTTP error stops the run.
     "never-retries": (
         "client.mjs",
