@@ -262,8 +262,26 @@ export async function diagnosticRelay() {
   return { relay: keep(relay), observe: keep(relay.observe) };
 }
 
-/** A fresh AbortController and its signal, kept behind handles: Python aborts the one, passes the other. */
+/**
+ * A fresh AbortController and its signal, each behind a handle: a run or a call takes the signal (the Node SDK's
+ * cancellation), and Python aborts the controller when the `cancelled` predicate turns true.
+ */
 export async function abortController() {
   const controller = new AbortController();
   return { controller: keep(controller), signal: keep(controller.signal) };
+}
+
+/**
+ * A typed function registration (the Node form of the Python SDK's `from_tool` with a Pydantic model):
+ * `runnerFunction(standardResponsesFunction(...))` with the kit's Standard Schema validator of `schema`; `execute`
+ * receives the validated arguments. Python adds the registration options (`independent`, ...) to the result.
+ */
+export async function typedFunction({ name, description, schema, execute }) {
+  const loaded = await loadSdk();
+  const path = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const { standardResponsesFunction } = await import(pathToFileURL(path.join(loaded.folder, "helpers/standard-schema.mjs")).href);
+  const { stringObjectValidator } = await import("./sdk_loop.mjs");
+  const tool = standardResponsesFunction({ name, description, parameters: stringObjectValidator(schema), function: decode(execute) });
+  return encode(loaded.runnerFunction(tool));
 }

@@ -14,10 +14,11 @@ reader must keep reading, and a held function call must not block the others) wi
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -117,6 +118,7 @@ class NodeSdk:
         )
         self._ordered_thread: int | None = None
         self._nesting = 0
+        self._checkpoint: Callable[[], None] | None = None
         folder = openai_folder()
         if folder is not None:
             self.invoke("configure", {"folder": str(folder)})
@@ -128,6 +130,22 @@ class NodeSdk:
         if threading.get_ident() == self._ordered_thread:
             return  # a callback calling into Node: what it waits for runs on the pool, and it must not wait on itself
         self._ordered.submit(lambda: None).result(timeout=CALL_SECONDS)
+
+    @contextlib.contextmanager
+    def checkpoint(self, check: Callable[[], None]) -> Iterator[None]:
+        """While the block runs, run ``check`` after each Python callback has returned or raised and before Node
+        learns its answer. During a Node call Python code runs only in callbacks, so a run's ``cancelled`` predicate
+        checked here is seen as soon as anything can have changed it, before the runner can take another step."""
+        self._checkpoint = check
+        try:
+            yield
+        finally:
+            self._checkpoint = None
+
+    def _after_callback(self) -> None:
+        check = self._checkpoint
+        if check is not None:
+            check()
 
     def close(self) -> list[str]:
         self._ordered.shutdown(wait=False, cancel_futures=True)
@@ -230,7 +248,10 @@ class NodeSdk:
         try:
             if function is None:
                 raise LookupError(f"the Python callable {fn} is gone")
-            value = function(*(self.decode(arg) for arg in args))
+            try:
+                value = function(*(self.decode(arg) for arg in args))
+            finally:
+                self._after_callback()
         except BaseException as error:
             self._reply({"cb": cb, "ok": False, "error": describe(error)})
             return
@@ -241,9 +262,14 @@ class NodeSdk:
 
     def _finish(self, cb: int, later: Later) -> None:
         try:
-            self._reply({"cb": cb, "ok": True, "value": later.finish()})
+            try:
+                value = later.finish()
+            finally:
+                self._after_callback()
         except BaseException as error:
             self._reply({"cb": cb, "ok": False, "error": describe(error)})
+            return
+        self._reply({"cb": cb, "ok": True, "value": value})
 
     def _reply(self, reply: dict[str, Any]) -> None:
         try:

@@ -6,13 +6,18 @@ put the same entries on the same :class:`~conformance.contracts.runner._scenario
 record into the same log, and the client's ``fetch`` is answered by the scenario's cassette transport, which
 records each request as it does for the Python SDK. So every check reads a Node run exactly as it reads a Python
 one. Setup features the kit has not mapped to the Node SDK's options make the check "not checked", with the name.
+
+``iterate`` advances the Node runner's async generator a turn at a time (:class:`NodeTurn`), and the ``cancelled``
+option becomes the run's AbortSignal (:class:`Cancellation`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import httpx2
@@ -112,9 +117,7 @@ def cassette_fetch(transport: CassetteTransport) -> Callable[[Mapping[str, Any]]
 
 
 def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
-    if spec.typed:
-        _unadapted("a typed registration (from_tool with a Pydantic model; the Node form needs a zod schema)")
-    from conformance.contracts.runner._scenario import _reply_of, function_tool
+    from conformance.contracts.runner._scenario import LOOKUP_SCHEMA, _reply_of, function_tool
 
     def execute(arguments: Mapping[str, Any], *_options: Any) -> Any:
         # The call's start goes on the timeline in Node's order; the hold and reply finish off the ordered thread.
@@ -134,12 +137,17 @@ def _function(scenario: ScenarioRun, spec: Function) -> dict[str, Any]:
 
         return Later(finish)
 
-    return {
-        "tool": function_tool(spec.name),
-        "allowOutputOverride": spec.allow_output_override,
-        "independent": spec.independent,
-        "execute": execute,
-    }
+    options = {"allowOutputOverride": spec.allow_output_override, "independent": spec.independent}
+    if spec.typed:
+        # The Node form of a typed registration: runnerFunction over a Standard Schema tool (sdk.mjs typedFunction);
+        # the registration options go on the RunnerFunction it returns, as on a plain one.
+        tool = function_tool(spec.name)
+        typed = shared_sdk().invoke(
+            "typedFunction",
+            {"name": spec.name, "description": tool["description"], "schema": LOOKUP_SCHEMA, "execute": execute},
+        )
+        return {**typed, **options}
+    return {"tool": function_tool(spec.name), "execute": execute, **options}
 
 
 def _browser(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
@@ -284,6 +292,8 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
     budget = given.pop("context_budget", None)
     if budget is not None:
         options["contextBudget"] = _budget(budget)
+    # ``cancelled`` becomes the run's AbortSignal in _prepared, which keeps the Cancellation for the run.
+    given.pop("cancelled", None)
     for name, value in given.items():
         if name not in _RENAMED_OPTIONS:
             _unadapted(f"the run option {name}")
@@ -293,8 +303,8 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
     return options
 
 
-def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: Mapping[str, Any]) -> CapturedRun:
-    """``ScenarioRun.run`` against the Node SDK; the runner's error is captured as the Python run's is."""
+def _prepared(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: Mapping[str, Any]) -> _Prepared:
+    """The Node runner, client, params and options of one run of ``scenario`` (``run`` and ``iterate`` alike)."""
     setup = scenario.setup
     sdk = shared_sdk()
     client_options: dict[str, Any] = {"maxRetries": setup.max_retries}
@@ -322,12 +332,26 @@ def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides:
     for name in ("extra_query", "extra_body", "timeout"):
         if name in arguments:
             _unadapted(f"the request parameter {name}")
-    try:
-        response = runner.call("run", client, arguments, options, timeout=RUN_SECONDS)
-    except NodeError as error:
+    cancelled = {**setup.run_options, **overrides}.get("cancelled")
+    cancellation = None if cancelled is None else Cancellation(sdk, cancelled)
+    if cancellation is not None:
+        options["signal"] = cancellation.signal
+    return _Prepared(sdk, runner, client, arguments, options, cancellation)
+
+
+def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: Mapping[str, Any]) -> CapturedRun:
+    """``ScenarioRun.run`` against the Node SDK; the runner's error is captured as the Python run's is."""
+    prepared = _prepared(scenario, params, overrides)
+    sdk = prepared.sdk
+    with prepared.watching():
+        try:
+            response = prepared.runner.call(
+                "run", prepared.client, prepared.arguments, prepared.options, timeout=RUN_SECONDS
+            )
+        except NodeError as error:
+            sdk.settle()
+            return scenario.captured(None, error)
         sdk.settle()
-        return scenario.captured(None, error)
-    sdk.settle()
     return scenario.captured(response, None)
 
 
@@ -347,3 +371,110 @@ def runner_with_computer(early_execution: Any) -> JsObject:
     )
     assert isinstance(runner, JsObject)
     return runner
+
+
+def iterate_in_node(scenario: ScenarioRun, on_turn: Callable[[Any], None], overrides: Mapping[str, Any]) -> CapturedRun:
+    """``ScenarioRun.iterate`` against the Node SDK: its ``iterate`` async generator advanced one turn at a time,
+    ``on_turn`` called on each :class:`NodeTurn` while the generator waits at that turn."""
+    prepared = _prepared(scenario, None, overrides)
+    sdk = prepared.sdk
+    turns: list[NodeTurn] = []
+    with prepared.watching():
+        try:
+            generator = prepared.runner.call("iterate", prepared.client, prepared.arguments, prepared.options)
+            assert isinstance(generator, JsObject)
+            while True:
+                step = generator.call("next", timeout=RUN_SECONDS)
+                # Observers the SDK does not await (diagnostics) land before the turn is handed over, as in Python.
+                sdk.settle()
+                if step.get("done"):
+                    break
+                turn = NodeTurn(step["value"])
+                turns.append(turn)
+                on_turn(turn)
+        except NodeError as error:
+            sdk.settle()
+            return scenario.captured(None, error, list(turns))
+    return scenario.captured(turns[-1].response if turns else None, None, list(turns))
+
+
+def close_at_first_turn_in_node(scenario: ScenarioRun) -> None:
+    """Advance the Node runner's ``iterate`` generator to its first turn, then close it there with ``return()``
+    (what leaving a for-await loop early does): the Node form of closing the Python iterator at a boundary."""
+    prepared = _prepared(scenario, None, {})
+    with prepared.watching():
+        generator = prepared.runner.call("iterate", prepared.client, prepared.arguments, prepared.options)
+        assert isinstance(generator, JsObject)
+        generator.call("next", timeout=RUN_SECONDS)
+        generator.call("return", timeout=RUN_SECONDS)
+        prepared.sdk.settle()
+
+
+class NodeTurn:
+    """A turn of the Node runner's ``iterate`` under the Python turn's names (``supply_outputs``, ``final``, ...).
+
+    The turn's methods stay in Node behind handles and are called there while the generator waits at the turn;
+    a turn refusing the call throws a ``TypeError``, which reads as Python's ``ValueError``.
+    """
+
+    def __init__(self, turn: Mapping[str, Any]) -> None:
+        self.response = turn["response"]
+        self.step = int(turn["step"])
+        self.final = bool(turn["final"])
+        self.tools_executed = bool(turn["toolsExecuted"])
+        self.attempted_call_ids = tuple(turn["attemptedCallIds"])
+        self.completed_call_ids = tuple(turn["completedCallIds"])
+        self._supply_outputs = turn["supplyOutputs"]
+        self._append_user_text = turn["appendUserText"]
+
+    def supply_outputs(self, outputs: list[Mapping[str, Any]]) -> None:
+        self._supply_outputs.call("call", None, [dict(output) for output in outputs])
+
+    def append_user_text(self, text: str) -> None:
+        self._append_user_text.call("call", None, text)
+
+
+class Cancellation:
+    """The Node form of the ``cancelled`` run option: an AbortSignal in the run's options, aborted once the
+    predicate is true.
+
+    The Python SDK asks its predicate before each effect and request; a Python predicate cannot run inside Node,
+    so the kit asks it instead before the run and after every Python callback, before Node learns the callback's
+    answer (:meth:`NodeSdk.checkpoint`): during a run, the scenario's Python code (and so anything in it that could
+    make the predicate true) runs only in callbacks. The signal is therefore aborted before the runner can take its
+    next step. (A predicate made true by some other thread would be seen only at the next callback.)
+    """
+
+    def __init__(self, sdk: NodeSdk, cancelled: Callable[[], object]) -> None:
+        made = sdk.invoke("abortController", {})
+        self.controller: JsObject = made["controller"]
+        self.signal: JsObject = made["signal"]
+        self.cancelled = cancelled
+        self.aborted = False
+
+    def check(self) -> None:
+        if not self.aborted and self.cancelled():
+            self.aborted = True
+            self.controller.call("abort")
+
+
+@dataclass
+class _Prepared:
+    """What one Node run needs, built by :func:`_prepared`, and its cancellation if the run has one."""
+
+    sdk: NodeSdk
+    runner: JsObject
+    client: JsObject
+    arguments: dict[str, Any]
+    options: dict[str, Any]
+    cancellation: Cancellation | None
+
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        """The run's cancellation checked before it starts and after each callback while the block runs."""
+        if self.cancellation is None:
+            yield
+            return
+        self.cancellation.check()
+        with self.sdk.checkpoint(self.cancellation.check):
+            yield

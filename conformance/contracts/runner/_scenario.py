@@ -491,6 +491,10 @@ class ScenarioRun:
 
     def iterate(self, on_turn: Callable[[Any], None], **overrides: Any) -> CapturedRun:
         """``runner.iterate`` in this mode, calling ``on_turn`` on every turn before advancing."""
+        if self.mode.flavour == "node":
+            from conformance.contracts.runner._node_scenario import iterate_in_node
+
+            return iterate_in_node(self, on_turn, overrides)
         runner = self.build_runner()
         kwargs = {**self.run_kwargs(), **overrides}
         turns: list[Any] = []

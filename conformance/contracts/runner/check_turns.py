@@ -13,6 +13,7 @@ import pytest
 from openai.lib.responses_tool_runner import AsyncRegisteredFunction, AsyncResponsesToolRunner, ToolRunnerCancelledError
 
 from conformance.assertions import expect
+from conformance.contracts.runner._node_scenario import close_at_first_turn_in_node
 from conformance.contracts.runner._scenario import (
     Function,
     Mode,
@@ -111,15 +112,18 @@ def test_append_user_text_refuses_empty_text(text: str, mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=False, ledger=False))
 def test_closing_iterator_at_boundary_runs_nothing(mode: Mode) -> None:
     harness = ScenarioRun(load("one-function"), Setup(), mode)
-    runner = harness.build_runner()
-    kwargs = harness.run_kwargs()
-    if mode.flavour == "sync":
+    if mode.flavour == "node":
+        close_at_first_turn_in_node(harness)
+    elif mode.flavour == "sync":
         from conformance.fake_responses import fake_client
 
-        iterator = runner.iterate(fake_client(harness.transport), dict(harness.setup.params), **kwargs)
+        runner = harness.build_runner()
+        iterator = runner.iterate(fake_client(harness.transport), dict(harness.setup.params), **harness.run_kwargs())
         next(iterator)
         iterator.close()
     else:
+        runner = harness.build_runner()
+        kwargs = harness.run_kwargs()
 
         async def go() -> None:
             iterator = runner.iterate(fake_async_client(harness.transport), dict(harness.setup.params), **kwargs)
