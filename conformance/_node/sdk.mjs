@@ -66,7 +66,8 @@ export function encode(value) {
   if (typeof value === "function") return keep(value);
   if (typeof value !== "object") return value;
   if (value instanceof Error) return { $error: describe(value) };
-  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return { $signal: { aborted: value.aborted } };
+  // A signal also stays here behind a handle, so Python can read whether it is aborted later (a live probe).
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return { $signal: { aborted: value.aborted, handle: keep(value).$js } };
   if (Array.isArray(value)) return value.map(encode);
   if (!isPlain(value)) {
     // An SDK Response is a plain object; a class instance (a toolset, a turn) stays here behind a handle, with its
@@ -243,4 +244,41 @@ export async function answer({ cb, ok, value, error }) {
 export async function release({ handles: released }) {
   for (const handle of released) objects.delete(handle);
   return objects.size;
+}
+
+// ------------------------------------------------------------------- computer toolset ops (node_computer_toolset.py)
+
+/** A new AbortController behind a handle: Python's polled `cancelled` predicate aborts it once it reports a stop. */
+export async function abortController() {
+  return keep(new AbortController());
+}
+
+/** The controller's signal behind a handle (not as {$signal}), so Python can pass that very signal as an option. */
+export async function signalOf({ controller }) {
+  return keep(decode(controller).signal);
+}
+
+// Write Python's edits back onto what a callback received, as a JavaScript callback changing its argument in place
+// would (Reflect.set: a read-only field stays as it was, as in sloppy code, rather than failing the callback).
+function overwrite(target, edited) {
+  if (target === null || typeof target !== "object" || edited === null || typeof edited !== "object") return;
+  for (const [key, value] of Object.entries(edited)) {
+    const current = target[key];
+    if (current !== null && typeof current === "object" && value !== null && typeof value === "object") overwrite(current, value);
+    else if (current !== value) Reflect.set(target, key, value);
+  }
+}
+
+/**
+ * A Node function over a Python callback that may edit its arguments: Python answers {$reply, $edits} (each
+ * argument as it left the callback), and the edits land on the very objects the SDK passed before it sees the reply.
+ */
+export async function editingCallback({ fn }) {
+  const python = decode(fn);
+  return keep(async (...args) => {
+    const answer = await python(...args);
+    if (answer === null || typeof answer !== "object" || !("$edits" in answer)) return answer;
+    answer.$edits.forEach((edited, index) => overwrite(args[index], edited));
+    return answer.$reply;
+  });
 }

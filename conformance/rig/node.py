@@ -80,9 +80,11 @@ class Later:
 
 @dataclass(frozen=True)
 class Signal:
-    """An AbortSignal seen from Python: only whether it was already aborted."""
+    """An AbortSignal seen from Python: whether it was aborted when it crossed, and the broker's handle on it (to
+    read later whether it is aborted now)."""
 
     aborted: bool
+    handle: int | None = None
 
 
 @dataclass
@@ -116,11 +118,33 @@ class NodeSdk:
             CALLBACK_WORKERS, thread_name_prefix="driverkit-node-later"
         )
         self._ordered_thread: int | None = None
+        self._pollers: list[Callable[[], object]] = []
         self._nesting = 0
         folder = openai_folder()
         if folder is not None:
             self.invoke("configure", {"folder": str(folder)})
         self.version: str = str(self.invoke("version", {})["version"])
+
+    def add_poller(self, poller: Callable[[], object]) -> None:
+        """Run ``poller`` after each callback, before Node gets its answer (see :meth:`poll`)."""
+        with self._lock:
+            self._pollers.append(poller)
+
+    def remove_poller(self, poller: Callable[[], object]) -> None:
+        with self._lock:
+            if poller in self._pollers:
+                self._pollers.remove(poller)
+
+    def poll(self) -> None:
+        """Run the pollers: a Python ``cancelled`` predicate mapped to an AbortSignal is asked here, because only
+        Python code a callback ran can change its answer, and Node must see the abort before that answer."""
+        with self._lock:
+            pollers = list(self._pollers)
+        for poller in pollers:
+            try:
+                poller()
+            except Exception:
+                continue  # a raising predicate must not keep Node from its answer (it would wait out the timeout)
 
     def settle(self) -> None:
         """Wait until every callback Node made so far has run: observers (events, diagnostics) are not awaited by
@@ -210,7 +234,8 @@ class NodeSdk:
         if "$error" in value:
             return raised(rebuild_error(value["$error"]), value["$error"])
         if "$signal" in value:
-            return Signal(bool(value["$signal"].get("aborted")))
+            handle = value["$signal"].get("handle")
+            return Signal(bool(value["$signal"].get("aborted")), int(handle) if handle is not None else None)
         return Data({key: self.decode(item) for key, item in value.items()})
 
     # -- callbacks --------------------------------------------------------------------------------------------
@@ -244,6 +269,7 @@ class NodeSdk:
             self._reply({"cb": cb, "ok": False, "error": describe(error)})
 
     def _reply(self, reply: dict[str, Any]) -> None:
+        self.poll()
         try:
             self.invoke("answer", reply)
         except Exception:

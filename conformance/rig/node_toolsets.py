@@ -63,9 +63,10 @@ def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def driver_proxy(sdk: NodeSdk, driver: Any) -> JsObject:
-    """A Node object with the driver's ``state`` and each browser member it implements."""
+    """A Node object with the driver's ``state``, each browser member it implements, and its ``close`` (so a check
+    sees if the SDK ever closes the caller's driver)."""
     methods: dict[str, Callable[..., Any]] = {}
-    for name in ("state", *ALL_NAMES):
+    for name in ("state", "close", *ALL_NAMES):
         method = getattr(driver, name, None)
         if name != "list_tabs" and callable(method):
             methods[name] = as_node_callable(method)
