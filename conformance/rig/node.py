@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -68,6 +69,11 @@ class Data(dict[str, Any]):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON, as the Python SDK's models give it (checks summarize either SDK's output items alike)."""
+        plain: dict[str, Any] = json.loads(json.dumps(self))
+        return plain
 
 
 @dataclass(frozen=True)
@@ -135,12 +141,15 @@ class NodeSdk:
             if poller in self._pollers:
                 self._pollers.remove(poller)
 
-    def poll(self) -> None:
-        """Run the pollers: a Python ``cancelled`` predicate mapped to an AbortSignal is asked here, because only
-        Python code a callback ran can change its answer, and Node must see the abort before that answer."""
+    def pollers(self) -> list[Callable[[], object]]:
         with self._lock:
-            pollers = list(self._pollers)
-        for poller in pollers:
+            return list(self._pollers)
+
+    def poll(self, pollers: Sequence[Callable[[], object]] | None = None) -> None:
+        """Run the pollers (or those given): a Python ``cancelled`` predicate mapped to an AbortSignal is asked here,
+        because only Python code a callback ran can change its answer, and Node must see the abort before that
+        answer."""
+        for poller in self.pollers() if pollers is None else pollers:
             try:
                 poller()
             except Exception:

@@ -73,10 +73,13 @@ class NodeCancellation:
 
 
 def live_probe(sdk: NodeSdk, signal: Signal) -> Callable[[], bool]:
-    """The ``cancelled`` probe for the signal Node passed: predicates are propagated first, then the signal read."""
+    """The ``cancelled`` probe for the signal Node passed: the predicates of the call that passed it are propagated
+    first (also once that call is over: a probe kept for later still follows its run's predicate), then the signal
+    is read."""
+    pollers = sdk.pollers()
 
     def cancelled() -> bool:
-        sdk.poll()
+        sdk.poll(pollers)
         if signal.handle is None:
             return signal.aborted
         return bool(sdk.invoke("get", {"target": JsObject(sdk, signal.handle), "name": "aborted"}))

@@ -10,6 +10,7 @@ one. Setup features the kit has not mapped to the Node SDK's options make the ch
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +23,7 @@ from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import browser_probe, computer_probe
 from conformance.rig.node import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
+from conformance.rig.node_callbacks import NodeCancellation, node_callback
 
 if TYPE_CHECKING:
     from conformance.contracts.runner._scenario import Approval, CapturedRun, Function, ScenarioRun
@@ -178,24 +180,23 @@ class NodeComputerToolset:
         return self.toolset.call("close")
 
 
-def _approval(scenario: ScenarioRun, name: str, spec: Approval) -> Callable[..., Any]:
-    """The Node form of ``ScenarioRun._approval``: the same timeline entry, probe-log record and reply."""
+def _computer_approval(scenario: ScenarioRun, name: str, spec: Approval) -> Any:
+    """``Setup.<name>`` as the Node runner calls it: the scenario's own recording callback (the same timeline entry,
+    probe-log record with the ``cancelled`` probe it got, and reply as in a Python run), given ``cancelled`` only
+    when it declares it, and able to edit what it received in place as a JavaScript callback can."""
+    # approveSafetyChecks(call, {signal}); beforeAction(action, call, {signal})
+    context_at = 1 if name == "approve_safety_checks" else 2
+    return node_callback(shared_sdk(), scenario._approval(name, spec), 1, context_at=context_at, edits=True)
 
-    def answer(received: Any, *_context: Any) -> object:
-        label = (received.get("call_id") if isinstance(received, dict) else None) or (
-            received.get("type", "") if isinstance(received, dict) else ""
-        )
-        scenario.timeline.add(f"{name}:{label}")
-        scenario.probe_log.record(name, (received,), object())
-        if spec.side_effect is not None:
-            spec.side_effect(received)
-        reply = spec.reply
-        value = reply(received) if callable(reply) else reply
-        if isinstance(value, BaseException):
-            raise value
-        return value
 
-    return answer
+def _diagnostics(scenario: ScenarioRun, observer: Callable[[Any], object] | None) -> Callable[[Any], object]:
+    """The run's ``onDiagnostic``: the scenario records every event, then the check's own observer (if any) runs."""
+
+    def observe(event: Any) -> object:
+        scenario.diagnostics.append(event)
+        return None if observer is None else observer(event)
+
+    return observe
 
 
 def _budget(budget: Mapping[str, Any]) -> dict[str, Any]:
@@ -239,12 +240,12 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
                 user_on_event(event)
 
         options["onEvent"] = on_event
-    options["onDiagnostic"] = scenario.diagnostics.append
+    options["onDiagnostic"] = _diagnostics(scenario, given.pop("on_diagnostic", None))
     computer_options: dict[str, Any] = {}
     for name, spec in (("approveSafetyChecks", setup.approve_safety_checks), ("beforeAction", setup.before_action)):
         if spec is not None:
             python_name = "approve_safety_checks" if name == "approveSafetyChecks" else "before_action"
-            computer_options[name] = _approval(scenario, python_name, spec)
+            computer_options[name] = _computer_approval(scenario, python_name, spec)
     for python_name, node_name in (("approve_safety_checks", "approveSafetyChecks"), ("before_action", "beforeAction")):
         if python_name in given:
             callback = given.pop(python_name)
@@ -256,6 +257,10 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
         _unadapted("a ledger object made for the Python SDK")
     if mode.ledger and ledger == "absent":
         options["ledger"] = {"runId": "run-1", "save": scenario.checkpoints.append}
+    cancelled = given.pop("cancelled", None)
+    if cancelled is not None:
+        # Replaced by its signal when the run starts (run_in_node), which is also when it starts being polled.
+        options["signal"] = NodeCancellation(shared_sdk(), cancelled)
     budget = given.pop("context_budget", None)
     if budget is not None:
         options["contextBudget"] = _budget(budget)
@@ -297,10 +302,13 @@ def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides:
     for name in ("extra_query", "extra_body", "timeout"):
         if name in arguments:
             _unadapted(f"the request parameter {name}")
-    try:
-        response = runner.call("run", client, arguments, options, timeout=RUN_SECONDS)
-    except NodeError as error:
+    with contextlib.ExitStack() as stack:
+        if isinstance(options.get("signal"), NodeCancellation):
+            options["signal"] = stack.enter_context(options["signal"]).signal
+        try:
+            response = runner.call("run", client, arguments, options, timeout=RUN_SECONDS)
+        except NodeError as error:
+            sdk.settle()
+            return scenario.captured(None, error)
         sdk.settle()
-        return scenario.captured(None, error)
-    sdk.settle()
     return scenario.captured(response, None)
