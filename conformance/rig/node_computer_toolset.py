@@ -82,7 +82,10 @@ class NodeComputerToolset:
                 self.sdk.settle()
 
     def close(self) -> Any:
-        return self.toolset.call("close")
+        try:
+            return self.toolset.call("close")
+        finally:
+            self.sdk.settle()  # whatever close() called back (it must not close the driver) is in the log first
 
     def __getattr__(self, name: str) -> Any:
         _unadapted(f"the Python toolset's {name}")
