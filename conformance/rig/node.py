@@ -14,11 +14,12 @@ reader must keep reading, and a held function call must not block the others) wi
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -124,36 +125,18 @@ class NodeSdk:
             CALLBACK_WORKERS, thread_name_prefix="driverkit-node-later"
         )
         self._ordered_thread: int | None = None
-        self._pollers: list[Callable[[], object]] = []
         self._nesting = 0
+        self._checkpoint: Callable[[], None] | None = None
         folder = openai_folder()
         if folder is not None:
             self.invoke("configure", {"folder": str(folder)})
         self.version: str = str(self.invoke("version", {})["version"])
 
-    def add_poller(self, poller: Callable[[], object]) -> None:
-        """Run ``poller`` after each callback, before Node gets its answer (see :meth:`poll`)."""
-        with self._lock:
-            self._pollers.append(poller)
-
-    def remove_poller(self, poller: Callable[[], object]) -> None:
-        with self._lock:
-            if poller in self._pollers:
-                self._pollers.remove(poller)
-
-    def pollers(self) -> list[Callable[[], object]]:
-        with self._lock:
-            return list(self._pollers)
-
-    def poll(self, pollers: Sequence[Callable[[], object]] | None = None) -> None:
-        """Run the pollers (or those given): a Python ``cancelled`` predicate mapped to an AbortSignal is asked here,
-        because only Python code a callback ran can change its answer, and Node must see the abort before that
-        answer."""
-        for poller in self.pollers() if pollers is None else pollers:
-            try:
-                poller()
-            except Exception:
-                continue  # a raising predicate must not keep Node from its answer (it would wait out the timeout)
+    @property
+    def active_checkpoint(self) -> Callable[[], None] | None:
+        """The check :meth:`checkpoint` runs now: a ``cancelled`` probe handed out during a call keeps it, so the
+        probe still propagates its call's predicate when a check asks it after the call."""
+        return self._checkpoint
 
     def settle(self) -> None:
         """Wait until every callback Node made so far has run: observers (events, diagnostics) are not awaited by
@@ -161,6 +144,22 @@ class NodeSdk:
         if threading.get_ident() == self._ordered_thread:
             return  # a callback calling into Node: what it waits for runs on the pool, and it must not wait on itself
         self._ordered.submit(lambda: None).result(timeout=CALL_SECONDS)
+
+    @contextlib.contextmanager
+    def checkpoint(self, check: Callable[[], None]) -> Iterator[None]:
+        """While the block runs, run ``check`` after each Python callback has returned or raised and before Node
+        learns its answer. During a Node call Python code runs only in callbacks, so a run's ``cancelled`` predicate
+        checked here is seen as soon as anything can have changed it, before the runner can take another step."""
+        self._checkpoint = check
+        try:
+            yield
+        finally:
+            self._checkpoint = None
+
+    def _after_callback(self) -> None:
+        check = self._checkpoint
+        if check is not None:
+            check()
 
     def close(self) -> list[str]:
         self._ordered.shutdown(wait=False, cancel_futures=True)
@@ -262,7 +261,10 @@ class NodeSdk:
         try:
             if function is None:
                 raise LookupError(f"the Python callable {fn} is gone")
-            value = function(*(self.decode(arg) for arg in args))
+            try:
+                value = function(*(self.decode(arg) for arg in args))
+            finally:
+                self._after_callback()
         except BaseException as error:
             self._reply({"cb": cb, "ok": False, "error": describe(error)})
             return
@@ -273,12 +275,16 @@ class NodeSdk:
 
     def _finish(self, cb: int, later: Later) -> None:
         try:
-            self._reply({"cb": cb, "ok": True, "value": later.finish()})
+            try:
+                value = later.finish()
+            finally:
+                self._after_callback()
         except BaseException as error:
             self._reply({"cb": cb, "ok": False, "error": describe(error)})
+            return
+        self._reply({"cb": cb, "ok": True, "value": value})
 
     def _reply(self, reply: dict[str, Any]) -> None:
-        self.poll()
         try:
             self.invoke("answer", reply)
         except Exception:

@@ -6,13 +6,13 @@ Two things differ between the SDKs' callbacks, and the kit's checks need both to
   probe; the Node SDK takes an ``AbortSignal`` and hands every callback and driver method ``{signal}``.
   :class:`NodeCancellation` turns a check's predicate into an AbortController the kit aborts as soon as the
   predicate reports a stop: the broker asks it after every Python callback, before Node sees that callback's
-  answer (:meth:`~conformance.rig.node.NodeSdk.poll`; only Python code run by a callback can change what the
-  predicate says). A callable that declares ``cancelled`` gets :func:`live_probe` of the signal Node passed it:
-  whether *that* signal is aborted now. So a check still sees whether the SDK passed the run's own signal: an
+  answer (:meth:`~conformance.rig.node.NodeSdk.checkpoint`; only Python code run by a callback can change what
+  the predicate says). A callable that declares ``cancelled`` gets :func:`live_probe` of the signal Node passed
+  it: whether *that* signal is aborted now. So a check still sees whether the SDK passed the run's own signal: an
   unrelated one never follows the predicate.
 - Edits. A JavaScript callback receives the SDK's object itself and may change it in place; a Python callable
   receives a copy. :func:`node_callback` with ``edits=True`` sends the callable's changes back, and the broker
-  writes them onto the very objects the SDK passed (``editingCallback`` in sdk.mjs), so a check that a callback
+  writes them onto the very objects the SDK passed (``sdk_computer.mjs``), so a check that a callback
   cannot change the action is a real check of the Node SDK, not of the bridge's copying.
 """
 
@@ -20,11 +20,41 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Mapping
-from types import TracebackType
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from conformance.rig.node import Data, JsObject, NodeSdk, Signal
+from conformance.rig.node import CALL_SECONDS, Data, JsObject, NodeSdk, Signal
+
+
+def bridge_module() -> Path:
+    """``sdk_computer.mjs`` inside the installed kit, next to the broker it extends."""
+    return Path(str(resources.files("conformance._node").joinpath("sdk_computer.mjs")))
+
+
+_bridges: dict[int, JsObject] = {}
+_bridges_lock = threading.Lock()
+
+
+def _bridge(sdk: NodeSdk) -> JsObject:
+    """The broker's computer bridge object (one per Node host)."""
+    with _bridges_lock:
+        made = _bridges.get(id(sdk))
+        if made is None or made.sdk is not sdk:
+            answer = sdk.host.request(
+                "invoke",
+                timeout=CALL_SECONDS,
+                what="Node SDK computerBridge",
+                module=str(bridge_module()),
+                member="computerBridge",
+                args={},
+            )
+            made = sdk.decode(answer)
+            assert isinstance(made, JsObject)
+            _bridges[id(sdk)] = made
+        return made
 
 
 def takes_cancelled(function: Callable[..., Any]) -> bool:
@@ -37,16 +67,16 @@ def takes_cancelled(function: Callable[..., Any]) -> bool:
 class NodeCancellation:
     """A polled Python ``cancelled`` predicate as a Node AbortSignal (``signal``: a handle to pass as an option).
 
-    Use it as a context manager around the Node call: inside, the broker polls it after every callback."""
+    :meth:`watching` wraps the Node call: before it and after every callback while it runs, the predicate is asked."""
 
     def __init__(self, sdk: NodeSdk, predicate: Callable[[], object]) -> None:
         self.sdk = sdk
         self.predicate = predicate
-        controller = sdk.invoke("abortController", {})
+        controller = _bridge(sdk).call("abortController")
         assert isinstance(controller, JsObject)
-        signal = sdk.invoke("signalOf", {"controller": controller})
-        assert isinstance(signal, JsObject)
-        self.controller, self.signal = controller, signal
+        signal = sdk.invoke("get", {"target": controller, "name": "signal"})
+        assert isinstance(signal, Signal) and signal.handle is not None
+        self.controller, self.signal = controller, JsObject(sdk, signal.handle)
         self._aborted = False
         self._lock = threading.Lock()
 
@@ -61,25 +91,25 @@ class NodeCancellation:
         self.controller.call("abort")
         return True
 
-    def __enter__(self) -> NodeCancellation:
-        self.poll()  # a predicate already reporting a stop aborts before the call starts
-        self.sdk.add_poller(self.poll)
-        return self
+    def check(self) -> None:
+        self.poll()
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.sdk.remove_poller(self.poll)
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        self.poll()  # a predicate already reporting a stop aborts before the call starts
+        with self.sdk.checkpoint(self.check):
+            yield
 
 
 def live_probe(sdk: NodeSdk, signal: Signal) -> Callable[[], bool]:
-    """The ``cancelled`` probe for the signal Node passed: the predicates of the call that passed it are propagated
-    first (also once that call is over: a probe kept for later still follows its run's predicate), then the signal
+    """The ``cancelled`` probe for the signal Node passed: the predicate of the call that passed it is propagated
+    first (also once that call is over: a probe kept for later still follows its call's predicate), then the signal
     is read."""
-    pollers = sdk.pollers()
+    check = sdk.active_checkpoint
 
     def cancelled() -> bool:
-        sdk.poll(pollers)
+        if check is not None:
+            check()
         if signal.handle is None:
             return signal.aborted
         return bool(sdk.invoke("get", {"target": JsObject(sdk, signal.handle), "name": "aborted"}))
@@ -120,6 +150,6 @@ def node_callback(
 
     if not edits:
         return called
-    wrapped = sdk.invoke("editingCallback", {"fn": called})
+    wrapped = _bridge(sdk).call("editing", called)
     assert isinstance(wrapped, JsObject)
     return wrapped

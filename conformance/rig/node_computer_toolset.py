@@ -73,9 +73,10 @@ class NodeComputerToolset:
                 continue
             node_name, arity, context_at, edits = EXECUTE_OPTIONS[name]
             node_options[node_name] = node_callback(self.sdk, value, arity, context_at=context_at, edits=edits)
-        with contextlib.ExitStack() as stack:
-            if cancelled is not None:
-                node_options["signal"] = stack.enter_context(NodeCancellation(self.sdk, cancelled)).signal
+        cancellation = None if cancelled is None else NodeCancellation(self.sdk, cancelled)
+        if cancellation is not None:
+            node_options["signal"] = cancellation.signal
+        with cancellation.watching() if cancellation is not None else contextlib.nullcontext():
             try:
                 return self.toolset.call("execute", call, node_options)
             finally:

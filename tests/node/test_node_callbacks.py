@@ -36,24 +36,27 @@ def test_the_signal_aborts_only_once_the_predicate_reports_a_stop(sdk: NodeSdk) 
 
 def test_a_callback_that_reports_a_stop_aborts_before_node_sees_its_answer(sdk: NodeSdk) -> None:
     stop: list[bool] = []
+    cancellation = NodeCancellation(sdk, lambda: bool(stop))
     seen: list[bool] = []
-    with NodeCancellation(sdk, lambda: bool(stop)) as cancellation:
-        # The proxy's second method reads the signal from Python after the first method's answer reached Node.
-        proxy = sdk.proxy({"report": lambda *_: stop.append(True), "look": lambda *_: seen.append(cancellation.poll())})
+    # Node reads the signal in the second method, after the first method's answer reached it.
+    proxy = sdk.proxy({"report": lambda *_: stop.append(True), "look": lambda *_: seen.append(True)})
+    with cancellation.watching():
         proxy.call("report")
         assert _aborted(sdk, cancellation.signal)
         proxy.call("look")
     assert seen == [True]
-    assert sdk.pollers() == [], "the cancellation was not unregistered when its call ended"
+    assert sdk.active_checkpoint is None, "the cancellation was still watched after its call ended"
 
 
 def test_a_live_probe_follows_the_signal_node_passed_and_not_another(sdk: NodeSdk) -> None:
     stop: list[bool] = []
-    with NodeCancellation(sdk, lambda: bool(stop)) as cancellation:
+    cancellation = NodeCancellation(sdk, lambda: bool(stop))
+    other = NodeCancellation(sdk, lambda: False)
+    with cancellation.watching():
         ours = sdk.invoke("get", {"target": cancellation.controller, "name": "signal"})
-        other = sdk.invoke("get", {"target": sdk.invoke("abortController", {}), "name": "signal"})
-        assert isinstance(ours, Signal) and isinstance(other, Signal) and ours.handle is not None
-        probes = [live_probe(sdk, ours), live_probe(sdk, other)]
+        theirs = sdk.invoke("get", {"target": other.controller, "name": "signal"})
+        assert isinstance(ours, Signal) and isinstance(theirs, Signal) and ours.handle is not None
+        probes = [live_probe(sdk, ours), live_probe(sdk, theirs)]
     assert [probe() for probe in probes] == [False, False]
     stop.append(True)  # after the call: a kept probe still follows its call's predicate
     assert [probe() for probe in probes] == [True, False]
@@ -77,9 +80,9 @@ def test_cancelled_is_passed_only_to_callables_declaring_it(sdk: NodeSdk) -> Non
         received.append("plain")
         return True
 
-    stop: list[bool] = []
-    with NodeCancellation(sdk, lambda: bool(stop)) as cancellation:
-        proxy = sdk.proxy({"declares": node_callback(sdk, declares, 1), "plain": node_callback(sdk, plain, 1)})
+    cancellation = NodeCancellation(sdk, lambda: False)
+    proxy = sdk.proxy({"declares": node_callback(sdk, declares, 1), "plain": node_callback(sdk, plain, 1)})
+    with cancellation.watching():
         proxy.call("declares", {"type": "wait"}, {"signal": cancellation.signal})
         proxy.call("plain", {"type": "wait"}, {"signal": cancellation.signal})
     assert callable(received[0]) and received[0]() is False and received[1] == "plain"

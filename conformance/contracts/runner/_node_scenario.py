@@ -259,7 +259,7 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
         options["ledger"] = {"runId": "run-1", "save": scenario.checkpoints.append}
     cancelled = given.pop("cancelled", None)
     if cancelled is not None:
-        # Replaced by its signal when the run starts (run_in_node), which is also when it starts being polled.
+        # Replaced by its signal in run_in_node, which watches the predicate while the run goes on.
         options["signal"] = NodeCancellation(shared_sdk(), cancelled)
     budget = given.pop("context_budget", None)
     if budget is not None:
@@ -302,9 +302,10 @@ def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides:
     for name in ("extra_query", "extra_body", "timeout"):
         if name in arguments:
             _unadapted(f"the request parameter {name}")
-    with contextlib.ExitStack() as stack:
-        if isinstance(options.get("signal"), NodeCancellation):
-            options["signal"] = stack.enter_context(options["signal"]).signal
+    cancellation = options.pop("signal", None)
+    if isinstance(cancellation, NodeCancellation):
+        options["signal"] = cancellation.signal
+    with cancellation.watching() if isinstance(cancellation, NodeCancellation) else contextlib.nullcontext():
         try:
             response = runner.call("run", client, arguments, options, timeout=RUN_SECONDS)
         except NodeError as error:
