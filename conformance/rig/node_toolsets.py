@@ -63,9 +63,9 @@ def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def driver_proxy(sdk: NodeSdk, driver: Any) -> JsObject:
-    """A Node object with the driver's ``state``, each browser member it implements, and its ``close`` (so a check
-    sees if the SDK ever closes the caller's driver)."""
+    """A Node object with the driver's ``state`` and each browser member it implements."""
     methods: dict[str, Callable[..., Any]] = {}
+    # close too, though no member: a check must see it if the SDK ever closes the caller's driver (TS-LIFE-003).
     for name in ("state", "close", *ALL_NAMES):
         method = getattr(driver, name, None)
         if name != "list_tabs" and callable(method):
