@@ -257,13 +257,13 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
         _unadapted("a ledger object made for the Python SDK")
     if mode.ledger and ledger == "absent":
         options["ledger"] = {"runId": "run-1", "save": scenario.checkpoints.append}
+    budget = given.pop("context_budget", None)
+    if budget is not None:
+        options["contextBudget"] = _budget(budget)
     cancelled = given.pop("cancelled", None)
     if cancelled is not None:
         # Replaced by its signal in run_in_node, which watches the predicate while the run goes on.
         options["signal"] = NodeCancellation(shared_sdk(), cancelled)
-    budget = given.pop("context_budget", None)
-    if budget is not None:
-        options["contextBudget"] = _budget(budget)
     for name, value in given.items():
         if name not in _RENAMED_OPTIONS:
             _unadapted(f"the run option {name}")
