@@ -71,10 +71,6 @@ PYTHON_ONLY: Final[dict[str, str]] = {
     "toolset/check_results.py::test_action_results_must_be_string_or_none[node-bytes]": (
         "bytes is a Python type; a JavaScript driver has no value that crosses as it"
     ),
-    "toolset/check_computer.py::test_cancelled_passed_only_when_declared[node-plain]": (
-        "whether a callable declares cancelled is the Python SDK's rule; the Node SDK hands every computer callback "
-        "and driver method its {signal} context"
-    ),
     "runner/check_computer_safety.py::test_task_cancelled_while_approval_is_pending": _TASK_CANCELLATION,
     "runner/check_computer_safety.py::test_callback_suppressing_task_cancellation_still_stops_effects": (
         _TASK_CANCELLATION
