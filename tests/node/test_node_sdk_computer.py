@@ -122,6 +122,15 @@ PATCHES = {
         f"{SAFETY_CHECKS}::test_no_action_after_cancellation_reported_in_a_callback",
         "RN-SAFETY-008",
     ),
+    # approveSafetyChecks is handed the call the toolset goes on to run, not a copy (edits made through the kit's
+    # bridge land on it, as a JavaScript callback's would).
+    "shared-approval-call": (
+        COMPUTER,
+        "const view = structuredClone({ ...snapshot, pending_safety_checks: checks });",
+        "const view = snapshot;",
+        f"{SAFETY_CHECKS}::test_editing_what_callbacks_receive_changes_nothing",
+        "RN-SAFETY-012",
+    ),
     # A completed approval waits for the diagnostics observer, so a failing observer fails the approval.
     "awaited-approval-observer": (
         COMPUTER,
