@@ -66,7 +66,8 @@ export function encode(value) {
   if (typeof value === "function") return keep(value);
   if (typeof value !== "object") return value;
   if (value instanceof Error) return { $error: describe(value) };
-  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return { $signal: { aborted: value.aborted } };
+  // A signal also stays here behind a handle, so Python can read whether it is aborted later (a live probe).
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return { $signal: { aborted: value.aborted, handle: keep(value).$js } };
   if (Array.isArray(value)) return value.map(encode);
   if (!isPlain(value)) {
     // An SDK Response is a plain object; a class instance (a toolset, a turn) stays here behind a handle, with its

@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import itertools
+import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -70,6 +71,11 @@ class Data(dict[str, Any]):
         except KeyError:
             raise AttributeError(name) from None
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON, as the Python SDK's models give it (checks summarize either SDK's output items alike)."""
+        plain: dict[str, Any] = json.loads(json.dumps(self))
+        return plain
+
 
 @dataclass(frozen=True)
 class Later:
@@ -81,9 +87,11 @@ class Later:
 
 @dataclass(frozen=True)
 class Signal:
-    """An AbortSignal seen from Python: only whether it was already aborted."""
+    """An AbortSignal seen from Python: whether it was aborted when it crossed, and the broker's handle on it (to
+    read later whether it is aborted now)."""
 
     aborted: bool
+    handle: int | None = None
 
 
 @dataclass
@@ -123,6 +131,12 @@ class NodeSdk:
         if folder is not None:
             self.invoke("configure", {"folder": str(folder)})
         self.version: str = str(self.invoke("version", {})["version"])
+
+    @property
+    def active_checkpoint(self) -> Callable[[], None] | None:
+        """The check :meth:`checkpoint` runs now: a ``cancelled`` probe handed out during a call keeps it, so the
+        probe still propagates its call's predicate when a check asks it after the call."""
+        return self._checkpoint
 
     def settle(self) -> None:
         """Wait until every callback Node made so far has run: observers (events, diagnostics) are not awaited by
@@ -230,7 +244,8 @@ class NodeSdk:
         if "$error" in value:
             return raised(rebuild_error(value["$error"]), value["$error"])
         if "$signal" in value:
-            return Signal(bool(value["$signal"].get("aborted")))
+            handle = value["$signal"].get("handle")
+            return Signal(bool(value["$signal"].get("aborted")), int(handle) if handle is not None else None)
         return Data({key: self.decode(item) for key, item in value.items()})
 
     # -- callbacks --------------------------------------------------------------------------------------------

@@ -57,6 +57,11 @@ def _runs_in_node(item: pytest.Item) -> bool:
     return (isinstance(mode, Mode) and mode.flavour == "node") or params.get("flavour") == "node"
 
 
+_TASK_CANCELLATION: Final = (
+    "cancelling the asyncio task running a run is the Python SDK's form; a Node run has no task to cancel and is "
+    "stopped through its AbortSignal (the cancelled-predicate checks)"
+)
+
 # Checks about what only the Python SDK has, by test name (relative to conformance/contracts/), with why.
 PYTHON_ONLY: Final[dict[str, str]] = {
     "toolset/check_flavour.py": "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form",
@@ -65,6 +70,10 @@ PYTHON_ONLY: Final[dict[str, str]] = {
     ),
     "toolset/check_results.py::test_action_results_must_be_string_or_none[node-bytes]": (
         "bytes is a Python type; a JavaScript driver has no value that crosses as it"
+    ),
+    "runner/check_computer_safety.py::test_task_cancelled_while_approval_is_pending": _TASK_CANCELLATION,
+    "runner/check_computer_safety.py::test_callback_suppressing_task_cancellation_still_stops_effects": (
+        _TASK_CANCELLATION
     ),
     "toolset/check_schemas.py::test_declared_field_schemas_match_snapshot": (
         "the snapshot is a regression record of the Python SDK's declarations, not a reading of the documents"

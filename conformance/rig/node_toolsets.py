@@ -68,7 +68,8 @@ def driver_proxy(
 ) -> JsObject:
     """A Node object with the driver's ``state`` and each browser member it implements (each as ``wrap`` makes it)."""
     methods: dict[str, Callable[..., Any]] = {}
-    for name in ("state", *ALL_NAMES):
+    # close too, though no member: a check must see it if the SDK ever closes the caller's driver (TS-LIFE-003).
+    for name in ("state", "close", *ALL_NAMES):
         method = getattr(driver, name, None)
         if name != "list_tabs" and callable(method):
             methods[name] = wrap(as_node_callable(method))

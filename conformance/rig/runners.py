@@ -112,7 +112,13 @@ def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> BrowserToo
 
 
 def computer_toolset(flavour: Flavour, driver: Any, **options: Any) -> ComputerToolsetOf:
-    python_only(flavour, "the Python SDK's ComputerToolset")
+    """The SDK computer toolset of ``flavour`` over ``driver`` (for ``node``, the Node SDK's toolset behind the
+    Python one's interface: :mod:`conformance.rig.node_computer_toolset`)."""
+    if flavour == "node":
+        from conformance.rig.node_computer_toolset import NodeComputerToolset
+
+        node: Any = NodeComputerToolset(driver, **options)
+        return cast(ComputerToolsetOf, node)
     kind = ComputerToolset if flavour == "sync" else AsyncComputerToolset
     toolset: ComputerToolsetOf = kind(driver, **options)
     return toolset

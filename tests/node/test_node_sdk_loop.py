@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.contracts.runner._node_scenario import Cancellation
 from conformance.contracts.runner._scenario import LOOKUP_SCHEMA, ScenarioRun, Setup, load
 from conformance.rig.modes import NODE_MODES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeError, NodeSdk
+from conformance.rig.node_callbacks import NodeCancellation
 from tests.node.test_node_sdk import INSTALLED, certify, failed, statuses
 
 pytestmark = pytest.mark.skipif(
@@ -197,13 +197,13 @@ def test_a_typed_registration_refuses_a_schema_the_kit_cannot_validate_in_full(s
             _typed(sdk, lambda arguments: "ok", schema)
 
 
-def _aborted(sdk: NodeSdk, cancellation: Cancellation) -> bool:
+def _aborted(sdk: NodeSdk, cancellation: NodeCancellation) -> bool:
     return bool(sdk.invoke("get", {"target": cancellation.signal, "name": "aborted"}))
 
 
 def test_cancellation_aborts_once_a_callback_has_made_the_predicate_true(sdk: NodeSdk) -> None:
     flag: list[bool] = []
-    cancellation = Cancellation(sdk, lambda: bool(flag))
+    cancellation = NodeCancellation(sdk, lambda: bool(flag))
     driver = sdk.proxy({"quiet": lambda *_: "quiet", "flip": lambda *_: flag.append(True) or "flipped"})
     with sdk.checkpoint(cancellation.check):
         assert driver.call("quiet") == "quiet"
@@ -216,7 +216,7 @@ def test_cancellation_aborts_once_a_callback_has_made_the_predicate_true(sdk: No
 
 def test_cancellation_is_not_checked_outside_its_run(sdk: NodeSdk) -> None:
     flag = [True]
-    cancellation = Cancellation(sdk, lambda: bool(flag))
+    cancellation = NodeCancellation(sdk, lambda: bool(flag))
     driver = sdk.proxy({"quiet": lambda *_: "quiet"})
     assert driver.call("quiet") == "quiet"
     assert not _aborted(sdk, cancellation)

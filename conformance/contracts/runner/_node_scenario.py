@@ -8,7 +8,7 @@ records each request as it does for the Python SDK. So every check reads a Node 
 one. Setup features the kit has not mapped to the Node SDK's options make the check "not checked", with the name.
 
 ``iterate`` advances the Node runner's async generator a turn at a time (:class:`NodeTurn`), and the ``cancelled``
-option becomes the run's AbortSignal (:class:`Cancellation`).
+option becomes the run's AbortSignal (:class:`~conformance.rig.node_callbacks.NodeCancellation`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import browser_probe, computer_probe
 from conformance.rig.node import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
+from conformance.rig.node_callbacks import NodeCancellation, node_callback
 from conformance.rig.node_ledger import NodeLedger
 
 if TYPE_CHECKING:
@@ -193,24 +194,23 @@ class NodeComputerToolset:
         return self.toolset.call("close")
 
 
-def _approval(scenario: ScenarioRun, name: str, spec: Approval) -> Callable[..., Any]:
-    """The Node form of ``ScenarioRun._approval``: the same timeline entry, probe-log record and reply."""
+def _computer_approval(scenario: ScenarioRun, name: str, spec: Approval) -> Any:
+    """``Setup.<name>`` as the Node runner calls it: the scenario's own recording callback (the same timeline entry,
+    probe-log record with the ``cancelled`` probe it got, and reply as in a Python run), given ``cancelled`` only
+    when it declares it, and able to edit what it received in place as a JavaScript callback can."""
+    # approveSafetyChecks(call, {signal}); beforeAction(action, call, {signal})
+    context_at = 1 if name == "approve_safety_checks" else 2
+    return node_callback(shared_sdk(), scenario._approval(name, spec), 1, context_at=context_at, edits=True)
 
-    def answer(received: Any, *_context: Any) -> object:
-        label = (received.get("call_id") if isinstance(received, dict) else None) or (
-            received.get("type", "") if isinstance(received, dict) else ""
-        )
-        scenario.timeline.add(f"{name}:{label}")
-        scenario.probe_log.record(name, (received,), object())
-        if spec.side_effect is not None:
-            spec.side_effect(received)
-        reply = spec.reply
-        value = reply(received) if callable(reply) else reply
-        if isinstance(value, BaseException):
-            raise value
-        return value
 
-    return answer
+def _diagnostics(scenario: ScenarioRun, observer: Callable[[Any], object] | None) -> Callable[[Any], object]:
+    """The run's ``onDiagnostic``: the scenario records every event, then the check's own observer (if any) runs."""
+
+    def observe(event: Any) -> object:
+        scenario.diagnostics.append(event)
+        return None if observer is None else observer(event)
+
+    return observe
 
 
 def _budget(budget: Mapping[str, Any]) -> dict[str, Any]:
@@ -274,12 +274,12 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
                 user_on_event(event)
 
         options["onEvent"] = on_event
-    options["onDiagnostic"] = scenario.diagnostics.append
+    options["onDiagnostic"] = _diagnostics(scenario, given.pop("on_diagnostic", None))
     computer_options: dict[str, Any] = {}
     for name, spec in (("approveSafetyChecks", setup.approve_safety_checks), ("beforeAction", setup.before_action)):
         if spec is not None:
             python_name = "approve_safety_checks" if name == "approveSafetyChecks" else "before_action"
-            computer_options[name] = _approval(scenario, python_name, spec)
+            computer_options[name] = _computer_approval(scenario, python_name, spec)
     for python_name, node_name in (("approve_safety_checks", "approveSafetyChecks"), ("before_action", "beforeAction")):
         if python_name in given:
             callback = given.pop(python_name)
@@ -292,7 +292,7 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
     budget = given.pop("context_budget", None)
     if budget is not None:
         options["contextBudget"] = _budget(budget)
-    # ``cancelled`` becomes the run's AbortSignal in _prepared, which keeps the Cancellation for the run.
+    # ``cancelled`` becomes the run's AbortSignal in _prepared, which keeps the NodeCancellation for the run.
     given.pop("cancelled", None)
     for name, value in given.items():
         if name not in _RENAMED_OPTIONS:
@@ -333,7 +333,7 @@ def _prepared(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: M
         if name in arguments:
             _unadapted(f"the request parameter {name}")
     cancelled = {**setup.run_options, **overrides}.get("cancelled")
-    cancellation = None if cancelled is None else Cancellation(sdk, cancelled)
+    cancellation = None if cancelled is None else NodeCancellation(sdk, cancelled)
     if cancellation is not None:
         options["signal"] = cancellation.signal
     return _Prepared(sdk, runner, client, arguments, options, cancellation)
@@ -434,30 +434,6 @@ class NodeTurn:
         self._append_user_text.call("call", None, text)
 
 
-class Cancellation:
-    """The Node form of the ``cancelled`` run option: an AbortSignal in the run's options, aborted once the
-    predicate is true.
-
-    The Python SDK asks its predicate before each effect and request; a Python predicate cannot run inside Node,
-    so the kit asks it instead before the run and after every Python callback, before Node learns the callback's
-    answer (:meth:`NodeSdk.checkpoint`): during a run, the scenario's Python code (and so anything in it that could
-    make the predicate true) runs only in callbacks. The signal is therefore aborted before the runner can take its
-    next step. (A predicate made true by some other thread would be seen only at the next callback.)
-    """
-
-    def __init__(self, sdk: NodeSdk, cancelled: Callable[[], object]) -> None:
-        made = sdk.invoke("abortController", {})
-        self.controller: JsObject = made["controller"]
-        self.signal: JsObject = made["signal"]
-        self.cancelled = cancelled
-        self.aborted = False
-
-    def check(self) -> None:
-        if not self.aborted and self.cancelled():
-            self.aborted = True
-            self.controller.call("abort")
-
-
 @dataclass
 class _Prepared:
     """What one Node run needs, built by :func:`_prepared`, and its cancellation if the run has one."""
@@ -467,7 +443,7 @@ class _Prepared:
     client: JsObject
     arguments: dict[str, Any]
     options: dict[str, Any]
-    cancellation: Cancellation | None
+    cancellation: NodeCancellation | None
 
     @contextmanager
     def watching(self) -> Iterator[None]:
@@ -475,6 +451,5 @@ class _Prepared:
         if self.cancellation is None:
             yield
             return
-        self.cancellation.check()
-        with self.sdk.checkpoint(self.cancellation.check):
+        with self.cancellation.watching():
             yield

@@ -24,6 +24,7 @@ import pytest
 from openai.lib.responses_tool_runner import ToolRunnerCancelledError, ToolRunnerError
 
 from conformance.assertions import expect
+from conformance.contracts.runner._node_scenario import close_at_first_turn_in_node
 from conformance.contracts.runner._scenario import (
     ALL_MODES,
     Approval,
@@ -579,13 +580,15 @@ def test_closing_iterate_at_the_boundary_asks_no_computer_approval(mode: Mode) -
     # must not be asked to approve a call the application then abandons by closing the iterator.
     setup = Setup(computer=True, early_execution={}, approve_safety_checks=Approval(), before_action=Approval())
     harness = ScenarioRun(load(CHECKED), setup, mode)
-    runner = harness.build_runner()
-    kwargs = harness.run_kwargs()
-    if mode.flavour == "sync":
+    if mode.flavour == "node":
+        close_at_first_turn_in_node(harness)
+    elif mode.flavour == "sync":
+        runner, kwargs = harness.build_runner(), harness.run_kwargs()
         iterator = runner.iterate(harness.client(), dict(harness.setup.params), **kwargs)
         next(iterator)
         iterator.close()
     else:
+        runner, kwargs = harness.build_runner(), harness.run_kwargs()
 
         async def go() -> None:
             iterator = runner.iterate(harness.client(), dict(harness.setup.params), **kwargs)

@@ -400,7 +400,7 @@ def test_from_tool_registrations_can_be_independent(mode: Mode) -> None:
 # ------------------------------------------------------------------------------------------ async cancellation
 
 # Only async runners have a task to cancel, and only eager ledger-free runs overlap. The Node SDK's runner is
-# cancelled through its run's AbortSignal instead (its `cancelled` mapping, see _node_scenario.Cancellation); an
+# cancelled through its run's AbortSignal instead (its `cancelled` mapping, see rig.node_callbacks.NodeCancellation); an
 # abort is final (aborting again changes nothing), so the Node runner has no repeated cancellation to check.
 CANCELLABLE = [
     pytest.param(mode, cancellations, id=f"{mode.id}-{cancellations}")
