@@ -78,10 +78,6 @@ PYTHON_ONLY: Final[dict[str, str]] = {
     "toolset/check_schemas.py::test_declared_field_schemas_match_snapshot": (
         "the snapshot is a regression record of the Python SDK's declarations, not a reading of the documents"
     ),
-    "runner/check_computer_safety.py::test_callbacks_get_the_cancellation_probe_only_when_declared": (
-        "a keyword-only cancelled parameter is a Python declaration; a Node approval callback gets the run's "
-        "AbortSignal in its options whatever it declares"
-    ),
     "runner/check_turns.py::test_task_cancellation_raises_runner_cancelled_error": (
         "cancelling the asyncio task of a run is the Python async runner's; the Node runner is cancelled through its "
         "AbortSignal (checked by RN-CANCEL-001 and RN-CONC-010) and lets a running function finish unless the "
