@@ -6,11 +6,16 @@ than failing on a machine that cannot run JavaScript at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from conformance.harness.node.bridge import NodeHostError, find_node
+
+if TYPE_CHECKING:
+    from conformance.rig.node import NodeSdk
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -35,3 +40,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # What the wheel carries is checked without running any JavaScript.
         if item.path.is_relative_to(here) and item.path.name != "test_node_packaging.py":
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy of the installed npm openai per module; each patch (tests/node/npm_patches.py) edits a copy of it."""
+    from tests.node.npm_patches import copy_installed
+
+    return copy_installed(tmp_path_factory.mktemp("openai-npm") / "openai")
+
+
+@pytest.fixture(scope="module")
+def sdk() -> Iterator[NodeSdk]:
+    """A Node SDK broker (its own Node host) per module, closed after it."""
+    from conformance.rig.node import NodeSdk
+
+    broker = NodeSdk()
+    yield broker
+    broker.close()

@@ -4,7 +4,6 @@ predicate as an AbortSignal, the live probe of a signal Node passed, and in-plac
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,13 +12,6 @@ from conformance.rig.node import Data, JsObject, NodeSdk, Signal
 from conformance.rig.node_callbacks import NodeCancellation, as_edited, live_probe, node_callback
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
-
-
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[NodeSdk]:
-    broker = NodeSdk()
-    yield broker
-    broker.close()
 
 
 def _aborted(sdk: NodeSdk, signal: JsObject) -> bool:

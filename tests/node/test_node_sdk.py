@@ -8,54 +8,29 @@ certificate must blame exactly the patched clause.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.rig.node_subject import node_sdk_version
-
-ROOT = Path(__file__).resolve().parents[2]
-INSTALLED = ROOT / "node_modules" / "openai"
+from tests.node.npm_patches import (
+    INSTALLED,
+    ROOT,
+    NpmPatch,
+    assert_fails_exactly_its_clause,
+    assert_unpatched_passes,
+    certify,
+    failed,
+    statuses,
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
 )
-
-
-def certify(tmp_path: Path, *selection: str, openai: Path | None = None) -> dict[str, Any]:
-    """Run ``pytest --node-sdk`` on ``selection`` in a fresh interpreter; the certificate it wrote."""
-    out = tmp_path / "certificate"
-    environment = {**os.environ}
-    environment.pop("DRIVERKIT_NODE_OPENAI", None)
-    if openai is not None:
-        environment["DRIVERKIT_NODE_OPENAI"] = str(openai)
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q", "--node-sdk"]
-    done = subprocess.run(
-        [*command, "--certificate", str(out), *selection],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert (out / "certificate.json").is_file(), done.stdout[-3000:] + done.stderr[-3000:]
-    certificate: dict[str, Any] = json.loads((out / "certificate.json").read_text("utf-8"))
-    certificate["exit"] = done.returncode
-    return certificate
-
-
-def statuses(certificate: dict[str, Any]) -> dict[str, str]:
-    return {clause["id"]: clause["status"] for clause in certificate["clauses"]}
-
-
-def failed(certificate: dict[str, Any]) -> set[str]:
-    return {clause for clause, status in statuses(certificate).items() if status == "failed"}
 
 
 def test_the_node_sdk_certificate_names_the_npm_package_and_conforms_on_the_loop(tmp_path: Path) -> None:
@@ -128,27 +103,9 @@ def test_driverkit_certify_keeps_the_rootdir_with_two_workers_and_a_folder_outsi
 # ------------------------------------------------------------------------------------------ patched Node SDKs
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One copy of the installed npm openai; each patch edits a copy of this copy."""
-    folder = tmp_path_factory.mktemp("openai-npm") / "openai"
-    shutil.copytree(INSTALLED, folder, symlinks=True)
-    yield folder
-
-
-def patched(pristine: Path, tmp_path: Path, file: str, old: str, new: str) -> Path:
-    folder = tmp_path / "openai"
-    shutil.copytree(pristine, folder, symlinks=True)
-    target = folder / file
-    text = target.read_text("utf-8")
-    assert text.count(old) == 1, f"the patch point moved in {file}: {old!r}"
-    target.write_text(text.replace(old, new), "utf-8")
-    return folder
-
-
-PATCHES = {
+PATCHES: dict[str, NpmPatch] = {
     # The runner's default request limit raised from 20 to 21.
-    "default-steps": (
+    "default-steps": NpmPatch.one(
         "helpers/responses-tool-runner.mjs",
         "(source?.max_steps ?? 20)",
         "(source?.max_steps ?? 21)",
@@ -156,7 +113,7 @@ PATCHES = {
         "RN-STEPS-002",
     ),
     # Eager runs never start a call at its done event (they wait for the completed response).
-    "never-eager": (
+    "never-eager": NpmPatch.one(
         "helpers/responses-tool-runner.mjs",
         "if (options.eager === true && event.type === 'response.output_item.done') {",
         "if (false && event.type === 'response.output_item.done') {",
@@ -164,7 +121,7 @@ PATCHES = {
         "RN-STREAM-002",
     ),
     # The browser toolset takes any truthy confirm answer as consent, not only exactly true.
-    "truthy-confirm": (
+    "truthy-confirm": NpmPatch.one(
         "helpers/browser.mjs",
         "(await policy.confirm?.(protectBrowserOutput(structuredClone(context)), { signal })) !== true) {",
         "!(await policy.confirm?.(protectBrowserOutput(structuredClone(context)), { signal }))) {",
@@ -176,17 +133,11 @@ PATCHES = {
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    file, old, new, check, clause = PATCHES[patch]
-    certificate = certify(tmp_path, check, openai=patched(pristine, tmp_path, file, old, new))
-    assert failed(certificate) == {clause}, statuses(certificate)
-    assert certificate["exit"] != 0
+    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
 
 
 def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    checks = sorted({check for _file, _old, _new, check, _clause in PATCHES.values()})
-    certificate = certify(tmp_path, *checks, openai=pristine)
-    assert not failed(certificate), statuses(certificate)
-    assert certificate["exit"] == 0
+    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
 
 
 def test_the_node_baseline_parses_and_names_only_node_checks() -> None:

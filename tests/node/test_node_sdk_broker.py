@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,13 +16,6 @@ from conformance.rig.node import NodeSdk, NodeToolRunnerError
 from conformance.rig.node_toolsets import NodeBrowserToolset
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
-
-
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[NodeSdk]:
-    broker = NodeSdk()
-    yield broker
-    broker.close()
 
 
 @pytest.fixture(autouse=True)

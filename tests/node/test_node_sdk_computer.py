@@ -11,17 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.node.test_node_sdk import certify, failed, patched, statuses
-from tests.node.test_node_sdk import pristine as pristine  # the module-scoped copy fixture
+from tests.node.npm_patches import (
+    NpmPatch,
+    assert_fails_exactly_its_clause,
+    assert_unpatched_passes,
+)
 
 COMPUTER = "helpers/computer.mjs"
 RUNNER = "helpers/responses-tool-runner.mjs"
 TOOLSET_CHECKS = "conformance/contracts/toolset/check_computer.py"
 SAFETY_CHECKS = "conformance/contracts/runner/check_computer_safety.py"
 
-PATCHES = {
+PATCHES: dict[str, NpmPatch] = {
     # The constructor takes a driver without wait().
-    "optional-wait": (
+    "optional-wait": NpmPatch.one(
         COMPUTER,
         "wait: computerDriverMethod(driver, 'wait'),",
         "wait: driver.wait ?? (() => undefined),",
@@ -29,7 +32,7 @@ PATCHES = {
         "TS-COMP-001",
     ),
     # Every wait action runs twice.
-    "wait-twice": (
+    "wait-twice": NpmPatch.one(
         COMPUTER,
         "            await this.perform(action, snapshot, policy);",
         "            await this.perform(action, snapshot, policy);\n"
@@ -38,7 +41,7 @@ PATCHES = {
         "TS-COMP-002",
     ),
     # Any truthy answer approves pending safety checks.
-    "truthy-safety-approval": (
+    "truthy-safety-approval": NpmPatch.one(
         COMPUTER,
         "                if (approved !== true) {\n"
         "                    throw new OpenAIError('ComputerToolset requires explicit approval",
@@ -48,7 +51,7 @@ PATCHES = {
         "TS-COMP-003",
     ),
     # The final screenshot is captured without asking beforeAction.
-    "unasked-final-screenshot": (
+    "unasked-final-screenshot": NpmPatch.one(
         COMPUTER,
         "        if (needsScreenshot) {",
         "        if (false) {",
@@ -56,7 +59,7 @@ PATCHES = {
         "TS-COMP-004",
     ),
     # A blank image_url passes screenshot validation.
-    "blank-screenshot-url": (
+    "blank-screenshot-url": NpmPatch.one(
         COMPUTER,
         "(image_url !== undefined && (typeof image_url !== 'string' || !image_url.trim()))",
         "(image_url !== undefined && typeof image_url !== 'string')",
@@ -64,7 +67,7 @@ PATCHES = {
         "TS-COMP-005",
     ),
     # A failing click is tried once more.
-    "retried-click": (
+    "retried-click": NpmPatch.one(
         COMPUTER,
         "await this.driver.click(dispatched, { signal: options.signal });",
         "await this.driver.click(dispatched, { signal: options.signal })"
@@ -73,7 +76,7 @@ PATCHES = {
         "TS-COMP-006",
     ),
     # double_click is not given the signal.
-    "unsignalled-double-click": (
+    "unsignalled-double-click": NpmPatch.one(
         COMPUTER,
         "await this.driver.double_click(dispatched, { signal: options.signal });",
         "await this.driver.double_click(dispatched, { signal: undefined });",
@@ -81,7 +84,7 @@ PATCHES = {
         "TS-COMP-007",
     ),
     # beforeAction is handed the action the driver will run, not a copy.
-    "shared-action": (
+    "shared-action": NpmPatch.one(
         COMPUTER,
         "            const view = structuredClone(action);",
         "            const view = action;",
@@ -89,7 +92,7 @@ PATCHES = {
         "TS-COMP-008",
     ),
     # execute() drops the caller's signal.
-    "ignored-signal": (
+    "ignored-signal": NpmPatch.one(
         COMPUTER,
         "            return await this.executeOwned(call, snapshotComputerPolicy(options));",
         "            return await this.executeOwned(call, { ...snapshotComputerPolicy(options), signal: undefined });",
@@ -97,7 +100,7 @@ PATCHES = {
         "TS-COMP-009",
     ),
     # close() also closes the caller's computer driver.
-    "closes-the-driver": (
+    "closes-the-driver": NpmPatch.one(
         COMPUTER,
         "        this.lifecycle = new RunnerLifecycle();\n        const methods = {",
         "        this.lifecycle = new RunnerLifecycle();\n"
@@ -107,7 +110,7 @@ PATCHES = {
         "TS-LIFE-003",
     ),
     # The runner does not hand the computer toolset the run's signal (approvals get none).
-    "runner-drops-computer-signal": (
+    "runner-drops-computer-signal": NpmPatch.one(
         RUNNER,
         "            const output = await this.computer.execute(item, {\n                signal,",
         "            const output = await this.computer.execute(item, {\n                signal: undefined,",
@@ -115,7 +118,7 @@ PATCHES = {
         "RN-SAFETY-007",
     ),
     # The same defect seen from the other side: a stop reported in an approval no longer stops the actions.
-    "runner-drops-computer-signal-stop": (
+    "runner-drops-computer-signal-stop": NpmPatch.one(
         RUNNER,
         "            const output = await this.computer.execute(item, {\n                signal,",
         "            const output = await this.computer.execute(item, {\n                signal: undefined,",
@@ -124,7 +127,7 @@ PATCHES = {
     ),
     # approveSafetyChecks is handed the call the toolset goes on to run, not a copy (edits made through the kit's
     # bridge land on it, as a JavaScript callback's would).
-    "shared-approval-call": (
+    "shared-approval-call": NpmPatch.one(
         COMPUTER,
         "const view = structuredClone({ ...snapshot, pending_safety_checks: checks });",
         "const view = snapshot;",
@@ -132,7 +135,7 @@ PATCHES = {
         "RN-SAFETY-012",
     ),
     # A completed approval waits for the diagnostics observer, so a failing observer fails the approval.
-    "awaited-approval-observer": (
+    "awaited-approval-observer": NpmPatch.one(
         COMPUTER,
         "reportDiagnostic(policy.onDiagnostic, { api: 'computer', stage: 'approval', reason: 'completed', "
         "call_id: snapshot.call_id }, started);",
@@ -146,17 +149,8 @@ PATCHES = {
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_a_patched_node_computer_toolset_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    file, old, new, check, clause = PATCHES[patch]
-    certificate = certify(tmp_path, check, openai=patched(pristine, tmp_path, file, old, new))
-    assert failed(certificate) == {clause}, statuses(certificate)
-    assert certificate["exit"] != 0
+    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
 
 
 def test_an_unpatched_copy_passes_the_same_computer_checks(pristine: Path, tmp_path: Path) -> None:
-    checks = sorted({check for _file, _old, _new, check, _clause in PATCHES.values()})
-    certificate = certify(tmp_path, *checks, openai=pristine)
-    assert not failed(certificate), statuses(certificate)
-    assert certificate["exit"] == 0
-    checked = statuses(certificate)
-    for clause in {clause for *_rest, clause in PATCHES.values()}:
-        assert checked[clause] == "passed", (clause, checked[clause])
+    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)

@@ -18,7 +18,14 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 
 from conformance.rig.decisions import Action, run_decisions
 from conformance.rig.node import NodeSdk
-from tests.node.test_node_sdk import INSTALLED, certify, failed, statuses
+from tests.node.npm_patches import (
+    INSTALLED,
+    NpmPatch,
+    assert_fails_exactly_its_clause,
+    assert_unpatched_passes,
+    certify,
+    statuses,
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
@@ -28,51 +35,30 @@ RUNNER = "helpers/decisions-tool-runner.mjs"
 CHECKS = "conformance/contracts/runner/"
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One copy of the installed npm openai; each patch edits a copy of this copy."""
-    folder = tmp_path_factory.mktemp("openai-npm") / "openai"
-    shutil.copytree(INSTALLED, folder, symlinks=True)
-    yield folder
-
-
-def patched(pristine: Path, tmp_path: Path, file: str, replacements: tuple[tuple[str, str], ...]) -> Path:
-    folder = tmp_path / "openai"
-    shutil.copytree(pristine, folder, symlinks=True)
-    target = folder / file
-    text = target.read_text("utf-8")
-    for old, new in replacements:
-        assert text.count(old) == 1, f"the patch point moved in {file}: {old!r}"
-        text = text.replace(old, new)
-    target.write_text(text, "utf-8")
-    return folder
-
-
-# name -> (file, replacements, check, clause)
-PATCHES: dict[str, tuple[str, tuple[tuple[str, str], ...], str, str]] = {
+PATCHES: dict[str, NpmPatch] = {
     # verify answering any truthy value reports "verified".
-    "truthy-verify": (
+    "truthy-verify": NpmPatch(
         RUNNER,
         (("if (verified === true) {", "if (verified) {"),),
         CHECKS + "check_exact_booleans.py::test_truthy_verify_never_verifies",
         "RN-DEC-001",
     ),
     # 256 candidates accepted.
-    "candidate-limit": (
+    "candidate-limit": NpmPatch(
         RUNNER,
         (("if (length < 1 || length > 255) {", "if (length < 1 || length > 256) {"),),
         CHECKS + "check_decisions.py::test_candidate_count_limit",
         "RN-DEC-005",
     ),
     # An action chosen on the last allowed request runs.
-    "last-step-runs": (
+    "last-step-runs": NpmPatch(
         RUNNER,
         (("if (step === maxSteps - 1) {\n                        stop('step_limit');", "if (false) {"),),
         CHECKS + "check_decisions.py::test_choice_on_last_request_does_not_run",
         "RN-DEC-006",
     ),
     # A truthy done flag makes the done candidate.
-    "truthy-done": (
+    "truthy-done": NpmPatch(
         RUNNER,
         (
             ("(done !== undefined && done !== false && done !== true)) {", "false) {"),
@@ -82,21 +68,21 @@ PATCHES: dict[str, tuple[str, tuple[tuple[str, str], ...], str, str]] = {
         "RN-DEC-009",
     ),
     # The documented detail "original" is refused.
-    "no-original-detail": (
+    "no-original-detail": NpmPatch(
         RUNNER,
         (("['low', 'high', 'auto', 'original']", "['low', 'high', 'auto']"),),
         CHECKS + "check_decisions_observations.py::test_documented_observation_forms_are_sent_as_given",
         "RN-DEC-010",
     ),
     # The runner keeps the application's observation parts instead of its own copy.
-    "no-snapshot": (
+    "no-snapshot": NpmPatch(
         RUNNER,
         (("const captured = structuredClone(entries);", "const captured = entries;"),),
         CHECKS + "check_decisions_observations.py::test_runner_sends_its_own_snapshot",
         "RN-DEC-012",
     ),
     # The selected candidate is reported without its ID before dispatch.
-    "anonymous-selection": (
+    "anonymous-selection": NpmPatch(
         RUNNER,
         (
             (
@@ -108,7 +94,7 @@ PATCHES: dict[str, tuple[str, tuple[tuple[str, str], ...], str, str]] = {
         "RN-DIAG-002",
     ),
     # A truthy computer flag is accepted by the Responses runner at construction.
-    "truthy-early-computer": (
+    "truthy-early-computer": NpmPatch(
         "helpers/responses-tool-runner.mjs",
         (("(computer !== undefined && typeof computer !== 'boolean')", "false"),),
         CHECKS + "check_exact_booleans.py::test_truthy_computer_flag_fails_construction",
@@ -119,20 +105,11 @@ PATCHES: dict[str, tuple[str, tuple[tuple[str, str], ...], str, str]] = {
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_a_patched_node_decisions_runner_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    file, replacements, check, clause = PATCHES[patch]
-    certificate = certify(tmp_path, check, openai=patched(pristine, tmp_path, file, replacements))
-    assert failed(certificate) == {clause}, statuses(certificate)
-    assert certificate["exit"] != 0
+    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
 
 
 def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    checks = sorted({check for _file, _replacements, check, _clause in PATCHES.values()})
-    certificate = certify(tmp_path, *checks, openai=pristine)
-    assert not failed(certificate), statuses(certificate)
-    assert certificate["exit"] == 0
-    checked = statuses(certificate)
-    for _file, _replacements, _check, clause in PATCHES.values():
-        assert checked[clause] == "passed", (clause, checked[clause])
+    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
 
 
 def test_the_decisions_suite_checks_the_node_runner(tmp_path: Path) -> None:

@@ -20,9 +20,13 @@ from conformance.probes import browser_probe
 from conformance.rig import checkpoint_ledger
 from conformance.rig.node_ledger import NodeLedger
 from conformance.rig.node_toolsets import NodeBrowserToolset
-from tests.node.test_node_sdk import INSTALLED, certify, failed, patched, pristine, statuses
-
-__all__ = ["pristine"]  # the shared module fixture: one copy of the installed package per module
+from tests.node.npm_patches import (
+    INSTALLED,
+    NpmPatch,
+    assert_fails_exactly_its_clause,
+    assert_unpatched_passes,
+    statuses,
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
@@ -36,9 +40,9 @@ BROWSER = "helpers/browser.mjs"
 DIAGNOSTIC_EVENTS = "internal/runner-diagnostics.mjs"
 
 # name: (file, old text, new text, the check to run, the clause it must fail)
-PATCHES: dict[str, tuple[str, str, str, str, str]] = {
+PATCHES: dict[str, NpmPatch] = {
     # Saving stops once a call has been attempted: nothing is saved after the first effect.
-    "no-saves-after-effects": (
+    "no-saves-after-effects": NpmPatch.one(
         RUNNER,
         "            const revision = ledger.revision + 1;",
         "            if (ledger.attempted_call_ids.length > 0) return;\n"
@@ -47,7 +51,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "RN-LEDGER-002",
     ),
     # The save before an effect is dropped: the last save before a call does not show it attempted.
-    "no-save-before-effect": (
+    "no-save-before-effect": NpmPatch.one(
         RUNNER,
         "        attempted.push(item.call_id);\n        await record?.();\n",
         "        attempted.push(item.call_id);\n",
@@ -55,7 +59,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "RN-LEDGER-005",
     ),
     # The save after an effect comes before the call is marked returned.
-    "save-after-effect-too-early": (
+    "save-after-effect-too-early": NpmPatch.one(
         RUNNER,
         "        completed.push(item.call_id);\n        await record?.();\n        if (record && turn.browserFailed) {",
         "        await record?.();\n        completed.push(item.call_id);\n        if (record && turn.browserFailed) {",
@@ -63,7 +67,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "RN-LEDGER-006",
     ),
     # A checkpoint saved in the middle of a turn (phase pending) is resumed as a boundary without its unfinished turn.
-    "resume-from-pending": (
+    "resume-from-pending": NpmPatch.one(
         RUNNER,
         "        const resume = ledgerCopy(config.resumeFrom ?? null);",
         "        const saved = ledgerCopy(config.resumeFrom ?? null);\n"
@@ -73,7 +77,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "RN-LEDGER-003",
     ),
     # A resumed run counts its requests from zero again.
-    "budget-restarts-on-resume": (
+    "budget-restarts-on-resume": NpmPatch.one(
         RUNNER,
         "            consumed_requests: resume?.consumed_requests ?? 0,",
         "            consumed_requests: 0,",
@@ -81,7 +85,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "RN-LEDGER-004",
     ),
     # The toolset does not hand the call's signal to the driver method.
-    "driver-without-signal": (
+    "driver-without-signal": NpmPatch.one(
         BROWSER,
         "                result = await handler(args, { signal });",
         "                result = await handler(args, {});",
@@ -89,7 +93,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "TS-CONF-010",
     ),
     # Diagnostic events carry an extra field.
-    "diagnostic-extra-field": (
+    "diagnostic-extra-field": NpmPatch.one(
         DIAGNOSTIC_EVENTS,
         "            member: event.member ?? null,",
         "            member: event.member ?? null,\n            tab: 'tab-1',",
@@ -97,7 +101,7 @@ PATCHES: dict[str, tuple[str, str, str, str, str]] = {
         "TS-DIAG-001",
     ),
     # The approval's diagnostic is awaited, so an observer that fails stops the action.
-    "observer-failure-stops-action": (
+    "observer-failure-stops-action": NpmPatch.one(
         BROWSER,
         "                    reportDiagnostic(observer, { api: 'browser', stage, reason: 'completed', call_id: "
         "snapshot.call_id, member }, started);",
@@ -114,16 +118,12 @@ EXECUTE_OPTION_CLAUSES = ("TS-CONF-010", "TS-DIAG-001", "TS-DIAG-002")
 
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    file, old, new, check, clause = PATCHES[patch]
-    certificate = certify(tmp_path, check, openai=patched(pristine, tmp_path, file, old, new))
-    assert failed(certificate) == {clause}, statuses(certificate)
-    assert certificate["exit"] != 0
+    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
 
 
 def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    certificate = certify(tmp_path, LEDGER, "conformance/contracts/runner/check_mcp.py", CONFIRMATION, DIAGNOSTICS)
-    assert not failed(certificate), statuses(certificate)
-    assert certificate["exit"] == 0
+    more = (LEDGER, "conformance/contracts/runner/check_mcp.py", CONFIRMATION, DIAGNOSTICS)
+    certificate = assert_unpatched_passes(PATCHES.values(), pristine, tmp_path, *more)
     checked = statuses(certificate)
     for clause in (*NEWLY_CHECKED, *EXECUTE_OPTION_CLAUSES, "RN-MCP-006"):
         assert checked[clause] == "passed", (clause, checked[clause])

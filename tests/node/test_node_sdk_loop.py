@@ -8,7 +8,6 @@ while an unpatched copy passes the same checks. The kit's own Node adaptations a
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,12 @@ from conformance.contracts.runner._scenario import LOOKUP_SCHEMA, ScenarioRun, S
 from conformance.rig.modes import NODE_MODES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeError, NodeSdk
 from conformance.rig.node_callbacks import NodeCancellation
-from tests.node.test_node_sdk import INSTALLED, certify, failed, statuses
+from tests.node.npm_patches import (
+    INSTALLED,
+    NpmPatch,
+    assert_fails_exactly_its_clause,
+    assert_unpatched_passes,
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
@@ -29,18 +33,19 @@ LIVE = "conformance/contracts/runner/check_live_streams.py"
 TURNS = "conformance/contracts/runner/check_turns.py"
 CONCURRENCY = "conformance/contracts/runner/check_concurrency.py"
 
-PATCHES = {
+PATCHES: dict[str, NpmPatch] = {
     # A function call whose output item is still in progress (or incomplete) counts as completed: it passes the
     # item validation and dispatch (two places test the status; both take the widened list).
-    "runs-unfinished-items": (
+    "runs-unfinished-items": NpmPatch.one(
         RUNNER,
         "[undefined, null, 'completed'].includes(item.status)",
         "[undefined, null, 'completed', 'in_progress', 'incomplete'].includes(item.status)",
         f"{LIVE}::test_live_stream_outcome[live-call-in-progress-node-plain]",
         "RN-STREAM-008",
+        everywhere=True,
     ),
     # Arguments that are not a JSON object reach the executor anyway (wrapped in an object).
-    "executes-malformed-arguments": (
+    "executes-malformed-arguments": NpmPatch.one(
         RUNNER,
         "const args = JSON.parse(item.arguments);",
         "const args = (() => { try { const value = JSON.parse(item.arguments);"
@@ -49,7 +54,7 @@ PATCHES = {
         "RN-STREAM-009",
     ),
     # An incomplete response is inspected as if it had completed: its calls run and the run goes on.
-    "acts-on-incomplete-responses": (
+    "acts-on-incomplete-responses": NpmPatch.one(
         RUNNER,
         "throw new RunnerValidationError('Response was not completed.');",
         "if (status !== 'incomplete') throw new RunnerValidationError('Response was not completed.');",
@@ -57,7 +62,7 @@ PATCHES = {
         "RN-STREAM-010",
     ),
     # The client never retries, so a request failing with a retryable HTTP error stops the run.
-    "never-retries": (
+    "never-retries": NpmPatch.one(
         "client.mjs",
         "async shouldRetry(response) {",
         "async shouldRetry(response) { return false;",
@@ -65,7 +70,7 @@ PATCHES = {
         "RN-STREAM-012",
     ),
     # An incomplete response stops the run with the generic message instead of the fixed one naming it.
-    "generic-incomplete-message": (
+    "generic-incomplete-message": NpmPatch.one(
         RUNNER,
         "throw new RunnerValidationError('Response was not completed.');",
         "throw new Error('Response was not completed.');",
@@ -73,7 +78,7 @@ PATCHES = {
         "RN-ERR-002",
     ),
     # supplyOutputs accepts the outputs but keeps none, so the executor runs anyway.
-    "supplied-outputs-dropped": (
+    "supplied-outputs-dropped": NpmPatch.one(
         RUNNER,
         "supplied.set(id, output);",
         "void output;",
@@ -81,7 +86,7 @@ PATCHES = {
         "RN-TURN-001",
     ),
     # appendUserText's message goes before the turn's outputs instead of after them.
-    "user-text-before-outputs": (
+    "user-text-before-outputs": NpmPatch.one(
         RUNNER,
         "for (const item of [...toResponseInputItems(pending), ...outputs, ...userText]) {",
         "for (const item of [...toResponseInputItems(pending), ...userText, ...outputs]) {",
@@ -89,7 +94,7 @@ PATCHES = {
         "RN-TURN-002",
     ),
     # Closing the iterator at a turn (return()) first runs the turn's pending calls.
-    "close-runs-pending": (
+    "close-runs-pending": NpmPatch.one(
         RUNNER,
         "active = false;",
         "active = false; if (!final) for (const item of pending.slice(prefixLength)) await dispatch(item);",
@@ -97,7 +102,7 @@ PATCHES = {
         "RN-TURN-003",
     ),
     # Dispatch ignores the run's signal: an aborted run goes on with the turn's next call.
-    "dispatch-ignores-signal": (
+    "dispatch-ignores-signal": NpmPatch.one(
         RUNNER,
         "options, signal, supplied, record) {",
         "options, ignored, supplied, record) { const signal = undefined;",
@@ -105,7 +110,7 @@ PATCHES = {
         "RN-CANCEL-001",
     ),
     # A typed registration (runnerFunction) marked independent never joins a concurrency window.
-    "typed-never-independent": (
+    "typed-never-independent": NpmPatch.one(
         RUNNER,
         "if (independent === true) {",
         "if (independent === true && !execute[runnerFunctionStages]) {",
@@ -113,7 +118,7 @@ PATCHES = {
         "RN-CONC-009",
     ),
     # Settling a window stops waiting once the run is aborted: the run ends while its started calls still run.
-    "abort-without-draining": (
+    "abort-without-draining": NpmPatch.one(
         RUNNER,
         "const results = await Promise.all(admitted);",
         "const results = await Promise.race([Promise.all(admitted), new Promise((_, reject) =>"
@@ -124,52 +129,16 @@ PATCHES = {
 }
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One copy of the installed npm openai; each patch edits a copy of this copy."""
-    folder = tmp_path_factory.mktemp("openai-npm") / "openai"
-    shutil.copytree(INSTALLED, folder, symlinks=True)
-    yield folder
-
-
-def patched(pristine: Path, tmp_path: Path, file: str, old: str, new: str) -> Path:
-    """A copy of ``pristine`` with every ``old`` in ``file`` replaced (one defect may need the same edit in more
-    than one place; none found means the patch point moved)."""
-    folder = tmp_path / "openai"
-    shutil.copytree(pristine, folder, symlinks=True)
-    target = folder / file
-    text = target.read_text("utf-8")
-    assert old in text, f"the patch point moved in {file}: {old!r}"
-    target.write_text(text.replace(old, new), "utf-8")
-    return folder
-
-
 @pytest.mark.parametrize("patch", sorted(PATCHES))
 def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    file, old, new, check, clause = PATCHES[patch]
-    certificate = certify(tmp_path, check, openai=patched(pristine, tmp_path, file, old, new))
-    assert failed(certificate) == {clause}, statuses(certificate)
-    assert certificate["exit"] != 0
+    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
 
 
 def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    checks = sorted({check for _file, _old, _new, check, _clause in PATCHES.values()})
-    certificate = certify(tmp_path, *checks, openai=pristine)
-    assert not failed(certificate), statuses(certificate)
-    assert certificate["exit"] == 0
-    checked = statuses(certificate)
-    for clause in {clause for *_rest, clause in PATCHES.values()}:
-        assert checked[clause] == "passed", (clause, checked[clause])
+    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
 
 
 # ------------------------------------------------------------------------------------------ the kit's adaptations
-
-
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[NodeSdk]:
-    broker = NodeSdk()
-    yield broker
-    broker.close()
 
 
 def _typed(sdk: NodeSdk, execute: Any, schema: dict[str, Any] = LOOKUP_SCHEMA) -> Any:
