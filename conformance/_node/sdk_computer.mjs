@@ -3,8 +3,6 @@
 //
 // `computerBridge` makes one ordinary broker object; its methods are called with the broker's own `call` op, which
 // decodes their arguments (Python callables become async functions) and keeps what they return behind handles:
-//   abortController()  a fresh AbortController: Python's polled `cancelled` predicate aborts it on a stop, and passes
-//                      its `signal` (read with the broker's `get` op, it crosses with a handle) as the SDK's option
 //   editing(fn)        a function over a Python callback that may edit its arguments: Python answers
 //                      {$reply, $edits} (each argument as it left the callback) and the edits land on the very
 //                      objects the SDK passed before the SDK sees the reply, as with a JavaScript callback
@@ -22,10 +20,6 @@ function overwrite(target, edited) {
 }
 
 class ComputerBridge {
-  abortController() {
-    return new AbortController();
-  }
-
   editing(python) {
     return async (...args) => {
       const answer = await python(...args);

@@ -150,11 +150,11 @@ class NodeSdk:
         """While the block runs, run ``check`` after each Python callback has returned or raised and before Node
         learns its answer. During a Node call Python code runs only in callbacks, so a run's ``cancelled`` predicate
         checked here is seen as soon as anything can have changed it, before the runner can take another step."""
-        self._checkpoint = check
+        outer, self._checkpoint = self._checkpoint, check
         try:
             yield
         finally:
-            self._checkpoint = None
+            self._checkpoint = outer
 
     def _after_callback(self) -> None:
         check = self._checkpoint

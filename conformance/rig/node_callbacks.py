@@ -72,11 +72,9 @@ class NodeCancellation:
     def __init__(self, sdk: NodeSdk, predicate: Callable[[], object]) -> None:
         self.sdk = sdk
         self.predicate = predicate
-        controller = _bridge(sdk).call("abortController")
-        assert isinstance(controller, JsObject)
-        signal = sdk.invoke("get", {"target": controller, "name": "signal"})
-        assert isinstance(signal, Signal) and signal.handle is not None
-        self.controller, self.signal = controller, JsObject(sdk, signal.handle)
+        made = sdk.invoke("abortController", {})
+        self.controller: JsObject = made["controller"]
+        self.signal: JsObject = made["signal"]
         self._aborted = False
         self._lock = threading.Lock()
 
@@ -98,6 +96,10 @@ class NodeCancellation:
 
     def check(self) -> None:
         self.poll()
+
+    def release(self) -> None:
+        """Let Node forget the controller and its signal (once the call that used them is over)."""
+        self.sdk.invoke("release", {"handles": [self.controller.handle, self.signal.handle]})
 
     @contextmanager
     def watching(self) -> Iterator[None]:

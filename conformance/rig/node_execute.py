@@ -10,8 +10,9 @@ which also takes one, is internal: the documents' declarations mark it so, and t
   toolset-level observer a check gave, or at nothing (the relay then returns without calling Python). A Python
   observer reaches the SDK as an async function, so one that raises is a rejected promise: the documented Node
   form of a failing observer ("promise failures are consumed").
-- ``cancelled``: the call gets a fresh ``AbortController``'s signal. The predicate is asked before the call, and
-  again each time one of the toolset's callbacks (a driver method, ``state``, ``confirm``, ``urlPolicy``) returns,
+- ``cancelled``: the call gets a fresh ``AbortController``'s signal
+  (:class:`~conformance.rig.node_callbacks.NodeCancellation`). The predicate is asked before the call, and again
+  each time one of the toolset's callbacks (a driver method, ``state``, ``confirm``, ``urlPolicy``) returns,
   before Node sees the answer; the first time it reports true, the controller is aborted. The Python SDK asks its
   predicate around each dispatch step, and the Node SDK looks at its signal after each await, so both see a
   cancellation at the same step boundaries.
@@ -19,27 +20,19 @@ which also takes one, is internal: the documents' declarations mark it so, and t
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Final
 
 from conformance.rig.node import JsObject, NodeSdk
+from conformance.rig.node_callbacks import NodeCancellation
 
 EXECUTE_OPTIONS: Final = frozenset({"cancelled", "on_diagnostic"})
 
 
-@dataclass
-class _Cancellation:
-    predicate: Callable[[], object]
-    controller: JsObject
-    signal: JsObject
-    aborted: bool = False
-
-
 class NodeExecuteOptions:
-    """One Node toolset's relay and per-call cancellation; ``checked`` wraps the callbacks the toolset is built
-    with, ``applied`` gives one ``execute`` its options."""
+    """One Node toolset's relay and per-call cancellation; ``applied`` gives one ``execute`` its options."""
 
     def __init__(self, sdk: NodeSdk, toolset_observer: Callable[..., Any] | None = None) -> None:
         self.sdk = sdk
@@ -50,24 +43,7 @@ class NodeExecuteOptions:
         self.toolset_observer = toolset_observer
         if toolset_observer is not None:
             self.relay.call("point", toolset_observer)
-        self._cancellation: _Cancellation | None = None
-
-    def checked(self, callback: Callable[..., Any]) -> Callable[..., Any]:
-        """``callback`` followed by a look at the running call's cancellation predicate (see the module doc)."""
-
-        def called(*args: Any) -> Any:
-            try:
-                return callback(*args)
-            finally:
-                self._look()
-
-        return called
-
-    def _look(self) -> None:
-        cancellation = self._cancellation
-        if cancellation is not None and not cancellation.aborted and cancellation.predicate():
-            cancellation.aborted = True
-            cancellation.controller.call("abort")
+        self._cancellation: NodeCancellation | None = None
 
     @property
     def aborted(self) -> bool:
@@ -87,18 +63,14 @@ class NodeExecuteOptions:
         if observer is not None and not callable(observer):
             raise ValueError(f"on_diagnostic must be a callable observer, got {type(observer).__name__}")
         node_options: dict[str, Any] = {}
-        try:
+        with contextlib.ExitStack() as stack:
             if predicate is not None:
-                made = self.sdk.invoke("abortController", {})
-                self._cancellation = _Cancellation(predicate, made["controller"], made["signal"])
-                node_options["signal"] = self._cancellation.signal
-                self._look()
+                self._cancellation = cancellation = NodeCancellation(self.sdk, predicate)
+                stack.callback(cancellation.release)
+                stack.callback(setattr, self, "_cancellation", None)
+                node_options["signal"] = cancellation.signal
+                stack.enter_context(cancellation.watching())
             if observer is not None:
                 self.relay.call("point", observer)
+                stack.callback(self.relay.call, "point", self.toolset_observer)
             yield node_options
-        finally:
-            if observer is not None:
-                self.relay.call("point", self.toolset_observer)
-            cancellation, self._cancellation = self._cancellation, None
-            if cancellation is not None:
-                self.sdk.invoke("release", {"handles": [cancellation.controller.handle, cancellation.signal.handle]})

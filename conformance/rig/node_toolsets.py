@@ -13,7 +13,6 @@ an option without a Node counterpart) makes the check "not checked", with the na
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -23,6 +22,7 @@ from conformance.assertions import not_checked
 from conformance.harness.node.bridge import NodeError
 from conformance.members import ALL_NAMES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, Signal, shared_sdk
+from conformance.rig.node_callbacks import takes_cancelled
 from conformance.rig.node_execute import NodeExecuteOptions
 
 OPTION_NAMES: Final = {
@@ -39,17 +39,10 @@ def _unadapted(what: str) -> None:
     not_checked(f"on the Node SDK: this check uses {what}, which the kit has not mapped to the Node SDK yet")
 
 
-def _takes_cancelled(function: Callable[..., Any]) -> bool:
-    try:
-        return "cancelled" in inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False
-
-
 def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` as Node calls it: Node appends an options object (``{signal}``), which becomes the ``cancelled``
     keyword where ``function`` declares one and is dropped otherwise."""
-    declares = _takes_cancelled(function)
+    declares = takes_cancelled(function)
 
     def called(*args: Any) -> Any:
         options = args[-1] if args and isinstance(args[-1], Mapping) and set(args[-1]) <= {"signal"} else None
@@ -63,16 +56,14 @@ def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
     return called
 
 
-def driver_proxy(
-    sdk: NodeSdk, driver: Any, wrap: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda method: method
-) -> JsObject:
-    """A Node object with the driver's ``state`` and each browser member it implements (each as ``wrap`` makes it)."""
+def driver_proxy(sdk: NodeSdk, driver: Any) -> JsObject:
+    """A Node object with the driver's ``state`` and each browser member it implements."""
     methods: dict[str, Callable[..., Any]] = {}
     # close too, though no member: a check must see it if the SDK ever closes the caller's driver (TS-LIFE-003).
     for name in ("state", "close", *ALL_NAMES):
         method = getattr(driver, name, None)
         if name != "list_tabs" and callable(method):
-            methods[name] = wrap(as_node_callable(method))
+            methods[name] = as_node_callable(method)
     return sdk.proxy(methods)
 
 
@@ -81,16 +72,15 @@ class NodeBrowserToolset:
 
     def __init__(self, driver: Any, **options: Any) -> None:
         self.sdk = shared_sdk()
-        # Python's per-call execute options: the toolset's onDiagnostic is a relay, its callbacks look at the
-        # running call's cancellation predicate (conformance.rig.node_execute).
+        # Python's per-call execute options: the toolset's onDiagnostic is a relay, and a call's cancellation
+        # predicate is looked at after each callback (conformance.rig.node_execute).
         self.execute_options = NodeExecuteOptions(self.sdk, options.pop("on_diagnostic", None))
-        checked = self.execute_options.checked
         node_options: dict[str, Any] = {"onDiagnostic": self.execute_options.observer}
         for name, value in options.items():
             if name not in OPTION_NAMES:
                 _unadapted(f"the toolset option {name}")
-            node_options[OPTION_NAMES[name]] = checked(as_node_callable(value)) if callable(value) else value
-        made = self.sdk.construct("BrowserToolset", driver_proxy(self.sdk, driver, checked), node_options)
+            node_options[OPTION_NAMES[name]] = as_node_callable(value) if callable(value) else value
+        made = self.sdk.construct("BrowserToolset", driver_proxy(self.sdk, driver), node_options)
         assert isinstance(made, JsObject)
         self.toolset = made
 
