@@ -4,8 +4,9 @@ The runner modes, which checks run, the deviation baseline and the certificate's
 
 - The runner suite's checks take the Node SDK's modes (:data:`~conformance.rig.modes.NODE_MODES`), and each
   scenario runs through the npm ``openai`` (:mod:`conformance.contracts.runner._node_scenario`).
-- A check with no Node form (it drives Python SDK API itself: the toolset suite, the Decisions runner checks, the
-  runner checks without a mode) is collected and reported "not checked" with why, never passed or dropped.
+- A check of what only the Python SDK has (:data:`PYTHON_ONLY`: the sync/async flavour rules, asyncio task
+  cancellation, Python types) is reported "not implemented" on the Node SDK, with why; a check the kit has not
+  given a Node form is "not checked", with why. Neither is ever passed or dropped.
 - Known deviations come from ``conformance/known_deviations/node/<npm version>.toml``, same format and the same
   strict-xfail rules as the Python SDK's files (:mod:`conformance.deviations`).
 """
@@ -19,7 +20,7 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.assertions import NOT_CHECKED_PREFIX
+from conformance.assertions import NOT_CHECKED_PREFIX, NOT_IMPLEMENTED_PREFIX
 from conformance.deviations import DEVIATIONS_DIR, apply_deviations, contract_key
 from conformance.rig.modes import Mode, use_sdk
 from conformance.rig.node import close_shared, openai_folder, sdk_module
@@ -103,11 +104,17 @@ def _python_only(item: pytest.Item) -> str | None:
 
 
 def collect(items: Sequence[pytest.Item]) -> None:
-    """Mark the checks with no Node form not checked, then apply the Node SDK's known deviations."""
+    """Mark what only the Python SDK has not implemented and the checks the kit has not given a Node form not
+    checked, then apply the Node SDK's known deviations.
+
+    The Python-only checks exercise what the Node SDK does not have at all (a sync flavour, asyncio tasks, Python
+    types), so, like a driver's missing member, they say nothing against its verdict; a check merely not yet
+    adapted leaves its clause not checked, which does.
+    """
     for item in items:
         why = _python_only(item)
         if why is not None:
-            item.add_marker(pytest.mark.skip(reason=f"{NOT_CHECKED_PREFIX}on the Node SDK: {why}"))
+            item.add_marker(pytest.mark.skip(reason=f"{NOT_IMPLEMENTED_PREFIX}on the Node SDK: {why}"))
         elif not _runs_in_node(item):
             item.add_marker(pytest.mark.skip(reason=NOT_CHECKED_PREFIX + NO_NODE_FORM))
     apply_deviations(items, node_sdk_version(), NODE_DEVIATIONS_DIR)
