@@ -10,6 +10,11 @@ close; summed over workers under ``-n 2``), which this script repeats.
 run then happens in that checkout and in this one, alternately, and the ratio new/old is printed, so a change is
 judged against the code before it under the same load.
 
+Each run also reports the whole machine's CPU use while it ran (``/proc/stat``: every process counts, Chromium's
+included, which the run's own rusage misses): the busy core-seconds, and what share of the cores they filled. The
+busy core-seconds divided by the cores is the shortest wall time that much work could take here, which is what
+bounds ``-n 2``: a serial run that already keeps the cores busy cannot be halved by a second worker.
+
     .venv/bin/python tests/benchmarks/bench_certify.py [--driver module:factory ...] [--runs serial,n2] [--baseline DIR]
 """
 
@@ -30,6 +35,30 @@ DRIVERS = ("reference.browser:sync_factory", "reference.browser:async_factory")
 RUNS = {"serial": ["-p", "no:randomly"], "n2": ["-n", "2"]}
 _PHASES = re.compile(r"^time by phase: (.*)$", re.MULTILINE)
 HERE = Path(__file__).resolve().parents[2]
+
+
+def _cpu_times() -> tuple[float, float] | None:
+    """(busy, idle) core-seconds of the whole machine since boot, or None where there is no /proc/stat."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(value) for value in fields]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    hertz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks[:8]) - idle) / hertz, idle / hertz
+
+
+def _cpu_use(before: tuple[float, float] | None) -> str:
+    after = _cpu_times()
+    if before is None or after is None:
+        return "machine CPU use unknown (no /proc/stat)"
+    busy, idle = after[0] - before[0], after[1] - before[1]
+    cores = os.cpu_count() or 1
+    return (
+        f"machine CPU: {busy:.1f} busy core-s, {100 * busy / max(busy + idle, 1e-9):.0f}% of {cores} cores; "
+        f"that work needs at least {busy / cores:.1f} s here"
+    )
 
 
 def certify(driver: str, extra: list[str], checkout: Path = HERE) -> tuple[float, dict[str, int], str]:
@@ -65,8 +94,9 @@ def main() -> None:
         times: dict[tuple[str, str], float] = {}
         for name in runs:
             for side, checkout in checkouts.items():
-                load = os.getloadavg()[0]
+                load, cpu = os.getloadavg()[0], _cpu_times()
                 elapsed, summary, phases = certify(driver, RUNS[name], checkout)
+                used = _cpu_use(cpu)
                 times[(side, name)] = elapsed
                 label = f"{driver} {name:>6}" + (f" {side}" if len(checkouts) > 1 else "")
                 print(
@@ -74,6 +104,7 @@ def main() -> None:
                     f"target (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after); clauses {summary}"
                 )
                 print(f"{'':>{len(label) + 2}}{phases}")
+                print(f"{'':>{len(label) + 2}}{used}")
             if ("old", name) in times:
                 print(f"{driver} {name}: new/old {times[('new', name)] / times[('old', name)]:.2f}x")
         if ("new", "serial") in times and ("new", "n2") in times:
