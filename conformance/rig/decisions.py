@@ -148,18 +148,14 @@ def run_decisions(
 
         return execute
 
-    def candidates_of(wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[[Any], list[Any]]:
-        def candidates(seen: Any) -> list[Any]:
-            listed: list[Any] = [
-                {"id": action.id, "description": f"Do {action.id}", "execute": wrap(executor(action))}
-                for action in actions
-            ]
-            return [*listed, {"id": "done", "description": "The task is complete", "done": done}]
+    def scripted(seen: Any) -> list[Any]:
+        listed: list[Any] = [
+            {"id": action.id, "description": f"Do {action.id}", "execute": in_flavour(flavour, executor(action))}
+            for action in actions
+        ]
+        return [*listed, {"id": "done", "description": "The task is complete", "done": done}]
 
-        return candidates
-
-    def registered(scripted: Callable[[Any], list[Any]]) -> Any:
-        return scripted if application_candidates is None else application_candidates(scripted)
+    candidates = scripted if application_candidates is None else application_candidates(scripted)
 
     params = {"model": "gpt-test", "input": task}
     options = {"on_diagnostic": record, **run_options}
@@ -169,7 +165,7 @@ def run_decisions(
         run.result, run.error = run_in_node(
             transport,
             observe=observation,
-            candidates=registered(candidates_of(lambda execute: execute)),
+            candidates=candidates,
             verify=verify,
             params=params,
             run_options=options,
@@ -181,7 +177,7 @@ def run_decisions(
     kind = DecisionsToolRunner if flavour == "sync" else AsyncDecisionsToolRunner
     runner = kind(
         observe=in_flavour(flavour, observation),
-        candidates=in_flavour(flavour, registered(candidates_of(lambda execute: in_flavour(flavour, execute)))),
+        candidates=in_flavour(flavour, candidates),
         verify=None if verify is None else in_flavour(flavour, verify),
     )
     client = cassette_client(transport, flavour, max_retries=max_retries, options=client_options)

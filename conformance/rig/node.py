@@ -35,9 +35,10 @@ CALL_SECONDS: Final = 30.0
 CALLBACK_WORKERS: Final = 8
 
 
-def sdk_module() -> Path:
-    """``sdk.mjs`` inside the installed kit (package data next to the host)."""
-    return Path(str(resources.files("conformance._node").joinpath("sdk.mjs")))
+def sdk_module(name: str = "sdk.mjs") -> Path:
+    """The broker ``sdk.mjs``, or one of the modules that extend it (``sdk_computer.mjs``, ...), inside the installed
+    kit (package data next to the host)."""
+    return Path(str(resources.files("conformance._node").joinpath(name)))
 
 
 OPENAI_ENVIRONMENT: Final = "DRIVERKIT_NODE_OPENAI"
@@ -168,8 +169,11 @@ class NodeSdk:
 
     # -- requests ---------------------------------------------------------------------------------------------
 
-    def invoke(self, member: str, args: Mapping[str, Any], *, timeout: float = CALL_SECONDS) -> Any:
-        """Call export ``member`` of the broker; a thrown error comes back raised (see :func:`raised`)."""
+    def invoke(
+        self, member: str, args: Mapping[str, Any], *, timeout: float = CALL_SECONDS, module: str = "sdk.mjs"
+    ) -> Any:
+        """Call export ``member`` of the broker (or of ``module``, one that extends it); a thrown error comes back
+        raised (see :func:`raised`)."""
         # A callback that calls into Node (a driver closing its toolset, say) may need callbacks of its own before
         # it can return: while the ordered thread waits here, callbacks start on the pool instead.
         # Answering a callback is not such a call (it makes no callbacks): were it counted, callbacks Node makes
@@ -183,7 +187,7 @@ class NodeSdk:
                 timeout=timeout,
                 what=f"Node SDK {member}",
                 on_event=self._on_event,
-                module=str(sdk_module()),
+                module=str(sdk_module(module)),
                 member=member,
                 args=self.encode(dict(args)),
             )
@@ -296,6 +300,14 @@ class NodeSdk:
 class NodeArgumentError(ValueError, NodeError):
     """A ``TypeError`` or ``RangeError`` the Node SDK throws for arguments it refuses: JavaScript's idiom for what
     the Python SDK raises as ``ValueError``, so checks of "rejected before any request" read both alike."""
+
+    @classmethod
+    def refusing(cls, error: NodeError) -> NodeArgumentError:
+        """``error`` (a plain Node ``Error``) as a refusal: a toolset refuses a call or a driver it must not use with
+        an Error where the Python SDK raises ``ValueError``; both mean nothing reached the driver."""
+        refused = cls(str(error))
+        refused.js_class = error.js_class
+        return refused
 
 
 ARGUMENT_ERRORS: Final = frozenset({"TypeError", "RangeError"})

@@ -22,17 +22,9 @@ import inspect
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from conformance.rig.node import CALL_SECONDS, Data, JsObject, NodeSdk, Signal
-
-
-def bridge_module() -> Path:
-    """``sdk_computer.mjs`` inside the installed kit, next to the broker it extends."""
-    return Path(str(resources.files("conformance._node").joinpath("sdk_computer.mjs")))
-
+from conformance.rig.node import Data, JsObject, NodeSdk, Signal
 
 _bridges: dict[int, JsObject] = {}
 _bridges_lock = threading.Lock()
@@ -43,15 +35,7 @@ def _bridge(sdk: NodeSdk) -> JsObject:
     with _bridges_lock:
         made = _bridges.get(id(sdk))
         if made is None or made.sdk is not sdk:
-            answer = sdk.host.request(
-                "invoke",
-                timeout=CALL_SECONDS,
-                what="Node SDK computerBridge",
-                module=str(bridge_module()),
-                member="computerBridge",
-                args={},
-            )
-            made = sdk.decode(answer)
+            made = sdk.invoke("computerBridge", {}, module="sdk_computer.mjs")
             assert isinstance(made, JsObject)
             _bridges[id(sdk)] = made
         return made

@@ -37,14 +37,6 @@ def _unadapted(what: str) -> None:
     not_checked(f"on the Node SDK: this check uses {what}, which the kit has not mapped to the Node SDK yet")
 
 
-def _refusal(error: NodeError) -> NodeArgumentError:
-    # The Node SDK refuses what it must not run with an Error where the Python SDK raises ValueError; both mean
-    # nothing reached the driver.
-    refused = NodeArgumentError(str(error))
-    refused.js_class = error.js_class
-    return refused
-
-
 class NodeComputerToolset:
     """The Node SDK's ``ComputerToolset`` with the Python one's ``execute``/``close``."""
 
@@ -60,7 +52,7 @@ class NodeComputerToolset:
         try:
             made = self.sdk.construct("ComputerToolset", self.sdk.proxy(methods))
         except NodeError as error:
-            raise _refusal(error) from None
+            raise NodeArgumentError.refusing(error) from None
         assert isinstance(made, JsObject)
         self.toolset = made
 

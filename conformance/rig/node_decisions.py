@@ -15,8 +15,6 @@ A run option the kit has not mapped makes the check "not checked", with the name
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from importlib import resources
-from pathlib import Path
 from typing import Any, Final
 
 from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
@@ -25,7 +23,7 @@ from conformance.assertions import not_checked
 from conformance.contracts.runner._node_scenario import cassette_fetch
 from conformance.fake_responses import CassetteTransport
 from conformance.harness.node.bridge import NodeError, rebuild_error
-from conformance.rig.node import CALL_SECONDS, RUN_SECONDS, JsObject, NodeSdk, shared_sdk
+from conformance.rig.node import RUN_SECONDS, JsObject, NodeSdk, shared_sdk
 
 # Python run options with the same meaning under a Node name (DecisionsRunnerOptions).
 RUN_OPTIONS: Final = {"max_steps": "maxSteps", "on_diagnostic": "onDiagnostic"}
@@ -53,22 +51,9 @@ class NodeDecisionsToolRunnerError(DecisionsToolRunnerError, NodeError):
         self.completed_candidate_ids = tuple(completed)
 
 
-def settler_module() -> Path:
-    """``sdk_decisions.mjs`` inside the installed kit, next to the broker it extends."""
-    return Path(str(resources.files("conformance._node").joinpath("sdk_decisions.mjs")))
-
-
 def _invoke(sdk: NodeSdk, member: str, args: Mapping[str, Any]) -> Any:
-    """Call export ``member`` of ``sdk_decisions.mjs`` (its ops make no callbacks of their own)."""
-    answer = sdk.host.request(
-        "invoke",
-        timeout=CALL_SECONDS,
-        what=f"Node SDK {member}",
-        module=str(settler_module()),
-        member=member,
-        args=sdk.encode(dict(args)),
-    )
-    return sdk.decode(answer)
+    """Call export ``member`` of ``sdk_decisions.mjs``, the broker's Decisions extension."""
+    return sdk.invoke(member, args, module="sdk_decisions.mjs")
 
 
 def _settler(sdk: NodeSdk) -> JsObject:

@@ -31,7 +31,6 @@ OPTION_NAMES: Final = {
     "confirm": "confirm",
     "url_policy": "urlPolicy",
     "confirm_reads": "confirmReads",
-    "on_diagnostic": "onDiagnostic",
 }
 
 
@@ -99,11 +98,8 @@ class NodeBrowserToolset:
             if isinstance(error, BrowserError) or self.execute_options.aborted:
                 # A cancelled call's abort error is the cancellation itself, not a refused call.
                 raise
-            # The Node SDK refuses a call it must not run (unregistered, disabled) with a plain Error where the
-            # Python SDK raises ValueError; both mean the call stopped before any driver work.
-            refused = NodeArgumentError(str(error))
-            refused.js_class = error.js_class
-            raise refused from None
+            # An unregistered or disabled call: refused before any driver work.
+            raise NodeArgumentError.refusing(error) from None
         finally:
             self.sdk.settle()
         return result

@@ -172,19 +172,25 @@ def _browser(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
 def _computer(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
     if not scenario.setup.computer:
         return None
-    probe: Any = computer_probe("sync", log=scenario.probe_log, replies=scenario._computer_replies())
+    probe = computer_probe("sync", log=scenario.probe_log, replies=scenario._computer_replies())
+    toolset = _probe_computer_toolset(sdk, probe)
+    # Checks ask the scenario's computer toolset whether a stopped run released it (close() gives its status).
+    scenario.computer_toolset = cast(Any, _ComputerToolsetHandle(toolset))
+    return toolset
+
+
+def _probe_computer_toolset(sdk: NodeSdk, probe: Any) -> JsObject:
+    """A Node ``ComputerToolset`` over ``probe`` (its methods given only the action: Node's ``{signal}`` dropped)."""
     methods: dict[str, Callable[..., Any]] = {"screenshot": lambda *_options: probe.screenshot()}
     for method in COMPUTER_METHODS:
         if method != "screenshot":
             methods[method] = lambda action, *_options, method=method: getattr(probe, method)(action)
     toolset = sdk.construct("ComputerToolset", sdk.proxy(methods))
     assert isinstance(toolset, JsObject)
-    # Checks ask the scenario's computer toolset whether a stopped run released it (close() gives its status).
-    scenario.computer_toolset = cast(Any, NodeComputerToolset(toolset))
     return toolset
 
 
-class NodeComputerToolset:
+class _ComputerToolsetHandle:
     """The scenario's handle on the Node ``ComputerToolset``: what checks call on the Python one (``close``)."""
 
     def __init__(self, toolset: JsObject) -> None:
@@ -360,12 +366,7 @@ def runner_with_computer(early_execution: Any) -> JsObject:
     this ``earlyExecution`` policy: what the runner refuses at construction is raised (a ``TypeError`` arrives as
     :class:`~conformance.rig.node.NodeArgumentError`, a ``ValueError``)."""
     sdk = shared_sdk()
-    probe: Any = computer_probe("sync")
-    methods: dict[str, Callable[..., Any]] = {"screenshot": lambda *_options: probe.screenshot()}
-    for method in COMPUTER_METHODS:
-        if method != "screenshot":
-            methods[method] = lambda action, *_options, method=method: getattr(probe, method)(action)
-    toolset = sdk.construct("ComputerToolset", sdk.proxy(methods))
+    toolset = _probe_computer_toolset(sdk, computer_probe("sync"))
     runner = sdk.construct(
         "ResponsesToolRunner", {"functions": [], "computer": toolset, "earlyExecution": early_execution}
     )
