@@ -3,15 +3,10 @@ predicate as an AbortSignal, the live probe of a signal Node passed, and in-plac
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
-
-import pytest
 
 from conformance.rig.node import Data, JsObject, NodeSdk, Signal
 from conformance.rig.node_callbacks import NodeCancellation, as_edited, live_probe, node_callback
-
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
 
 def _aborted(sdk: NodeSdk, signal: JsObject) -> bool:

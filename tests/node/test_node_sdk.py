@@ -8,7 +8,6 @@ certificate must blame exactly the patched clause.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ import pytest
 
 from conformance.rig.node_subject import node_sdk_version
 from tests.node.npm_patches import (
-    INSTALLED,
     ROOT,
     NpmPatch,
     assert_fails_exactly_its_clause,
@@ -26,10 +24,6 @@ from tests.node.npm_patches import (
     certify,
     failed,
     statuses,
-)
-
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
 )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from typing import Any
 
 import pytest
@@ -14,8 +13,6 @@ from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, function_ca
 from conformance.probes import Act, browser_probe
 from conformance.rig.node import NodeSdk, NodeToolRunnerError
 from conformance.rig.node_toolsets import NodeBrowserToolset
-
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
 
 @pytest.fixture(autouse=True)

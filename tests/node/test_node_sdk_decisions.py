@@ -9,7 +9,6 @@ and receipts.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,16 +18,11 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 from conformance.rig.decisions import Action, run_decisions
 from conformance.rig.node import NodeSdk
 from tests.node.npm_patches import (
-    INSTALLED,
     NpmPatch,
     assert_fails_exactly_its_clause,
     assert_unpatched_passes,
     certify,
     statuses,
-)
-
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
 )
 
 RUNNER = "helpers/decisions-tool-runner.mjs"

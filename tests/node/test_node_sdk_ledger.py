@@ -9,7 +9,6 @@ copy of the installed package and must fail exactly its clause; the unpatched co
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,10 @@ from conformance.rig import checkpoint_ledger
 from conformance.rig.node_ledger import NodeLedger
 from conformance.rig.node_toolsets import NodeBrowserToolset
 from tests.node.npm_patches import (
-    INSTALLED,
     NpmPatch,
     assert_fails_exactly_its_clause,
     assert_unpatched_passes,
     statuses,
-)
-
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
 )
 
 LEDGER = "conformance/contracts/runner/check_ledger.py"

@@ -7,7 +7,6 @@ while an unpatched copy passes the same checks. The kit's own Node adaptations a
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,9 @@ from conformance.rig.modes import NODE_MODES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeError, NodeSdk
 from conformance.rig.node_callbacks import NodeCancellation
 from tests.node.npm_patches import (
-    INSTALLED,
     NpmPatch,
     assert_fails_exactly_its_clause,
     assert_unpatched_passes,
-)
-
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not INSTALLED.is_dir(), reason="needs node and the kit's npm install (npm ci)"
 )
 
 RUNNER = "helpers/responses-tool-runner.mjs"
