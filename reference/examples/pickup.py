@@ -69,6 +69,19 @@ def _wait_for(desktop: Desktop, kind: str, timeout_s: float) -> bool:
     return True
 
 
+def _takes_input(desktop: Desktop, driver: XvfbComputerDriver, timeout_s: float) -> bool:
+    """Move the pointer (by one pixel, back and forth, in a corner the task never uses) until the page reports that it
+    saw the move: Chromium can drop input that arrives right after the load event, before the first paint."""
+    deadline = time.monotonic() + timeout_s
+    step = 0
+    while time.monotonic() < deadline:
+        step += 1
+        driver.move({"type": "move", "x": 4 + step % 2, "y": 4})
+        if _wait_for(desktop, "input-ready", 1.0):
+            return True
+    return False
+
+
 def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, max_steps: int = 8) -> ExampleResult:
     approvals: list[str] = []
 
@@ -86,6 +99,8 @@ def run(client: openai.OpenAI, model: str, approve: Callable[[str], bool], *, ma
         if not _wait_for(desktop, "ready", PAGE_READY_TIMEOUT_S):
             return ExampleResult(False, "the pickup page never reported that it loaded", "")
         with XvfbComputerDriver(desktop.display) as driver:
+            if not _takes_input(desktop, driver, PAGE_READY_TIMEOUT_S):
+                return ExampleResult(False, "the pickup page loaded but never reported pointer input", "")
             toolset = ComputerToolset(driver)
             try:
                 response = toolset.run(
