@@ -247,9 +247,13 @@ def start(kind: str, state: Path) -> str:
         state.mkdir(parents=True, exist_ok=True)
         return _start_desktop(files)
     if files["pid"].exists():
-        raise ServeError(
-            f"a {kind} browser is already recorded in {state} (pid {files['pid'].read_text().strip()}); stop it first"
-        )
+        pid = _recorded_pid(files)
+        if _is_running(kind, pid):
+            raise ServeError(f"a {kind} browser is already running from {state} (pid {pid}); stop it first")
+        # The helper that recorded it was killed before its stop ran (the browser went with it, or its PID now
+        # belongs to another process): the record no longer describes a browser, so it must not block this start.
+        print(f"note: {files['pid']} named pid {pid}, which is no longer the {kind} browser; cleared", file=sys.stderr)
+        _clear(files)
     state.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(files["home"], ignore_errors=True)
     files["home"].mkdir()
@@ -331,10 +335,7 @@ def stop(kind: str, state: Path) -> bool:
         return True
     if not files["pid"].exists():
         return False
-    text = files["pid"].read_text("utf-8").strip()
-    if not text.isdigit():
-        raise ServeError(f"{files['pid']} does not hold a process ID ({text[:40]!r}); remove it by hand")
-    pid = int(text)
+    pid = _recorded_pid(files)
     command = _command_line(pid)
     if command is not None and _MARKERS[kind] not in command:
         # The browser is gone and its PID was reused: never signal a process this helper did not start.
@@ -343,6 +344,19 @@ def stop(kind: str, state: Path) -> bool:
         _end(pid)
     _clear(files)
     return True
+
+
+def _recorded_pid(files: dict[str, Path]) -> int:
+    text = files["pid"].read_text("utf-8").strip()
+    if not text.isdigit():
+        raise ServeError(f"{files['pid']} does not hold a process ID ({text[:40]!r}); remove it by hand")
+    return int(text)
+
+
+def _is_running(kind: str, pid: int) -> bool:
+    """Whether ``pid`` is still the ``kind`` browser this helper started (a live process with its command line)."""
+    command = _command_line(pid)
+    return command is not None and _MARKERS[kind] in command
 
 
 def _command_line(pid: int) -> str | None:
