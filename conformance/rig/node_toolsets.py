@@ -6,8 +6,10 @@ toolset, built through the Node host over a Node object whose methods call the c
 and each ``confirm``/``url_policy`` answer, runs the same Python code and lands in the same probe log).
 
 Names follow each SDK's idiom: Python's ``url_policy`` is Node's ``urlPolicy`` and so on (:data:`OPTION_NAMES`).
-A driver method that takes ``cancelled`` receives a predicate when Node passed an AbortSignal (whether it was
-already aborted: the kit's checks abort before the call). Anything else a check reaches for (Python internals,
+A driver method or option callable that takes ``cancelled`` receives, when Node passed an AbortSignal, the same
+live probe of that very signal the computer toolset's callables get (:func:`conformance.rig.node_callbacks.live_probe`):
+a driver that polls it sees a cancellation that comes while it works, and a signal that is not the run's never
+follows the run's predicate. Anything else a check reaches for (Python internals,
 an option without a Node counterpart) makes the check "not checked", with the name, rather than an error.
 """
 
@@ -22,7 +24,7 @@ from conformance.assertions import not_checked
 from conformance.harness.node.bridge import NodeError
 from conformance.members import ALL_NAMES
 from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, Signal, shared_sdk
-from conformance.rig.node_callbacks import takes_cancelled
+from conformance.rig.node_callbacks import live_probe, takes_cancelled
 from conformance.rig.node_execute import NodeExecuteOptions
 
 OPTION_NAMES: Final = {
@@ -38,9 +40,11 @@ def _unadapted(what: str) -> None:
     not_checked(f"on the Node SDK: this check uses {what}, which the kit has not mapped to the Node SDK yet")
 
 
-def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
+def as_node_callable(sdk: NodeSdk, function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` as Node calls it: Node appends an options object (``{signal}``), which becomes the ``cancelled``
-    keyword where ``function`` declares one and is dropped otherwise."""
+    keyword (a live probe of that signal) where ``function`` declares one and is dropped otherwise. Unlike the
+    computer toolset's callables, a browser driver's members take no fixed number of arguments (``state`` none, a
+    member its action), so the options object is recognised by its shape rather than its position."""
     declares = takes_cancelled(function)
 
     def called(*args: Any) -> Any:
@@ -48,8 +52,7 @@ def as_node_callable(function: Callable[..., Any]) -> Callable[..., Any]:
         positional = args[:-1] if options is not None else args
         signal = options.get("signal") if options is not None else None
         if declares and isinstance(signal, Signal):
-            aborted = signal.aborted
-            return function(*positional, cancelled=lambda: aborted)
+            return function(*positional, cancelled=live_probe(sdk, signal))
         return function(*positional)
 
     return called
@@ -62,7 +65,7 @@ def driver_proxy(sdk: NodeSdk, driver: Any) -> JsObject:
     for name in ("state", "close", *ALL_NAMES):
         method = getattr(driver, name, None)
         if name != "list_tabs" and callable(method):
-            methods[name] = as_node_callable(method)
+            methods[name] = as_node_callable(sdk, method)
     return sdk.proxy(methods)
 
 
@@ -78,7 +81,7 @@ class NodeBrowserToolset:
         for name, value in options.items():
             if name not in OPTION_NAMES:
                 _unadapted(f"the toolset option {name}")
-            node_options[OPTION_NAMES[name]] = as_node_callable(value) if callable(value) else value
+            node_options[OPTION_NAMES[name]] = as_node_callable(self.sdk, value) if callable(value) else value
         made = self.sdk.construct("BrowserToolset", driver_proxy(self.sdk, driver), node_options)
         assert isinstance(made, JsObject)
         self.toolset = made

@@ -7,6 +7,7 @@ from typing import Any
 
 from conformance.rig.node import Data, JsObject, NodeSdk, Signal
 from conformance.rig.node_callbacks import NodeCancellation, as_edited, live_probe, node_callback
+from conformance.rig.node_toolsets import as_node_callable
 
 
 def _aborted(sdk: NodeSdk, signal: JsObject) -> bool:
@@ -85,3 +86,23 @@ def test_an_editing_callback_answers_node_with_the_reply_itself(sdk: NodeSdk) ->
     wrapped = node_callback(sdk, approve, 1, edits=True)
     assert isinstance(wrapped, JsObject)
     assert sdk.proxy({"approve": wrapped}).call("approve", {"type": "click", "x": 1}) is True
+
+
+def test_a_browser_member_sees_a_cancellation_that_comes_while_it_works(sdk: NodeSdk) -> None:
+    # The browser toolset's driver members get the same live probe: a snapshot taken when the call came in (what
+    # they got before) would tell a member that polls while it waits that the run was never cancelled.
+    stop: list[bool] = []
+    seen: list[bool] = []
+
+    def wait_for(action: object, *, cancelled: Any = None) -> str:
+        seen.append(cancelled())
+        stop.append(True)  # the run is cancelled while the member still works
+        seen.append(cancelled())
+        return "waited"
+
+    cancellation = NodeCancellation(sdk, lambda: bool(stop))
+    proxy = sdk.proxy({"wait_for": as_node_callable(sdk, wait_for), "state": as_node_callable(sdk, lambda: "s")})
+    with cancellation.watching():
+        assert proxy.call("wait_for", {"text": "x"}, {"signal": cancellation.signal}) == "waited"
+        assert proxy.call("state", {"signal": cancellation.signal}) == "s"
+    assert seen == [False, True]
