@@ -77,3 +77,19 @@ def test_the_suite_blames_the_broken_clause_of_a_javascript_driver(case: Case, t
         assert case.reason in run.reasons(case.expected[:1]), run.reasons(case.expected[:1])
     assert "openai (npm)" in run.profile().get("software", {}), run.profile()
     assert run.profile().get("flavour") == "async", run.profile()
+
+
+def test_a_javascript_drivers_failing_check_has_its_calls_and_a_picture_from_before_the_failing_step(
+    tmp_path: Path,
+) -> None:
+    # A check calls a JavaScript driver through the Node SDK; those calls once went unlogged, so the evidence
+    # listed none and the rerun that takes the "before" picture was skipped as "made no call through its subject".
+    check = "test_scroll_moves_the_page_in_each_direction"
+    run = certify(f"{BROKEN}#scrollIgnoresDirection", tmp_path, selection=check, evidence=None)
+    assert run.with_status("failed") == ["BR-ACT-007"], run.tail(15)
+    assert run.certificate is not None
+    (evidence,) = run.certificate["evidence"].values()
+    assert [call["member"] for call in evidence["calls"]] == ["scroll", "scroll"], evidence["calls"]
+    assert "scroll" in evidence["calls"][-1]["driver_calls"]
+    assert evidence["rerun"]["repeated"] is True, evidence["rerun"]
+    assert str(evidence["before"]["image"]).startswith("data:image/"), evidence["before"]

@@ -48,6 +48,7 @@ class NodeBrowserSubject(BrowserSubject):
         if member not in BY_NAME:
             raise ValueError(f"{member!r} is not a browser member")
         outcome = CallOutcome(member, arguments=dict(arguments))
+        self.evidence.add(outcome, outcome.arguments, outcome.sdk_view)
         running: list[CallRecord] = []
 
         def on_event(event: dict[str, Any]) -> None:
