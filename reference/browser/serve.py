@@ -252,8 +252,7 @@ def start(kind: str, state: Path) -> str:
             raise ServeError(f"a {kind} browser is already running from {state} (pid {pid}); stop it first")
         # The helper that recorded it was killed before its stop ran (the browser went with it, or its PID now
         # belongs to another process): the record no longer describes a browser, so it must not block this start.
-        print(f"note: {files['pid']} named pid {pid}, which is no longer the {kind} browser; cleared", file=sys.stderr)
-        _clear(files)
+        _clear_stale(kind, files, pid)
     state.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(files["home"], ignore_errors=True)
     files["home"].mkdir()
@@ -336,14 +335,18 @@ def stop(kind: str, state: Path) -> bool:
     if not files["pid"].exists():
         return False
     pid = _recorded_pid(files)
-    command = _command_line(pid)
-    if command is not None and _MARKERS[kind] not in command:
-        # The browser is gone and its PID was reused: never signal a process this helper did not start.
-        raise ServeError(f"process {pid} recorded in {files['pid']} is not the {kind} browser; remove the file by hand")
-    if command is not None:
-        _end(pid)
+    if not _is_running(kind, pid):
+        # Gone already, or its PID now belongs to another process: never signal a process this helper did not start.
+        _clear_stale(kind, files, pid)
+        return True
+    _end(pid)
     _clear(files)
     return True
+
+
+def _clear_stale(kind: str, files: dict[str, Path], pid: int) -> None:
+    print(f"note: {files['pid']} named pid {pid}, which is no longer the {kind} browser; cleared", file=sys.stderr)
+    _clear(files)
 
 
 def _recorded_pid(files: dict[str, Path]) -> int:
