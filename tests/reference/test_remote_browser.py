@@ -305,11 +305,15 @@ def test_certification_reports_an_unreachable_endpoint_as_the_factorys_failure(t
 
 
 def test_the_helper_refuses_a_second_browser_of_a_kind_and_stops_nothing_it_did_not_record(tmp_path: Path) -> None:
-    # A live process whose command line is the cdp browser's: the record still describes a running browser.
+    # A live process whose command line is the cdp browser's: the record still describes a running browser. Its
+    # first line says it runs: until the child has exec'd, /proc shows the parent's command line (CI once saw that).
     stand_in = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "--remote-debugging-port=0"], start_new_session=True
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)", "--remote-debugging-port=0"],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
     )
     try:
+        assert stand_in.stdout is not None and stand_in.stdout.readline() == b"up\n"
         (tmp_path / "cdp.pid").write_text(str(stand_in.pid))
         with pytest.raises(serve.ServeError, match=rf"already running from .* \(pid {stand_in.pid}\)"):
             serve.start("cdp", tmp_path)
@@ -317,6 +321,9 @@ def test_the_helper_refuses_a_second_browser_of_a_kind_and_stops_nothing_it_did_
     finally:
         stand_in.kill()
         stand_in.wait()
+        if stand_in.stdout is not None:
+            stand_in.stdout.close()
+        serve.stop("cdp", tmp_path)  # a start that wrongly went ahead must not leave its browser running
     assert serve.stop("playwright-server", tmp_path) is False
     (tmp_path / "cdp.pid").write_text(str(os.getpid()))  # a live process that is not a browser: not signalled
     assert serve.stop("cdp", tmp_path) is True
