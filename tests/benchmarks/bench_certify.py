@@ -30,27 +30,19 @@ import tempfile
 import time
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(HERE))  # a script run puts only this folder on the path
+
+from tests.benchmarks.machine_cpu import cpu_times  # noqa: E402
+
 TARGET_SECONDS = 30.0
 DRIVERS = ("reference.browser:sync_factory", "reference.browser:async_factory")
 RUNS = {"serial": ["-p", "no:randomly"], "n2": ["-n", "2"]}
 _PHASES = re.compile(r"^time by phase: (.*)$", re.MULTILINE)
-HERE = Path(__file__).resolve().parents[2]
-
-
-def _cpu_times() -> tuple[float, float] | None:
-    """(busy, idle) core-seconds of the whole machine since boot, or None where there is no /proc/stat."""
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    except OSError:
-        return None
-    ticks = [int(value) for value in fields]
-    idle = ticks[3] + ticks[4]  # idle, iowait
-    hertz = os.sysconf("SC_CLK_TCK")
-    return (sum(ticks[:8]) - idle) / hertz, idle / hertz
 
 
 def _cpu_use(before: tuple[float, float] | None) -> str:
-    after = _cpu_times()
+    after = cpu_times()
     if before is None or after is None:
         return "machine CPU use unknown (no /proc/stat)"
     busy, idle = after[0] - before[0], after[1] - before[1]
@@ -94,7 +86,7 @@ def main() -> None:
         times: dict[tuple[str, str], float] = {}
         for name in runs:
             for side, checkout in checkouts.items():
-                load, cpu = os.getloadavg()[0], _cpu_times()
+                load, cpu = os.getloadavg()[0], cpu_times()
                 elapsed, summary, phases = certify(driver, RUNS[name], checkout)
                 used = _cpu_use(cpu)
                 times[(side, name)] = elapsed

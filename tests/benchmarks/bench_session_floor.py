@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +22,10 @@ from pathlib import Path
 
 from reference.browser import PlaywrightBrowserDriver, launch
 from reference.browser._launch import context_options
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # a script run puts only this folder on the path
+
+from tests.benchmarks.machine_cpu import busy_seconds
 
 VIEWPORT = (1280, 720)
 _PAGE = b"<!doctype html><title>floor</title><p>A page with a control.</p><button>Go</button>"
@@ -41,18 +45,13 @@ class _Page(BaseHTTPRequestHandler):
         pass
 
 
-def _busy_seconds() -> float:
-    ticks = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
-
-
 def _cost(session: Callable[[], None], count: int) -> tuple[float, float]:
     """(busy core-s, wall s) per session over ``count`` sessions, after one not counted (first-use costs)."""
     session()
-    busy, wall = _busy_seconds(), time.perf_counter()
+    busy, wall = busy_seconds(), time.perf_counter()
     for _ in range(count):
         session()
-    return (_busy_seconds() - busy) / count, (time.perf_counter() - wall) / count
+    return (busy_seconds() - busy) / count, (time.perf_counter() - wall) / count
 
 
 def main() -> None:

@@ -10,21 +10,15 @@ with their wall time, and the totals per contract file. Run it serial with nothi
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
+from tests.benchmarks.machine_cpu import busy_seconds
+
 SHOWN = 25
-
-
-def _busy_seconds() -> float:
-    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    ticks = [int(value) for value in fields]
-    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 class _CpuByCheck:
@@ -33,11 +27,11 @@ class _CpuByCheck:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> object:
-        busy, wall = _busy_seconds(), time.perf_counter()
+        busy, wall = busy_seconds(), time.perf_counter()
         try:
             return (yield)
         finally:
-            self.cost[item.nodeid] = (_busy_seconds() - busy, time.perf_counter() - wall)
+            self.cost[item.nodeid] = (busy_seconds() - busy, time.perf_counter() - wall)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.cost:
