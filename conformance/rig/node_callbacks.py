@@ -108,6 +108,11 @@ def live_probe(sdk: NodeSdk, signal: Signal) -> Callable[[], bool]:
     return cancelled
 
 
+def cancelled_keyword(sdk: NodeSdk, declares: bool, signal: object) -> dict[str, Callable[[], bool]]:
+    """The ``cancelled`` keyword for a callable that ``declares`` it, when Node passed a ``signal``: its live probe."""
+    return {"cancelled": live_probe(sdk, signal)} if declares and isinstance(signal, Signal) else {}
+
+
 def as_edited(value: Any) -> Any:
     """``value`` as plain JSON with the attribute assignments a callable made on it (``action.x = 1`` on a
     :class:`~conformance.rig.node.Data` sets an attribute, which reads back first, not the key)."""
@@ -132,9 +137,7 @@ def node_callback(
     def called(*args: Any) -> Any:
         positional = args[:arity]
         context = args[at] if len(args) > at and isinstance(args[at], Mapping) else {}
-        signal = context.get("signal")
-        keywords = {"cancelled": live_probe(sdk, signal)} if declares and isinstance(signal, Signal) else {}
-        value = function(*positional, **keywords)
+        value = function(*positional, **cancelled_keyword(sdk, declares, context.get("signal")))
         if edits:
             return {"$reply": value, "$edits": [as_edited(argument) for argument in positional]}
         return value

@@ -7,10 +7,11 @@ and each ``confirm``/``url_policy`` answer, runs the same Python code and lands 
 
 Names follow each SDK's idiom: Python's ``url_policy`` is Node's ``urlPolicy`` and so on (:data:`OPTION_NAMES`).
 A driver method or option callable that takes ``cancelled`` receives, when Node passed an AbortSignal, the same
-live probe of that very signal the computer toolset's callables get (:func:`conformance.rig.node_callbacks.live_probe`):
-a driver that polls it sees a cancellation that comes while it works, and a signal that is not the run's never
-follows the run's predicate. Anything else a check reaches for (Python internals,
-an option without a Node counterpart) makes the check "not checked", with the name, rather than an error.
+live probe of that very signal the computer toolset's callables get
+(:func:`conformance.rig.node_callbacks.cancelled_keyword`): a driver that polls it sees a cancellation that comes
+while it works, and a signal that is not the run's never follows the run's predicate. Anything else a check reaches
+for (Python internals, an option without a Node counterpart) makes the check "not checked", with the name, rather
+than an error.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from openai.lib.browser import BrowserError
 from conformance.assertions import not_checked
 from conformance.harness.node.bridge import NodeError
 from conformance.members import ALL_NAMES
-from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, Signal, shared_sdk
-from conformance.rig.node_callbacks import live_probe, takes_cancelled
+from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, shared_sdk
+from conformance.rig.node_callbacks import cancelled_keyword, takes_cancelled
 from conformance.rig.node_execute import NodeExecuteOptions
 
 OPTION_NAMES: Final = {
@@ -51,9 +52,7 @@ def as_node_callable(sdk: NodeSdk, function: Callable[..., Any]) -> Callable[...
         options = args[-1] if args and isinstance(args[-1], Mapping) and set(args[-1]) <= {"signal"} else None
         positional = args[:-1] if options is not None else args
         signal = options.get("signal") if options is not None else None
-        if declares and isinstance(signal, Signal):
-            return function(*positional, cancelled=live_probe(sdk, signal))
-        return function(*positional)
+        return function(*positional, **cancelled_keyword(sdk, declares, signal))
 
     return called
 
