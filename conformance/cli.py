@@ -72,7 +72,10 @@ def _desktop_build(args: argparse.Namespace) -> int:
     return subprocess.call(["bash", str(script or desktop)], env=environment)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``command`` (the subcommand about to be parsed) one that skips importing
+    what only another subcommand needs: ``replay``'s arguments come from a module that imports the SDK, which
+    would add about half a second before ``certify`` even starts pytest."""
     parser = argparse.ArgumentParser(prog="driverkit", description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -121,9 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(handler=_desktop_build)
 
     replay = commands.add_parser("replay", help="replay a recorded cassette through the runner")
-    replay_module = importlib.import_module("conformance.replay")
-    replay_module.add_arguments(replay)
-    replay.set_defaults(handler=replay_module.run)
+    if command in (None, "replay"):
+        replay_module = importlib.import_module("conformance.replay")
+        replay_module.add_arguments(replay)
+        replay.set_defaults(handler=replay_module.run)
 
     compare = commands.add_parser(
         "compare-sdks", help="list the clauses where the Python and Node SDK certificates differ (Markdown)"
@@ -140,8 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # The top level takes no option but --help, so the first other word names the subcommand.
+    command = next((word for word in arguments if not word.startswith("-")), None)
+    args = build_parser(command).parse_args(arguments)
     if getattr(args, "pytest_args", None) and args.pytest_args[0] == "--":
         args.pytest_args = args.pytest_args[1:]
     return int(args.handler(args))
