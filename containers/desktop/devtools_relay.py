@@ -8,6 +8,7 @@ it; see reference/browser/serve.py) and pipes each, byte for byte, to Chromium's
     python3 devtools_relay.py LISTEN_PORT CHROMIUM_PORT
 """
 
+import contextlib
 import socket
 import sys
 import threading
@@ -24,10 +25,8 @@ def pipe(source: socket.socket, target: socket.socket) -> None:
         pass
     finally:
         for end in (source, target):
-            try:
+            with contextlib.suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def serve(listen_port: int, chromium_port: int) -> None:
