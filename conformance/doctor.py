@@ -23,6 +23,8 @@ from typing import Final
 SUPPORTED_PYTHON: Final = (3, 11)
 DESKTOP_IMAGE: Final = os.environ.get("KIT_DESKTOP_IMAGE", "kit/desktop:latest")
 DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
+DEBIAN_HEADLESS_SHELL: Final = "/usr/bin/chromium-headless-shell"
+SHELL_HINT: Final = "apt-get install -y chromium-headless-shell: headless checks in about a third of the CPU"
 # Playwright for Node refuses older Node; the kit itself runs on 18 (conformance.harness.node.bridge).
 PLAYWRIGHT_NODE_MAJOR: Final = 20
 
@@ -63,13 +65,27 @@ def _playwright_chromium() -> Finding:
         chrome = shutil.which("google-chrome") or shutil.which("google-chrome-stable")
         if chrome:
             return Finding("browser", name, True, f"Google Chrome at {chrome} (OPENAI_EXAMPLE_BROWSER_CHANNEL)")
+    named = os.environ.get("DRIVERKIT_CHROMIUM", "")
+    if named:
+        usable = os.path.isfile(named) and os.access(named, os.X_OK)
+        detail = f"DRIVERKIT_CHROMIUM={named}" + ("" if usable else " is not an executable file")
+        return Finding("browser", name, usable, detail, "unset DRIVERKIT_CHROMIUM or name a Chromium executable")
+    shell = os.access(DEBIAN_HEADLESS_SHELL, os.X_OK)
     if os.access(DEBIAN_CHROMIUM, os.X_OK):
-        return Finding("browser", name, True, f"Debian's Chromium at {DEBIAN_CHROMIUM}")
+        headless = f"Debian's headless shell at {DEBIAN_HEADLESS_SHELL}" if shell else f"the same ({SHELL_HINT})"
+        return Finding("browser", name, True, f"Debian's Chromium at {DEBIAN_CHROMIUM}; headless: {headless}")
+    if shell:
+        headed = "headless only: a headed browser needs apt-get install -y chromium"
+        return Finding("browser", name, True, f"Debian's headless shell at {DEBIAN_HEADLESS_SHELL} ({headed})")
     bundled = _bundled_chromium()
     if bundled:
         return Finding("browser", name, True, f"Playwright's own Chromium at {bundled}")
     return Finding(
-        "browser", name, False, "neither Debian's Chromium nor Playwright's own", "apt-get install -y chromium"
+        "browser",
+        name,
+        False,
+        "neither Debian's Chromium nor Playwright's own",
+        "apt-get install -y chromium chromium-headless-shell",
     )
 
 

@@ -16,7 +16,7 @@
 // the caller's grants (env.hints.grants) only: single use, expiring, size-limited, of their own kind.
 
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { BrowserError } from "openai/helpers/browser";
 import { chromium } from "playwright";
@@ -96,10 +96,25 @@ const RUN_SCRIPT = async ([source, ms, marker]) => {
 // Runs in the page: resolves after two frames, once what an action started has been laid out and painted.
 const SETTLE = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));
 
-// Debian's Chromium, with every name lookup kept local (the browser's own background traffic fails inside it).
+// DRIVERKIT_CHROMIUM, else Debian's headless shell, else Debian's full Chromium: the same choice as the Python
+// driver (reference/browser/_launch.py says why the shell comes first).
+function chromiumExecutable() {
+  if (process.env.DRIVERKIT_CHROMIUM) return process.env.DRIVERKIT_CHROMIUM;
+  for (const candidate of ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"]) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not installed: try the next one
+    }
+  }
+  return undefined; // Playwright's own download, where there is one
+}
+
+// Headless Chromium, with every name lookup kept local (the browser's own background traffic fails inside it).
 export function launchChromium() {
   return chromium.launch({
-    executablePath: process.env.DRIVERKIT_CHROMIUM ?? "/usr/bin/chromium",
+    executablePath: chromiumExecutable(),
     headless: true,
     args: ["--disable-gpu", "--disable-quic", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"],
   });

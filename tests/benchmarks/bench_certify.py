@@ -8,14 +8,18 @@ close; summed over workers under ``-n 2``), which this script repeats.
 
 ``--baseline DIR`` names another checkout of the kit (an older commit, say: ``git worktree add DIR COMMIT``); each
 run then happens in that checkout and in this one, alternately, and the ratio new/old is printed, so a change is
-judged against the code before it under the same load.
+judged against the code before it under the same load. ``--baseline-env NAME=VALUE`` (repeatable) sets variables
+for the old side only, so one checkout can be compared with itself under another setting: ``--baseline-env
+DRIVERKIT_CHROMIUM=/usr/bin/chromium`` runs the old side in the full Chromium's headless mode instead of the
+headless shell.
 
 Each run also reports the whole machine's CPU use while it ran (``/proc/stat``: every process counts, Chromium's
 included, which the run's own rusage misses): the busy core-seconds, and what share of the cores they filled. The
 busy core-seconds divided by the cores is the shortest wall time that much work could take here, which is what
 bounds ``-n 2``: a serial run that already keeps the cores busy cannot be halved by a second worker.
 
-    .venv/bin/python tests/benchmarks/bench_certify.py [--driver module:factory ...] [--runs serial,n2] [--baseline DIR]
+    .venv/bin/python tests/benchmarks/bench_certify.py [--driver module:factory ...] [--runs serial,n2]
+        [--baseline DIR] [--baseline-env NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -53,13 +57,23 @@ def _cpu_use(before: tuple[float, float] | None) -> str:
     )
 
 
-def certify(driver: str, extra: list[str], checkout: Path = HERE) -> tuple[float, dict[str, int], str]:
-    """Wall time, clause summary and the phase line of one ``driverkit certify`` run of the kit in ``checkout``."""
+def certify(
+    driver: str, extra: list[str], checkout: Path = HERE, environment: dict[str, str] | None = None
+) -> tuple[float, dict[str, int], str]:
+    """Wall time, clause summary and the phase line of one ``driverkit certify`` run of the kit in ``checkout``,
+    with ``environment`` added to this process's variables."""
     with tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "conformance.cli", "certify", "--driver", driver, "--out", out, "--", "-q"]
         started = time.perf_counter()
         # Run from the checkout, so ``-m conformance.cli`` and the checks it loads are that checkout's code.
-        completed = subprocess.run([*command, *extra], check=False, capture_output=True, text=True, cwd=checkout)
+        completed = subprocess.run(
+            [*command, *extra],
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=checkout,
+            env={**os.environ, **(environment or {})},
+        )
         elapsed = time.perf_counter() - started
         certificate = Path(out) / "certificate.json"
         if not certificate.exists():
@@ -74,20 +88,36 @@ def main() -> None:
     parser.add_argument("--driver", action="append", help="a factory to certify (repeatable); both references if none")
     parser.add_argument("--runs", default="serial,n2", help="comma-separated: serial, n2")
     parser.add_argument("--baseline", type=Path, help="another checkout of the kit to run alternately, for old/new")
+    parser.add_argument(
+        "--baseline-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a variable set for the old side only (repeatable); without --baseline the old side is this checkout",
+    )
     args = parser.parse_args()
+    baseline_environment: dict[str, str] = {}
+    for setting in args.baseline_env:
+        name, equals, value = setting.partition("=")
+        if not (name and equals):
+            parser.error(f"--baseline-env: expected NAME=VALUE, not {setting!r}")
+        baseline_environment[name] = value
     runs = [name.strip() for name in args.runs.split(",") if name.strip()]
     unknown = [name for name in runs if name not in RUNS]
     if unknown:
         parser.error(f"--runs: unknown {unknown}; expected some of {sorted(RUNS)}")
     if args.baseline is not None and not (args.baseline / "conformance" / "cli.py").is_file():
         parser.error(f"--baseline: {args.baseline} is not a checkout of the kit (no conformance/cli.py in it)")
-    checkouts = {"new": HERE} if args.baseline is None else {"old": args.baseline.resolve(), "new": HERE}
+    checkouts = {"new": HERE}
+    if args.baseline is not None or baseline_environment:
+        checkouts = {"old": (args.baseline or HERE).resolve(), "new": HERE}
     for driver in args.driver or DRIVERS:
         times: dict[tuple[str, str], float] = {}
         for name in runs:
             for side, checkout in checkouts.items():
                 load, cpu = os.getloadavg()[0], cpu_times()
-                elapsed, summary, phases = certify(driver, RUNS[name], checkout)
+                environment = baseline_environment if side == "old" else {}
+                elapsed, summary, phases = certify(driver, RUNS[name], checkout, environment)
                 used = _cpu_use(cpu)
                 times[(side, name)] = elapsed
                 label = f"{driver} {name:>6}" + (f" {side}" if len(checkouts) > 1 else "")
