@@ -238,7 +238,11 @@ class ExecutionService:
         return hmac.compare_digest(header[len("Bearer ") :].strip().encode(), self._token)
 
     def start(self) -> ExecutionService:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="execution-service", daemon=True)
+        # A short poll: serve_forever sees shutdown() only at its next one (the default half second made every
+        # stop wait for it).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="execution-service", daemon=True
+        )
         self._thread.start()
         return self
 

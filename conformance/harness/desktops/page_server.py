@@ -95,7 +95,11 @@ class RecordingPageServer:
         return f"http://127.0.0.1:{self.port}/"
 
     def start(self) -> RecordingPageServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="page-server", daemon=True)
+        # A short poll: serve_forever sees shutdown() only at its next one (the default half second made every
+        # stop wait for it).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="page-server", daemon=True
+        )
         self._thread.start()
         return self
 
