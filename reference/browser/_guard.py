@@ -15,7 +15,9 @@ event. Attachments are refused the same way unless a file grant armed that exact
 from __future__ import annotations
 
 import http.client
+import os
 import select
+import selectors
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -55,10 +57,23 @@ class NetworkGuard:
         self.blocked_downloads: dict[str, str] = {}  # url -> file name, for download_file
         self._server = ThreadingHTTPServer((host, 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="rdk-network-guard", daemon=True
-        )
+        self._server.timeout = 0  # handle_request() below is called only once a connection is waiting
+        # close() writes to this pipe to end the accept loop at once: serve_forever() would notice its shutdown
+        # only at its next poll, and a driver's close (in an async driver, on the event loop) would wait for it.
+        self._wake_read, self._wake_write = os.pipe()
+        self._closed = False
+        self._thread = threading.Thread(target=self._accept_until_closed, name="rdk-network-guard", daemon=True)
         self._thread.start()
+
+    def _accept_until_closed(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._server, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            while True:
+                ready = {key.fileobj for key, _events in selector.select()}
+                if self._wake_read in ready:
+                    return
+                self._server.handle_request()  # a connection is waiting: accept it and start its thread
 
     @property
     def server(self) -> str:
@@ -98,9 +113,15 @@ class NetworkGuard:
         )
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        os.write(self._wake_write, b"x")
         self._thread.join(timeout=5)
+        self._server.server_close()
+        os.close(self._wake_read)
+        os.close(self._wake_write)
 
 
 def _file_name(url: str, disposition: str) -> str:
