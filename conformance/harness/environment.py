@@ -255,6 +255,13 @@ class Environment:
     def requests(self, origin: Origin | None = None) -> builtins.list[ServedRequest]:
         return [request for request in self.store.requests(self._session) if origin is None or request.origin == origin]
 
+    def marker_raised_at(self, marker: int) -> float | None:
+        """When :meth:`settle` raised barrier ``marker`` (wall clock, as request times), or None if it never did.
+
+        A page that acts on a marker (fixture pages get it as a ``kit-barrier`` event) cannot act before this.
+        """
+        return self.store.marker_raised_at(self._session, marker)
+
     def shared(self, key: str, create: Callable[[], T], close: Callable[[T], object] | None = None) -> T:
         """A resource shared by every check in this process, created on first use and closed at session end."""
         return self._shared.get(key, create, close)

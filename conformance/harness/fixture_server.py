@@ -152,6 +152,11 @@ class EffectStore:
             session = self._sessions.get(token)
             return list(session.requests) if session else []
 
+    def marker_raised_at(self, token: str, marker: int) -> float | None:
+        with self._changed:
+            session = self._sessions.get(token)
+            return session.barrier.raised_at.get(marker) if session else None
+
     def wait(
         self,
         token: str,
@@ -213,6 +218,7 @@ class EffectStore:
                 return Settled(0)
             session.barrier.marker += 1
             marker = session.barrier.marker
+            session.barrier.raised_at[marker] = time.time()
             self._changed.notify_all()
         deadline = time.monotonic() + limit
         while True:

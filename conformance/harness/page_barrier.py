@@ -60,6 +60,8 @@ class BarrierState:
     """The barrier bookkeeping of one session (kept by the effect store, under its lock)."""
 
     marker: int = 0
+    # marker -> when the kit raised it (wall clock, as request times): a page acting on a marker acts after this
+    raised_at: dict[int, float] = field(default_factory=dict)
     instances: dict[str, PageInstance] = field(default_factory=dict)
     # (page, origin) -> times the server served that page document with the recorder in it
     served: dict[tuple[str, str], list[float]] = field(default_factory=dict)

@@ -14,6 +14,12 @@ from typing import Any
 
 import pytest
 
+from conformance.contracts.browser.check_actions import (
+    WAIT_PAGE,
+    WAIT_PAGE_DELAY_S,
+    WAIT_PAGE_FALLBACK_S,
+    _earliest_reveal,
+)
 from conformance.harness import page_barrier
 from conformance.harness.environment import Environment
 from conformance.harness.fixture_server import EffectStore, FixtureServer
@@ -192,3 +198,41 @@ def test_a_page_that_cannot_open_its_socket_falls_back_to_a_quiet_window_with_a_
 
 def _refuse_upgrade(key: str) -> str:
     raise ConnectionAbortedError("this proxy refuses WebSockets")
+
+
+# ----- a page that times itself by the barrier (wait.html, for wait_for) ------------------------------------------
+
+
+def test_the_wait_page_restarts_its_clock_at_each_marker_and_shows_its_text_no_sooner(
+    env: Environment, page: Any
+) -> None:
+    page.goto(env.url(WAIT_PAGE))
+    env.wait_for_effect("load")
+    env.settle()
+    env.settle()
+    revealed = env.wait_for_effect("revealed", timeout=10.0)
+    starts = [effect["marker"] for effect in env.effects("clock")]
+    assert starts == [1, 2], starts
+    last = env.marker_raised_at(starts[-1])
+    assert last is not None
+    assert _earliest_reveal(env, revealed) == pytest.approx(last + WAIT_PAGE_DELAY_S)
+    # The text showed no sooner than that: its record cannot have reached the kit before.
+    arrived = time.time() - (time.monotonic() - revealed["received"])
+    assert arrived >= last + WAIT_PAGE_DELAY_S
+
+
+def test_the_wait_page_without_a_socket_starts_its_clock_on_its_own(
+    server: FixtureServer, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tokens = server.session()
+    env = Environment(server, next(tokens), note=lambda note: None)
+    try:
+        monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
+        page.goto(env.url(WAIT_PAGE))
+        revealed = env.wait_for_effect("revealed", timeout=10.0)
+        assert [effect["marker"] for effect in env.effects("clock")] == [None]
+        requested = [request.at for request in env.requests() if request.path == "wait.html"][-1]
+        expected = requested + WAIT_PAGE_FALLBACK_S + WAIT_PAGE_DELAY_S
+        assert _earliest_reveal(env, revealed) == pytest.approx(expected)
+    finally:
+        tokens.close()
