@@ -74,3 +74,34 @@ def test_debian_node_18_is_enough_but_named_too_old_for_playwright(
     node = next(result for result in doctor.findings() if result.name == "node")
     assert node.found, node.render()
     assert node.detail.startswith("Node 18.20 at ") and "needs Node 20+" in node.detail
+
+
+def _executable(path: Path) -> str:
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_browser_line_says_which_chromium_headless_runs_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DRIVERKIT_CHROMIUM", raising=False)
+    monkeypatch.delenv("OPENAI_EXAMPLE_BROWSER_CHANNEL", raising=False)
+    full = _executable(tmp_path / "chromium")
+    monkeypatch.setattr(doctor, "DEBIAN_CHROMIUM", full)
+    monkeypatch.setattr(doctor, "DEBIAN_HEADLESS_SHELL", str(tmp_path / "no-shell"))
+    without = doctor._playwright_chromium()
+    assert without.found and "apt-get install -y chromium-headless-shell" in without.detail
+    shell = _executable(tmp_path / "chromium-headless-shell")
+    monkeypatch.setattr(doctor, "DEBIAN_HEADLESS_SHELL", shell)
+    assert doctor._playwright_chromium().detail.endswith(f"headless: Debian's headless shell at {shell}")
+
+
+def test_a_named_chromium_that_is_not_executable_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_EXAMPLE_BROWSER_CHANNEL", raising=False)
+    monkeypatch.setenv("DRIVERKIT_CHROMIUM", str(tmp_path / "absent"))
+    finding = doctor._playwright_chromium()
+    assert not finding.found and "is not an executable file" in finding.detail
+    assert "unset DRIVERKIT_CHROMIUM" in finding.render()
+    monkeypatch.setenv("DRIVERKIT_CHROMIUM", _executable(tmp_path / "mine"))
+    assert doctor._playwright_chromium().found

@@ -2,9 +2,9 @@
 
 Choices, from spec/000 "Start with an async driver" and the machine notes:
 - ``OPENAI_EXAMPLE_BROWSER_CHANNEL=chrome`` selects an installed Chrome, and ``DRIVERKIT_CHROMIUM`` names any other
-  Chromium executable. Otherwise a headless browser is Debian's ``/usr/bin/chromium-headless-shell`` when present,
-  and any browser Debian's ``/usr/bin/chromium`` (Playwright cannot download its own build here), else
-  Playwright's bundled one.
+  Chromium executable. Otherwise a headless browser is Debian's headless shell
+  (``/usr/bin/chromium-headless-shell``) when installed, and a headed one, or a headless one without the shell,
+  Debian's ``/usr/bin/chromium`` (Playwright cannot download its own build here); with neither, Playwright's own.
 - Why the headless shell first: it is what Playwright itself runs for ``headless=True`` (Chromium's headless
   shell, without the full browser's profile services), and a fresh context with its first page costs about a
   third of the CPU it costs in the full browser's headless mode (0.155 vs 0.55 busy core-seconds measured here),
