@@ -41,12 +41,16 @@ def test_desktop_build_scripts_ship_with_the_kit() -> None:
     assert resources.containers("desktop", "Dockerfile").is_file()
 
 
+def _executable(path: Path, body: str = "") -> str:
+    """A shell script at ``path`` running ``body``: a stand-in for a program doctor looks for."""
+    path.write_text(f"#!/bin/sh\n{body}")
+    path.chmod(0o755)
+    return str(path)
+
+
 def _fake_node(tmp_path: Path, version: str) -> str:
     """A stand-in ``node`` that only answers ``--version`` (what doctor and the bridge ask of it)."""
-    script = tmp_path / "node"
-    script.write_text(f"#!/bin/sh\necho {version}\n")
-    script.chmod(0o755)
-    return str(script)
+    return _executable(tmp_path / "node", f"echo {version}\n")
 
 
 def test_node_too_old_is_named_with_the_debian_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -74,12 +78,6 @@ def test_debian_node_18_is_enough_but_named_too_old_for_playwright(
     node = next(result for result in doctor.findings() if result.name == "node")
     assert node.found, node.render()
     assert node.detail.startswith("Node 18.20 at ") and "needs Node 20+" in node.detail
-
-
-def _executable(path: Path) -> str:
-    path.write_text("#!/bin/sh\n")
-    path.chmod(0o755)
-    return str(path)
 
 
 def test_the_browser_line_says_which_chromium_headless_runs_use(
