@@ -54,6 +54,9 @@ class _FakeBarrier:
         self.page.nudges += 1
         return NUDGE
 
+    def is_sentinel(self, event: dict[str, Any]) -> bool:
+        return int(event["seq"]) in self.sentinels
+
 
 def _environment(page: _ScriptedPage, monkeypatch: pytest.MonkeyPatch) -> ComputerEnvironment:
     # Reads come every 10 ms: a 50 ms silence is "stopped", and the page's backlog lasts well past that.
@@ -110,6 +113,35 @@ def test_a_page_that_never_loads_is_not_ready(monkeypatch: pytest.MonkeyPatch) -
     page.reported.clear()
     with pytest.raises(DesktopUnavailableError, match="did not load"):
         _environment(page, monkeypatch).wait_until_ready(time.monotonic() + 0.2)
+
+
+def test_an_expected_event_the_page_lacks_once_it_caught_up_is_missing_after_the_margin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = _ScriptedPage(backlog=3, then_barrier=True)
+    environment = _environment(page, monkeypatch)
+    monkeypatch.setattr(computer_environment, "MISSING_AFTER_BARRIER_SECONDS", 0.1)
+    started = time.monotonic()
+    events = environment.wait_for(1, lambda seen: any(event["type"] == "dblclick" for event in seen), timeout=30)
+    assert time.monotonic() - started < 5, "the whole timeout was waited although the barrier had arrived"
+    assert [event["type"] for event in events] == ["keydown"] * 3  # what came before the barrier, and not its move
+    assert page.nudges == 1
+
+
+def test_an_expected_event_that_comes_before_the_barrier_ends_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _ScriptedPage(backlog=2, then_barrier=True)
+    environment = _environment(page, monkeypatch)
+    events = environment.wait_for(1, lambda seen: len(seen) >= 2, timeout=30)
+    assert [event["type"] for event in events] == ["keydown", "keydown"]
+
+
+def test_a_page_that_stops_reporting_is_waited_for_the_whole_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No barrier either: the missing event may be the page's fault, so the wait is the old one, and the check
+    # still judges the events that came (never "not checked" because the barrier failed).
+    environment = _environment(_ScriptedPage(backlog=0, then_barrier=False), monkeypatch)
+    started = time.monotonic()
+    assert environment.wait_for(1, lambda seen: bool(seen), timeout=0.5) == []
+    assert time.monotonic() - started >= 0.5
 
 
 # Typed in one go, these keys make the page queue far more than 64 KiB of events (every input event carries the
