@@ -26,6 +26,10 @@ Origin = Literal["main", "other"]
 BARRIER_LIMIT_SECONDS = 5.0
 # The quiet window used only when the barrier did not hold: long enough for beacons in flight on a loaded machine.
 FALLBACK_QUIET_SECONDS = 0.3
+# How long an effect that a returned driver call must already have caused still gets once the barrier held without
+# it (Environment.poll_effect_of_call). The barrier already covers a record still on its way to the server; this
+# covers only a page that handles the input a task or two after acknowledging the barrier.
+AFTER_BARRIER_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,28 @@ class Environment:
             return effect.get("kind") == kind and (predicate is None or predicate(effect))
 
         return self.store.wait(self._session, matches, timeout, self._poll)
+
+    def poll_effect_of_call(
+        self, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0
+    ) -> Effect | None:
+        """:meth:`poll_effect` for an effect a driver call that has returned must already have caused: a click's
+        click, a key's keydown, typing's input.
+
+        Once every page has acknowledged a barrier (all they recorded up to then has arrived) and the effect is
+        not among their records, the call did not cause it: it gets ``AFTER_BARRIER_SECONDS`` more, not the rest
+        of ``timeout``, so a check that fails says so at once. Where the barrier does not hold, the whole
+        ``timeout``, as :meth:`poll_effect`. Not for effects a page makes later by itself (a load, a timer, a
+        scroll event, which waits for the next frame).
+        """
+        deadline = time.monotonic() + timeout
+        found = self.poll_effect(kind, predicate, 0.0)
+        if found is not None:
+            return found
+        settled = self.store.barrier(self._session, min(timeout, BARRIER_LIMIT_SECONDS), self._poll)
+        remaining = deadline - time.monotonic()
+        if settled.held:
+            remaining = min(remaining, AFTER_BARRIER_SECONDS)
+        return self.poll_effect(kind, predicate, max(remaining, 0.0))
 
     def wait_for_effect(
         self, kind: str, predicate: Callable[[Effect], bool] | None = None, timeout: float = 5.0

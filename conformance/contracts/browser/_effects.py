@@ -126,16 +126,22 @@ def await_effect(
     *,
     timeout: float = 5.0,
     what: str,
+    of_call: bool = False,
 ) -> Effect:
-    """The first matching effect, or a failure of ``clause`` saying what the page never saw."""
-    found = subject.env.poll_effect(kind, predicate, timeout)
+    """The first matching effect, or a failure of ``clause`` saying what the page never saw.
+
+    ``of_call``: the effect is one a driver call that has returned must already have caused, so once the page
+    barrier holds without it, it is missing (:meth:`Environment.poll_effect_of_call`), not awaited for ``timeout``.
+    """
+    poll = subject.env.poll_effect_of_call if of_call else subject.env.poll_effect
+    found = poll(kind, predicate, timeout)
     if found is None:
         seen = sorted({str(effect.get("kind")) for effect in subject.env.effects()})
         silence = subject.env.silence()
         violation(
             clause,
-            f"the page never recorded {what} within {timeout:g} s (it recorded: {', '.join(seen) or 'nothing'})"
-            + (f"; {silence}" if silence else ""),
+            f"the page never recorded {what} {'after the call returned' if of_call else f'within {timeout:g} s'} "
+            f"(it recorded: {', '.join(seen) or 'nothing'})" + (f"; {silence}" if silence else ""),
         )
     return found
 
@@ -149,6 +155,7 @@ def await_new_effect(
     *,
     timeout: float = 5.0,
     what: str,
+    of_call: bool = False,
 ) -> Effect:
     """Like :func:`await_effect`, but only effects recorded after ``position`` count.
 
@@ -163,6 +170,7 @@ def await_new_effect(
         lambda effect: id(effect) not in earlier and (predicate is None or predicate(effect)),
         timeout=timeout,
         what=what,
+        of_call=of_call,
     )
 
 

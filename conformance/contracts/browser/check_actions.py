@@ -42,7 +42,9 @@ def test_click_activates_exactly_the_referenced_control(subject: BrowserSubject,
     outcome = subject.call("click", target=ref, tab_id=None)
 
     expect_done(outcome, "BR-ACT-002")
-    await_effect(subject, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft")
+    await_effect(
+        subject, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft", of_call=True
+    )
     subject.env.settle()
     clicks = since(env, position, "click")
     expect(
@@ -82,12 +84,13 @@ def test_a_target_the_driver_never_issued_is_refused_without_effect(subject: Bro
 
 
 def _let_the_records_catch_up(subject: BrowserSubject, probe: str, text: str) -> None:
-    """Give the page's records of a typed text time to arrive before judging the final value.
+    """Let the page's records of a typed text arrive before judging the final value.
 
     A driver may type key by key, and on a loaded machine the page's records of those keys can arrive with gaps
-    longer than a quiet spell; waiting (a bounded while) for the full text keeps a slow but correct driver passing.
+    longer than a quiet spell. The typing call has returned, so the page barrier covers every one of them: once it
+    holds without the full text, the text is not coming (and a driver that typed something else fails at once).
     """
-    subject.env.poll_effect("input", lambda e: e.get("target") == probe and e.get("value") == text, timeout=5.0)
+    subject.env.poll_effect_of_call("input", lambda e: e.get("target") == probe and e.get("value") == text)
     subject.env.settle()
 
 
@@ -102,7 +105,13 @@ def test_type_fills_the_referenced_control(subject: BrowserSubject, env: Environ
 
         expect_done(outcome, "BR-ACT-004")
         await_new_effect(
-            subject, "BR-ACT-004", position, "input", lambda e: e.get("target") == "full-name", what="Full name input"
+            subject,
+            "BR-ACT-004",
+            position,
+            "input",
+            lambda e: e.get("target") == "full-name",
+            what="Full name input",
+            of_call=True,
         )
         _let_the_records_catch_up(subject, "full-name", text)
         values = [
@@ -127,7 +136,12 @@ def test_type_with_a_null_target_types_at_the_focus(subject: BrowserSubject, env
 
     expect_done(outcome, "BR-ACT-005")
     await_effect(
-        subject, "BR-ACT-005", "input", lambda e: e.get("target") == "notes", what="input in the focused Notes"
+        subject,
+        "BR-ACT-005",
+        "input",
+        lambda e: e.get("target") == "notes",
+        what="input in the focused Notes",
+        of_call=True,
     )
     _let_the_records_catch_up(subject, "notes", "left at the door")
     values = [e.get("value") for e in since(env, position, "input") if e.get("target") == "notes"]
@@ -150,6 +164,7 @@ def test_key_presses_keys_and_chords_in_the_focused_control(subject: BrowserSubj
         "keydown",
         lambda e: e.get("key") == "Enter" and e.get("target") == "shortcut",
         what="Enter pressed in the focused field",
+        of_call=True,
     )
     finish(outcome)
 
@@ -162,6 +177,7 @@ def test_key_presses_keys_and_chords_in_the_focused_control(subject: BrowserSubj
         "keydown",
         lambda e: e.get("key") == "ArrowLeft" and "Shift" in (e.get("modifiers") or []),
         what="ArrowLeft pressed while Shift was held",
+        of_call=True,
     )
     finish(chord)
 

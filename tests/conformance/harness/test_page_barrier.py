@@ -20,7 +20,7 @@ from conformance.contracts.browser.check_actions import (
     WAIT_PAGE_FALLBACK_S,
     _earliest_reveal,
 )
-from conformance.harness import page_barrier
+from conformance.harness import environment, page_barrier
 from conformance.harness.environment import Environment
 from conformance.harness.fixture_server import EffectStore, FixtureServer
 from conformance.harness.page_barrier import BarrierState
@@ -234,5 +234,44 @@ def test_the_wait_page_without_a_socket_starts_its_clock_on_its_own(
         requested = [request.at for request in env.requests() if request.path == "wait.html"][-1]
         expected = requested + WAIT_PAGE_FALLBACK_S + WAIT_PAGE_DELAY_S
         assert _earliest_reveal(env, revealed) == pytest.approx(expected)
+    finally:
+        tokens.close()
+
+
+def test_an_effect_no_call_caused_is_known_missing_once_the_barrier_holds(
+    env: Environment, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(environment, "AFTER_BARRIER_SECONDS", 0.2)
+    page.goto(env.url("keys.html"))
+    env.wait_for_effect("load")
+    started = time.monotonic()
+    assert env.poll_effect_of_call("click", timeout=20.0) is None
+    assert time.monotonic() - started < 5.0, "the whole timeout was waited although the barrier held"
+
+
+def test_an_effect_of_the_call_still_on_its_way_is_found(
+    env: Environment, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(environment, "AFTER_BARRIER_SECONDS", 0.0)
+    page.goto(env.url("keys.html"))
+    env.settle()
+    # The page recorded it before the check asks, but the server receives it late: the barrier waits for it.
+    monkeypatch.setattr(env.store, "add_effect", _LateDelivery(env.store, "late", 0.6))
+    page.evaluate("window.kitRecord('late', {})")
+    assert env.poll_effect_of_call("late", timeout=20.0) is not None
+
+
+def test_without_a_barrier_an_effect_of_the_call_gets_the_whole_timeout(
+    server: FixtureServer, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tokens = server.session()
+    env = Environment(server, next(tokens), note=lambda finding: None)
+    try:
+        monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
+        page.goto(env.url("keys.html"))
+        env.wait_for_effect("load")
+        started = time.monotonic()
+        assert env.poll_effect_of_call("click", timeout=1.5) is None
+        assert time.monotonic() - started >= 1.5
     finally:
         tokens.close()
