@@ -122,6 +122,24 @@ def env(server: FixtureServer) -> Iterator[Environment]:
 
 
 @pytest.fixture
+def notes() -> list[str]:
+    """The notes an environment makes, kept for the test to read."""
+    return []
+
+
+@pytest.fixture
+def socketless_env(server: FixtureServer, notes: list[str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Environment]:
+    """An environment whose pages cannot open their barrier socket, as behind a proxy that refuses WebSockets (the
+    upgrade is answered like a plain request)."""
+    monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
+    tokens = server.session()
+    try:
+        yield Environment(server, next(tokens), note=notes.append)
+    finally:
+        tokens.close()
+
+
+@pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context()
     try:
@@ -178,22 +196,15 @@ def test_the_barrier_covers_a_page_that_navigated_and_a_second_tab(env: Environm
 
 
 def test_a_page_that_cannot_open_its_socket_falls_back_to_a_quiet_window_with_a_note(
-    server: FixtureServer, page: Any, monkeypatch: pytest.MonkeyPatch
+    socketless_env: Environment, notes: list[str], page: Any
 ) -> None:
-    notes: list[str] = []
-    tokens = server.session()
-    env = Environment(server, next(tokens), note=notes.append)
-    try:
-        # A proxy that refuses WebSockets: the upgrade is answered like a plain request.
-        monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
-        page.goto(env.url("forms.html"))
-        env.wait_for_effect("load")
-        started = time.monotonic()
-        env.settle(limit=3.0)
-        assert time.monotonic() - started < 3.0, "a page that can never answer should not hold the barrier"
-        assert notes and "could not open its barrier socket" in notes[0], notes
-    finally:
-        tokens.close()
+    env = socketless_env
+    page.goto(env.url("forms.html"))
+    env.wait_for_effect("load")
+    started = time.monotonic()
+    env.settle(limit=3.0)
+    assert time.monotonic() - started < 3.0, "a page that can never answer should not hold the barrier"
+    assert notes and "could not open its barrier socket" in notes[0], notes
 
 
 def _refuse_upgrade(key: str) -> str:
@@ -221,21 +232,14 @@ def test_the_wait_page_restarts_its_clock_at_each_marker_and_shows_its_text_no_s
     assert arrived >= last + WAIT_PAGE_DELAY_S
 
 
-def test_the_wait_page_without_a_socket_starts_its_clock_on_its_own(
-    server: FixtureServer, page: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tokens = server.session()
-    env = Environment(server, next(tokens), note=lambda note: None)
-    try:
-        monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
-        page.goto(env.url(WAIT_PAGE))
-        revealed = env.wait_for_effect("revealed", timeout=10.0)
-        assert [effect["marker"] for effect in env.effects("clock")] == [None]
-        requested = [request.at for request in env.requests() if request.path == "wait.html"][-1]
-        expected = requested + WAIT_PAGE_FALLBACK_S + WAIT_PAGE_DELAY_S
-        assert _earliest_reveal(env, revealed) == pytest.approx(expected)
-    finally:
-        tokens.close()
+def test_the_wait_page_without_a_socket_starts_its_clock_on_its_own(socketless_env: Environment, page: Any) -> None:
+    env = socketless_env
+    page.goto(env.url(WAIT_PAGE))
+    revealed = env.wait_for_effect("revealed", timeout=10.0)
+    assert [effect["marker"] for effect in env.effects("clock")] == [None]
+    requested = [request.at for request in env.requests() if request.path == "wait.html"][-1]
+    expected = requested + WAIT_PAGE_FALLBACK_S + WAIT_PAGE_DELAY_S
+    assert _earliest_reveal(env, revealed) == pytest.approx(expected)
 
 
 def test_an_effect_no_call_caused_is_known_missing_once_the_barrier_holds(
@@ -261,17 +265,10 @@ def test_an_effect_of_the_call_still_on_its_way_is_found(
     assert env.poll_effect_of_call("late", timeout=20.0) is not None
 
 
-def test_without_a_barrier_an_effect_of_the_call_gets_the_whole_timeout(
-    server: FixtureServer, page: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tokens = server.session()
-    env = Environment(server, next(tokens), note=lambda finding: None)
-    try:
-        monkeypatch.setattr(page_barrier, "accept_key", _refuse_upgrade)
-        page.goto(env.url("keys.html"))
-        env.wait_for_effect("load")
-        started = time.monotonic()
-        assert env.poll_effect_of_call("click", timeout=1.5) is None
-        assert time.monotonic() - started >= 1.5
-    finally:
-        tokens.close()
+def test_without_a_barrier_an_effect_of_the_call_gets_the_whole_timeout(socketless_env: Environment, page: Any) -> None:
+    env = socketless_env
+    page.goto(env.url("keys.html"))
+    env.wait_for_effect("load")
+    started = time.monotonic()
+    assert env.poll_effect_of_call("click", timeout=1.5) is None
+    assert time.monotonic() - started >= 1.5
