@@ -43,7 +43,7 @@ SETTLE_SECONDS = 0.15
 # Once the page has handled all input sent before a check's action returned (the barrier arrived), an expected event
 # it has not reported is missing, not late: it gets this long more, not the rest of EVENT_TIMEOUT_SECONDS. The
 # margin is for Chromium's continuous input (pointer moves, wheel), which it dispatches aligned to animation
-# frames, a few milliseconds each, and could in principle hand over just after the barrier's move.
+# frames (about 17 ms apart) and could in principle hand over a frame after the barrier's move.
 MISSING_AFTER_BARRIER_SECONDS = 1.0
 
 Event = dict[str, Any]
