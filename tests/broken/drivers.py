@@ -52,6 +52,7 @@ from conformance.harness.factory import open_driver
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import declares_cancelled
 from conformance.members import DRIVER_METHOD_NAMES
+from tests.broken.environment_view import EnvironmentView
 
 Arguments = dict[str, Any]
 Forward = Callable[..., Any]
@@ -1133,25 +1134,12 @@ class SlowButCorrect(BrokenDriver):
 _LOOP: Final = HarnessLoop()
 
 
-class _EnvironmentView:
-    """The check's environment as the reference factory sees it, with some attributes replaced."""
-
-    def __init__(self, env: Environment, **replaced: Any) -> None:
-        self._env = env
-        self._replaced = replaced
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._replaced:
-            return self._replaced[name]
-        return getattr(self._env, name)
-
-
 def with_origins(env: Environment, origins: tuple[str, ...]) -> Any:
-    return _EnvironmentView(env, allowed_origins=origins)
+    return EnvironmentView(env, allowed_origins=origins)
 
 
 def with_start_url(env: Environment, url: str) -> Any:
-    return _EnvironmentView(env, start_url=url)
+    return EnvironmentView(env, start_url=url)
 
 
 def factory_for(broken: type[BrokenDriver]) -> Callable[[Environment], Iterator[BrokenDriver]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reference.browser import async_factory, sync_factory
+from tests.broken.environment_view import EnvironmentView
 
 FOREVER = 3600.0
 HUGE = 10 * 1024 * 1024
@@ -65,22 +66,10 @@ def state_only(env: Any) -> StateOnly:
     return StateOnly()
 
 
-class _EnvironmentWithoutRoute:
-    """The kit's environment without ``report_browser_route``, as an older kit's or a caller's own would be."""
-
-    def __init__(self, env: Any) -> None:
-        self._env = env
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "report_browser_route":
-            raise AttributeError(name)
-        return getattr(self._env, name)
-
-
 def route_not_reported(env: Any) -> Iterator[Any]:
     """The reference driver, never offered ``report_browser_route``: it shows its pages, and says nothing of how it
     reached its browser."""
-    yield from sync_factory(_EnvironmentWithoutRoute(env))
+    yield from sync_factory(EnvironmentView(env, report_browser_route=None))
 
 
 def hanging_factory_after_probe(env: Any) -> StateOnly:
