@@ -1,33 +1,39 @@
-"""How a check says which clause it found broken, and how it says a clause could not be judged.
+"""How a check says what it found: a broken clause, a broken precondition, or why it could not judge.
 
-A check declares the clauses it covers with ``@pytest.mark.clause("BR-READ-001", ...)``. When it fails through
-:func:`expect` (or by raising :class:`ClauseViolation`), the certificate blames exactly the named clause; any
-other failure blames every clause the check declares.
+A check declares the clauses it covers with ``@pytest.mark.clause("BR-READ-001", ...)``. Everything it can
+conclude travels as a typed exception, read by the plugin with ``isinstance`` (never parsed out of a message):
 
-Three ways a check ends without judging its clauses, each reported with its own status, never as a failure:
-
+- :func:`expect` / :func:`violation` raise :class:`ClauseViolation`: the subject breaks that one clause. The
+  check's other clauses were not reached ("stopped at" that clause).
+- :func:`precondition` raises :class:`PreconditionFailed`: something the check relies on to judge anything (a
+  state the SDK accepts, the start page shown, one active tab) is broken. The precondition's clause is blamed
+  and the check's own clauses are "blocked by" it, never failed: one defect, one finding.
 - :func:`not_implemented`: the subject does not have the member (or optional capability) the check needs.
 - :func:`unverified`: the subject has the member, but the kit could not exercise it (no structured read to find a
   ref, a hint the driver ignored); the reason says what the driver must offer to make it checkable.
+- :func:`not_provoked`: the check could not make the page do what it judges the driver on (a popup whose
+  ``window.open`` never ran, a download that never started); nothing was learned about the clause.
 - :func:`not_checked` (or raising :class:`EnvironmentProblem`): the machine or the harness failed (a browser that
   did not start, a desktop that is unavailable), so nothing was learned about the subject.
+
+The four "could not judge" outcomes are :class:`CheckSkipped`, a pytest skip that carries its kind as data.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, NoReturn
 
-import pytest
+from _pytest.outcomes import Skipped
 
-SkipKind = Literal["not_implemented", "unverified", "not_checked"]
-_PREFIXES: dict[SkipKind, str] = {
-    "not_implemented": "driverkit: not implemented: ",
-    "unverified": "driverkit: unverified: ",
-    "not_checked": "driverkit: not checked: ",
+SkipKind = Literal["not_implemented", "unverified", "not_provoked", "not_checked"]
+
+# What pytest's own skip line shows for each kind (the kit never reads it back).
+_LABELS: dict[SkipKind, str] = {
+    "not_implemented": "not implemented",
+    "unverified": "unverified",
+    "not_provoked": "could not provoke",
+    "not_checked": "not checked",
 }
-NOT_IMPLEMENTED_PREFIX = _PREFIXES["not_implemented"]
-NOT_CHECKED_PREFIX = _PREFIXES["not_checked"]
 
 
 class ClauseViolation(AssertionError):
@@ -39,8 +45,27 @@ class ClauseViolation(AssertionError):
         self.detail = detail
 
 
+class PreconditionFailed(ClauseViolation):
+    """A clause the check relies on to judge anything is broken; the check's own clauses are blocked by it."""
+
+
 class EnvironmentProblem(RuntimeError):
     """The machine or the harness, not the subject, kept a check from running (reported as "not checked")."""
+
+
+class CheckSkipped(Skipped):
+    """The check ended without judging its clauses; ``kind`` says why, as data.
+
+    ``member`` names the implemented member an unverified check could not exercise, or the missing member of a
+    not-implemented one.
+    """
+
+    def __init__(self, kind: SkipKind, detail: str, member: str | None = None) -> None:
+        named = f"{member}: " if member and kind == "unverified" else ""
+        super().__init__(f"driverkit {_LABELS[kind]}: {named}{detail}")
+        self.kind: SkipKind = kind
+        self.detail = detail
+        self.member = member
 
 
 def expect(condition: object, clause_id: str, detail: str) -> None:
@@ -53,9 +78,19 @@ def violation(clause_id: str, detail: str) -> NoReturn:
     raise ClauseViolation(clause_id, detail)
 
 
+def precondition(condition: object, clause_id: str, detail: str) -> None:
+    """Unless ``condition`` holds, blame ``clause_id`` and block the running check's own clauses."""
+    if not condition:
+        raise PreconditionFailed(clause_id, detail)
+
+
+def precondition_failed(clause_id: str, detail: str) -> NoReturn:
+    raise PreconditionFailed(clause_id, detail)
+
+
 def not_implemented(what: str) -> NoReturn:
     """Skip the running check because the subject does not implement ``what`` (a member or capability)."""
-    pytest.skip(_PREFIXES["not_implemented"] + what)
+    raise CheckSkipped("not_implemented", what, member=what)
 
 
 def unverified(member: str, why: str) -> NoReturn:
@@ -64,40 +99,17 @@ def unverified(member: str, why: str) -> NoReturn:
     ``why`` says what was missing and what the driver must offer, e.g. "needs read_page to return BrowserReadV1
     so the kit can find a ref to click".
     """
-    pytest.skip(f"{_PREFIXES['unverified']}{member}: {why}")
+    raise CheckSkipped("unverified", why, member=member)
+
+
+def not_provoked(what: str) -> NoReturn:
+    """Skip the running check because the page never did what the check judges the driver on.
+
+    ``what`` says what did not happen and what the driver may have done to prevent it.
+    """
+    raise CheckSkipped("not_provoked", what)
 
 
 def not_checked(why: str) -> NoReturn:
     """Skip the running check because the environment, not the subject, failed."""
-    pytest.skip(_PREFIXES["not_checked"] + why)
-
-
-@dataclass(frozen=True)
-class SkipReason:
-    """A parsed kit skip reason: which kind, the member it names (if any) and the rest."""
-
-    kind: SkipKind
-    member: str | None
-    detail: str
-
-
-def parse_skip_reason(reason: str) -> SkipReason | None:
-    """The kit's own skip reason inside a pytest skip message, or None for an ordinary skip."""
-    for kind, prefix in _PREFIXES.items():
-        marker = reason.find(prefix)
-        if marker < 0:
-            continue
-        text = reason[marker + len(prefix) :].strip()
-        if kind == "not_implemented":
-            return SkipReason(kind, text, text)
-        if kind == "unverified":
-            member, _, why = text.partition(": ")
-            return SkipReason(kind, member, why or member)
-        return SkipReason(kind, None, text)
-    return None
-
-
-def skip_reason_member(reason: str) -> str | None:
-    """The member named by a :func:`not_implemented` skip reason, or None for any other skip."""
-    parsed = parse_skip_reason(reason)
-    return parsed.member if parsed and parsed.kind == "not_implemented" else None
+    raise CheckSkipped("not_checked", why)

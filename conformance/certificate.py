@@ -18,10 +18,11 @@ from typing import Any
 
 from conformance import atomic
 from conformance.clauses import DOCUMENTS
-from conformance.session import ClauseResult
+from conformance.session import ClauseResult, RootCause, fix_first
 
 FORMAT = "driverkit.certificate"
-FORMAT_VERSION = 1
+# 2: clauses say why they were not checked and what blocked them; fix_first lists the root causes.
+FORMAT_VERSION = 2
 STATUS_LABELS: Mapping[str, str] = {
     "passed": "passed",
     "failed": "FAILED",
@@ -33,7 +34,6 @@ STATUS_LABELS: Mapping[str, str] = {
 
 
 REASON_LIMIT = 300
-NOT_RUN = "no check covering it ran in this run (deselected, or the run stopped before it)"
 
 
 def _version(distribution: str) -> str | None:
@@ -133,12 +133,17 @@ def build(
                 "summary": result.clause.summary,
                 "source": result.clause.source,
                 "member": result.clause.member,
-                "reasons": [_bounded(reason) for reason in result.reasons[:3]]
-                or ([NOT_RUN] if result.status == "not_checked" else []),
+                "reasons": [_bounded(reason) for reason in result.reasons[:3]],
                 "members": result.members,
                 "checks": result.checks,
+                "why": result.why,
+                "blocked_by": result.blocked_by,
             }
             for result in results
+        ],
+        "fix_first": [
+            {"clause": cause.clause.clause.id, "blocks": list(cause.blocks), "members": list(cause.members)}
+            for cause in fix_first(results)
         ],
         "evidence": _within_budget(
             {check: dict(found) for check, found in sorted((evidence or {}).items()) if check in explained}
@@ -166,6 +171,16 @@ def _within_budget(evidence: dict[str, dict[str, Any]]) -> dict[str, dict[str, A
                     "note": "picture left out: the certificate's pictures reached its size limit",
                 }
     return evidence
+
+
+def describe_cause(cause: RootCause) -> str:
+    """One line of "What to fix first" for the terminal: the clause, why it failed, and what it blocks."""
+    result = cause.clause
+    reason = result.reasons[0] if result.reasons else ""
+    line = f"{result.clause.id} {result.clause.summary} -- {_bounded(reason, 160)}"
+    if cause.blocks:
+        line += f" [blocks {len(cause.blocks)} clause{'' if len(cause.blocks) == 1 else 's'}]"
+    return line
 
 
 def _cell(text: str) -> str:
@@ -203,16 +218,21 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
         lines += [f"- {_cell(item)}" for item in run["incomplete"]]
         lines.append("")
 
-    failed = [clause for clause in clauses if clause["status"] == "failed"]
-    if failed:
-        lines += ["## What to fix", ""]
-        by_member: dict[str, list[Mapping[str, Any]]] = {}
-        for clause in failed:
-            by_member.setdefault(clause["member"] or "the driver as a whole", []).append(clause)
-        for member, group in sorted(by_member.items()):
-            lines += [f"### {member if ' ' in member else f'`{member}`'}", ""]
-            lines += [f"- **{clause['id']}** {clause['summary']}: {_reason(clause)}" for clause in group]
-            lines.append("")
+    by_id = {clause["id"]: clause for clause in clauses}
+    causes = [cause for cause in certificate.get("fix_first", []) if cause["clause"] in by_id]
+    if causes:
+        lines += ["## What to fix first", ""]
+        lines += ["Each entry is one failed clause; the clauses it blocked could not be judged until it is fixed.", ""]
+        for number, cause in enumerate(causes, 1):
+            clause = by_id[cause["clause"]]
+            lines.append(f"{number}. **{clause['id']}** {clause['summary']}: {_reason(clause)}")
+            if cause["blocks"]:
+                touched = ", ".join(f"`{member}`" for member in cause["members"]) or "the driver as a whole"
+                lines.append(
+                    f"   - blocks {len(cause['blocks'])} clause{'' if len(cause['blocks']) == 1 else 's'} "
+                    f"({', '.join(cause['blocks'])}), about {touched}"
+                )
+        lines.append("")
 
     unverified = [clause for clause in clauses if clause["status"] == "unverified"]
     if unverified:

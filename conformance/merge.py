@@ -24,10 +24,8 @@ from typing import Any, cast
 
 from conformance import certificate
 from conformance.clauses import UnknownClauseError, registry
-from conformance.session import ClauseResult, ClauseStatus
+from conformance.session import DESELECTED, PRECEDENCE, WHY_PRECEDENCE, ClauseResult, ClauseStatus, NotCheckedWhy
 
-# The order in which one run lets a check outcome decide a clause (conformance.session._status), worst first.
-PRECEDENCE: tuple[ClauseStatus, ...] = ("failed", "deviation", "passed", "unverified", "not_implemented", "not_checked")
 # Versions that say what was certified: shards that differ here certified different software.
 SUBJECT_VERSIONS = ("kit", "openai")
 DISAGREEMENTS_SHOWN = 3
@@ -114,8 +112,8 @@ def _check_same_subject(shards: Sequence[Shard]) -> None:
 
 def _looked_at(clause: Mapping[str, Any]) -> bool:
     # A clause "not checked" only because no check covering it ran on this shard is simply another shard's work;
-    # "not checked" because the environment failed is a finding and takes part.
-    return not (clause["status"] == "not_checked" and clause["reasons"] in ([], [certificate.NOT_RUN]))
+    # "not checked" because the environment failed (or a precondition, ...) is a finding and takes part.
+    return not (clause["status"] == "not_checked" and clause.get("why") in (None, "not_run"))
 
 
 @dataclass(frozen=True)
@@ -133,12 +131,15 @@ def _merge_clause(clause_id: str, found: Sequence[tuple[Shard, Mapping[str, Any]
         ) from None
     looked = [(shard, entry) for shard, entry in found if _looked_at(entry)]
     if not looked:
-        return MergedClause(ClauseResult(clause, "not_checked"), None)
+        return MergedClause(ClauseResult(clause, "not_checked", reasons=[DESELECTED], why="not_run"), None)
     status = min((entry["status"] for _, entry in looked), key=PRECEDENCE.index)
     deciding = [entry for _, entry in looked if entry["status"] == status]
     reasons = sorted({reason for entry in deciding for reason in entry["reasons"]})
     members = sorted({member for entry in deciding for member in entry["members"]})
     checks = sorted({check for entry in deciding for check in entry["checks"]})
+    whys = [entry.get("why") for entry in deciding if entry.get("why") in WHY_PRECEDENCE]
+    why = cast(NotCheckedWhy, min(whys, key=WHY_PRECEDENCE.index)) if whys else None
+    blocked_by = next((entry.get("blocked_by") for entry in deciding if entry.get("why") == why), None)
     disagreement = None
     check_statuses: dict[str, set[str]] = {}
     for _, entry in looked:
@@ -147,7 +148,8 @@ def _merge_clause(clause_id: str, found: Sequence[tuple[Shard, Mapping[str, Any]
     if any(len(statuses) > 1 for statuses in check_statuses.values()):
         disagreement = ", ".join(f"{shard.name} {entry['status']}" for shard, entry in looked)
         reasons = [f"shards disagree: {disagreement}", *reasons]
-    return MergedClause(ClauseResult(clause, cast(ClauseStatus, status), checks, reasons, members), disagreement)
+    result = ClauseResult(clause, cast(ClauseStatus, status), checks, reasons, members, why, blocked_by)
+    return MergedClause(result, disagreement)
 
 
 def _versions(shards: Sequence[Shard]) -> tuple[dict[str, Any], list[str]]:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from conformance import reporting
-from conformance.assertions import ClauseViolation, EnvironmentProblem, parse_skip_reason
+from conformance.assertions import CheckSkipped, ClauseViolation, EnvironmentProblem, PreconditionFailed, SkipKind
 from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
 from conformance.evidence import from_property as evidence_from_property
@@ -222,6 +222,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "hints(**fields): DriverHints the check asks the driver factory for")
     config.addinivalue_line("markers", "known_deviation(clause, id): set by the known-deviation file, not by hand")
     config.addinivalue_line("markers", "node_sdk: a check without a mode parameter that also runs on --node-sdk")
+    config.addinivalue_line(
+        "markers", "requires(*ids): clauses a check relies on; when one fails elsewhere, its failure is blocked by it"
+    )
+    config.addinivalue_line("markers", "driverkit_outcome(kind, detail): the check ends so at setup (set by the kit)")
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)
@@ -343,6 +347,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(f"known deviations: {error}") from None
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # A check the kit decided at collection cannot run here (a Python-only check on the Node SDK): it ends with
+    # that outcome as data, like any check that decides so itself.
+    marker = item.get_closest_marker("driverkit_outcome")
+    if marker is not None:
+        kind: SkipKind = marker.args[0]
+        raise CheckSkipped(kind, str(marker.args[1]))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -361,8 +375,19 @@ def pytest_runtest_makereport(
     # that the SDK accepts what the driver returns; that clause is blamed only by name).
     covered = (*marker_ids, *(str(clause_id) for marker in item.iter_markers("covers") for clause_id in marker.args))
     deviates = tuple(str(mark.args[0]) for mark in item.iter_markers("known_deviation") if mark.args)
+    requires = tuple(str(clause_id) for marker in item.iter_markers("requires") for clause_id in marker.args)
+    error = call.excinfo.value if call.excinfo else None
     result = CheckResult(
-        item.nodeid, tuple(dict.fromkeys(covered)), outcome, blamed, bounded(reason), profile, deviates, member
+        item.nodeid,
+        tuple(dict.fromkeys(covered)),
+        outcome,
+        blamed,
+        bounded(reason),
+        profile,
+        deviates,
+        member,
+        precondition=isinstance(error, PreconditionFailed) and outcome == "failed",
+        requires=tuple(dict.fromkeys(requires)),
     )
     report.user_properties = [*report.user_properties, (USER_PROPERTY, result.to_property())]
     # What a failed or unverified check saw, taken now while its driver is still alive (only a certificate shows it).
@@ -397,15 +422,14 @@ def _classify(
         return "failed", clause_ids, "a recorded known deviation no longer happens", None
     if report.passed:
         return "passed", (), "", None
-    if report.skipped:
-        text = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        parsed = parse_skip_reason(text)
-        if parsed is None:
-            return "skipped", (), text, None
-        if parsed.kind == "not_implemented":
-            return "not_implemented", (), parsed.detail, None
-        return parsed.kind, (), parsed.detail, parsed.member
     error = call.excinfo.value if call.excinfo else None
+    if report.skipped:
+        if not isinstance(error, CheckSkipped):
+            text = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            return "skipped", (), text, None
+        if error.kind == "not_checked":
+            return "not_checked", (), error.detail, None
+        return error.kind, (), error.detail, error.member if error.kind == "unverified" else None
     if isinstance(error, DriverTimeout):
         # A hang is a defect of the driver: it fails the clauses the check covers.
         return "failed", clause_ids, f"{error}; the driver was torn down", None

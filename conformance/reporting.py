@@ -12,20 +12,23 @@ import pytest
 from conformance import certificate
 from conformance.clauses import registry
 from conformance.harness.fixture_host import LOOPBACK, FixtureHost
-from conformance.session import CertificationSession, ClauseResult
+from conformance.session import CertificationSession, ClauseResult, fix_first
 
 WRITTEN_KEY = pytest.StashKey[tuple[Path, Path, Path]]()
 _PART_NAMES = {"BR": "browser driver", "CO": "computer driver", "TS": "SDK toolsets", "RN": "SDK runners"}
 
 
-def clause_results(run: CertificationSession, config: pytest.Config | None = None) -> list[ClauseResult]:
-    """Every clause of the parts this run checked (or set out to check), with its status."""
+def clause_results(
+    run: CertificationSession, config: pytest.Config | None = None, *, complete: bool = True
+) -> list[ClauseResult]:
+    """Every clause of the parts this run checked (or set out to check), with its status; ``complete`` is False
+    when the run ended before every selected check ran."""
     prefixes = run.prefixes()
     if config is not None and config.getoption("--driver", None):
         prefixes.add("BR")
     if config is not None and _has_option(config, "--computer-driver") and config.getoption("--computer-driver"):
         prefixes.add("CO")
-    return run.clause_results(registry().with_prefix(*sorted(prefixes)))
+    return run.clause_results(registry().with_prefix(*sorted(prefixes)), complete=complete)
 
 
 def subjects(
@@ -85,7 +88,8 @@ def write_certificate(
     computer_software: Mapping[str, str] | None = None,
 ) -> tuple[Path, Path, Path]:
     found = subjects(config, run, computer_software)
-    built = certificate.build(found, clause_results(run, config), incomplete, notes, run.evidence)
+    results = clause_results(run, config, complete=not incomplete)
+    built = certificate.build(found, results, incomplete, notes, run.evidence)
     return certificate.write(directory, built)
 
 
@@ -96,7 +100,7 @@ def summarize(
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
 ) -> None:
-    results = clause_results(run, config)
+    results = clause_results(run, config, complete=not incomplete)
     reporter.section("driverkit conformance")
     by_part: dict[str, Counter[str]] = {}
     for result in results:
@@ -104,11 +108,19 @@ def summarize(
     for part, counts in sorted(by_part.items()):
         figures = ", ".join(f"{count} {certificate.STATUS_LABELS[status]}" for status, count in counts.items())
         reporter.write_line(f"{_PART_NAMES.get(part, part)} clauses: {figures}")
-    for status, label in (("failed", "FAILED"), ("unverified", "UNVERIFIED"), ("not_checked", "NOT CHECKED")):
-        for result in results:
-            if result.status == status and (status != "not_checked" or result.reasons):
-                reason = result.reasons[0] if result.reasons else ""
-                reporter.write_line(f"  {label} {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
+    # The same to-do list as the certificate's "What to fix first", in the same order.
+    for number, cause in enumerate(fix_first(results), 1):
+        reporter.write_line(f"  {number}. FAILED {certificate.describe_cause(cause)}"[:400])
+    for result in results:
+        if result.status == "unverified":
+            reason = result.reasons[0] if result.reasons else ""
+            reporter.write_line(f"  UNVERIFIED {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
+    unchecked: dict[str, list[str]] = {}
+    for result in results:
+        if result.status == "not_checked" and result.why in ("not_provoked", "environment"):
+            unchecked.setdefault(result.reasons[0] if result.reasons else "", []).append(result.clause.id)
+    for reason, ids in unchecked.items():
+        reporter.write_line(f"  NOT CHECKED {', '.join(ids)} -- {reason[:160]}")
     for line in incomplete:
         reporter.write_line(f"  INCOMPLETE: {line}")
     for line in notes:

@@ -20,7 +20,7 @@ from conformance import certificate
 from conformance.clauses import registry
 from conformance.cli import main
 from conformance.merge import MergeError, load, merge
-from conformance.session import ClauseResult, ClauseStatus
+from conformance.session import ClauseResult, ClauseStatus, NotCheckedWhy
 
 DRIVER = "reference.browser:sync_factory"
 FIRST, SECOND, THIRD = (clause.id for clause in registry().with_prefix("BR")[:3])
@@ -36,7 +36,7 @@ def _write(
     incomplete: Sequence[str] = (),
 ) -> Path:
     results = [
-        ClauseResult(registry().get(clause_id), status, list(checks), list(reasons))
+        ClauseResult(registry().get(clause_id), status, list(checks), list(reasons), why=_why(status, reasons))
         for clause_id, (status, checks, reasons) in clauses.items()
     ]
     subject = certificate.CertifiedSubject("browser driver", spec, {"flavour": "sync"})
@@ -45,6 +45,13 @@ def _write(
     built["versions"].update(versions or {})
     certificate.write(directory, built)
     return directory
+
+
+def _why(status: ClauseStatus, reasons: Sequence[str]) -> NotCheckedWhy | None:
+    """A crafted not-checked clause with a reason is an environment failure; without one, it was not run."""
+    if status != "not_checked":
+        return None
+    return "environment" if reasons else "not_run"
 
 
 def _merged(*directories: Path) -> dict[str, Any]:

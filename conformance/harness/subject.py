@@ -19,7 +19,7 @@ from typing import Any
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
 from openai.types.responses import ResponseFunctionToolCall
 
-from conformance.assertions import expect, not_implemented
+from conformance.assertions import PreconditionFailed, not_implemented
 from conformance.evidence import EvidenceLog
 from conformance.flavours import Flavour
 from conformance.harness.calls import CallRecord, RecordedCalls, RecordingProxy, naming_the_pending_call, on_driver
@@ -27,6 +27,7 @@ from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout, bounded, describe_error
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import DriverProfile, declares_cancelled
+from conformance.harness.state_rules import broken_rule
 from conformance.members import BY_NAME
 
 _call_ids = itertools.count(1)
@@ -48,15 +49,30 @@ class CallOutcome(RecordedCalls):
 
     @property
     def raised(self) -> BaseException | None:
+        """What the member raised; blocked (see :meth:`blocked`) when the SDK stopped before calling it."""
         call = self.member_call
+        if call is None and self.rejected_state():
+            raise self.blocked()
         return call.raised if call else None
 
     @property
+    def raw(self) -> Any:
+        """What the member returned; blocked (see :meth:`blocked`) when the SDK stopped before calling it."""
+        if self.member_call is None and self.rejected_state():
+            raise self.blocked()
+        return super().raw
+
+    @property
     def ok(self) -> bool | None:
+        """The SDK's ``ok`` for the call; blocked when the SDK rejected the call, so there is none to judge."""
+        if self.sdk_error is not None:
+            raise self.blocked()
         return None if self.payload is None else bool(self.payload.get("ok"))
 
     @property
     def error(self) -> str | None:
+        if self.sdk_error is not None:
+            raise self.blocked()
         return None if self.payload is None else self.payload.get("error")
 
     @property
@@ -94,9 +110,22 @@ class CallOutcome(RecordedCalls):
             return f"the SDK would stop the run: {describe_error(self.sdk_error)}"
         return self.payload
 
+    def blocked(self) -> PreconditionFailed:
+        """The broken precondition behind an SDK rejection, for the check that meets it.
+
+        Every judgement of a call stands on the SDK accepting it. A rejected state is blamed on the state rule it
+        breaks (when the kit's own reading finds one), anything else on the SDK-accepts clause; either way the
+        check's own clauses are blocked by it, and no reason claims the member returned nothing.
+        """
+        rule = broken_rule(self.states[-1]) if self.rejected_state() and self.states else None
+        if rule is not None:
+            return PreconditionFailed(rule.clause, f"{rule.detail}, so {self.describe()}")
+        return PreconditionFailed(SDK_ACCEPTS_CLAUSE, self.describe())
+
     def expect_sdk_accepted(self) -> None:
-        """Fail the SDK-accepts clause when the SDK rejected the driver's result or state (the run would stop)."""
-        expect(self.sdk_error is None, SDK_ACCEPTS_CLAUSE, self.describe())
+        """Blame the SDK's rejection of the driver's result or state (the run would stop) as :meth:`blocked`."""
+        if self.sdk_error is not None:
+            raise self.blocked()
 
 
 def _approve(*_args: object) -> bool:

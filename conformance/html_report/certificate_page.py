@@ -1,7 +1,8 @@
 """``certificate.html``: the certificate as a page a driver author looks at rather than reads.
 
-From the certificate's JSON data alone (so a merged or an older certificate renders too): the verdict, the
-summary as a bar chart, the clause table with filters by status and by clause family, and under each failed or
+From the certificate's JSON data alone (so a merged certificate renders too): the verdict, what to fix first
+(the root causes, those blocking the most clauses first), the summary as a bar chart, the clause table (failed
+and unverified clauses first) with filters by status and by clause family, and under each failed or
 unverified clause the evidence of the checks that blamed it (calls, the page's record, screenshots). A passing
 clause links to the checks that passed it, listed at the end of the page.
 """
@@ -153,9 +154,38 @@ def _details(
     return f'<details class="explained"><summary>evidence</summary>{"".join(parts)}</details>'
 
 
+# Rows a reader acts on come first: what failed, then what the kit could not exercise; the rest keep clause order.
+_ROW_ORDER = {"failed": 0, "unverified": 1}
+
+
+def _fix_first(certificate: Mapping[str, Any]) -> str:
+    by_id = {clause["id"]: clause for clause in certificate["clauses"]}
+    items = []
+    for cause in certificate.get("fix_first") or []:
+        clause = by_id.get(cause["clause"])
+        if clause is None:
+            continue
+        blocks = cause.get("blocks") or []
+        touched = ", ".join(f"<code>{esc(member)}</code>" for member in cause.get("members") or [])
+        blocked = (
+            f"<br><small>blocks {len(blocks)} clause{'' if len(blocks) == 1 else 's'}"
+            f"{f' about {touched}' if touched else ''}: "
+            + ", ".join(f'<a href="#clause-{esc(clause_id)}">{esc(clause_id)}</a>' for clause_id in blocks)
+            + "</small>"
+            if blocks
+            else ""
+        )
+        items.append(
+            f'<li><a href="#clause-{esc(clause["id"])}"><code>{esc(clause["id"])}</code></a> '
+            f"{esc(clause.get('summary', ''))}: {esc('; '.join(clause.get('reasons') or []))}{blocked}</li>"
+        )
+    return f'<h2 id="fix-first">What to fix first</h2><ol>{"".join(items)}</ol>' if items else ""
+
+
 def _clause_rows(certificate: Mapping[str, Any], index: Mapping[str, int]) -> str:
     rows, shown = [], set[str]()
-    for clause in certificate["clauses"]:
+    ordered = sorted(certificate["clauses"], key=lambda clause: _ROW_ORDER.get(clause["status"], 2))
+    for clause in ordered:
         status = clause["status"]
         reason = "; ".join(clause.get("reasons") or [])
         rows.append(
@@ -219,6 +249,7 @@ def _header(certificate: Mapping[str, Any]) -> str:
         f"{esc(verdict)}</span></h1><ul>{subjects}</ul><small>created {esc(certificate.get('created', ''))}"
         "</small></header><main>"
         + (f"<h2>This run did not check everything</h2><ul>{incomplete}</ul>" if incomplete else "")
+        + _fix_first(certificate)
         + f"<h2>Summary</h2>{_chart(certificate.get('summary') or {})}"
         + (f"<h2>Notes from the harness</h2><ul>{notes}</ul>" if notes else "")
         + f"<details><summary>versions</summary><table>{versions}</table></details>"

@@ -20,7 +20,6 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.assertions import NOT_CHECKED_PREFIX, NOT_IMPLEMENTED_PREFIX
 from conformance.deviations import DEVIATIONS_DIR, apply_deviations, contract_key
 from conformance.rig.modes import Mode, use_sdk
 from conformance.rig.node import close_shared, openai_folder, sdk_module
@@ -114,9 +113,9 @@ def collect(items: Sequence[pytest.Item]) -> None:
     for item in items:
         why = _python_only(item)
         if why is not None:
-            item.add_marker(pytest.mark.skip(reason=f"{NOT_IMPLEMENTED_PREFIX}on the Node SDK: {why}"))
+            item.add_marker(pytest.mark.driverkit_outcome("not_implemented", f"on the Node SDK: {why}"))
         elif not _runs_in_node(item):
-            item.add_marker(pytest.mark.skip(reason=NOT_CHECKED_PREFIX + NO_NODE_FORM))
+            item.add_marker(pytest.mark.driverkit_outcome("not_checked", NO_NODE_FORM))
     apply_deviations(items, node_sdk_version(), NODE_DEVIATIONS_DIR)
 
 

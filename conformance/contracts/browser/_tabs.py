@@ -2,7 +2,8 @@
 
 A state whose tab list breaks the invariants (exactly one active tab, unique string IDs) is judged by the state
 checks themselves; every other check asks "which tab is active?" and gets None when the answer is not one tab,
-rather than guessing the first of several.
+rather than guessing the first of several, or stands on the state (:func:`the_active_tab`,
+:func:`expect_valid_state`) and is blocked by the state rule it breaks.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.assertions import expect, violation
+from conformance.assertions import precondition_failed, violation
 from conformance.harness.errors import describe_error
+from conformance.harness.state_rules import broken_rule
 from conformance.harness.subject import BrowserSubject
 
 
@@ -38,20 +40,6 @@ def tab_by_id(state: Any, tab_id: str) -> dict[str, Any] | None:
 NEVER_ISSUED_TAB = "driverkit-never-issued-tab-7f3a"
 
 
-def state_problem(state: Any) -> str | None:
-    """Why ``state`` breaks the tab invariants (unique string IDs, exactly one active tab), or None."""
-    tabs = tabs_of(state)
-    ids = [tab.get("id") for tab in tabs]
-    if not all(isinstance(tab_id, str) for tab_id in ids):
-        return f"tab IDs are not all strings: {ids!r}"
-    if len(set(ids)) != len(ids):
-        return f"tab IDs repeat: {ids!r}"
-    active = sum(1 for tab in tabs if tab.get("active") is True)
-    if tabs and active != 1:
-        return f"{active} tabs are marked active"
-    return None
-
-
 def current_state(subject: BrowserSubject, clause: str) -> Any:
     """state() read directly; failing to report state is a failure of ``clause``."""
     try:
@@ -61,7 +49,20 @@ def current_state(subject: BrowserSubject, clause: str) -> Any:
 
 
 def expect_valid_state(subject: BrowserSubject, clause: str, after: str) -> Any:
+    """state() read directly, standing on the state rules: a report that breaks one blocks the check on it."""
     state = current_state(subject, clause)
-    problem = state_problem(state)
-    expect(problem is None, clause, f"after {after}, state() is inconsistent: {problem}")
+    rule = broken_rule(state)
+    if rule is not None:
+        precondition_failed(rule.clause, f"after {after}, state() is inconsistent: {rule.detail}")
     return state
+
+
+def the_active_tab(state: Any, where: str) -> dict[str, Any]:
+    """The one active tab of a state a check stands on; a state that breaks a state rule blocks the check."""
+    rule = broken_rule(state)
+    if rule is not None:
+        precondition_failed(rule.clause, f"{where}: {rule.detail}")
+    tab = active_tab(state)
+    if tab is None:
+        precondition_failed("BR-STATE-003", f"{where}: the driver shows a page but reports no tab")
+    return tab

@@ -122,18 +122,27 @@ def test_zoom_refuses_regions_outside_the_viewport(subject: BrowserSubject, env:
         outcome.expect_sdk_accepted()
 
 
-def _red_share(subject: BrowserSubject, tab_id: str | None, clause: str) -> float:
+def _red_share(subject: BrowserSubject, tab_id: str | None, clause: str, viewport: tuple[int, int]) -> float:
+    """How much of the red swatch's place the screenshot shows red, found where the picture's own scale puts it.
+
+    Whether the picture has the viewport's size is BR-IMG-002's business; whether it shows the page is judged
+    here the way the driver's own picture maps the page, so a rescaled screenshot is one finding, not two.
+    """
     outcome = subject.call("screenshot", tab_id=tab_id)
     expect_done(outcome, clause)
-    return share_of_colour(decode_image(outcome.raw, clause), RED, RED_BOX)
+    picture = decode_image(outcome.raw, clause)
+    across, down = picture.width / viewport[0], picture.height / viewport[1]
+    left, top, right, bottom = RED_BOX
+    box = (round(left * across), round(top * down), round(right * across), round(bottom * down))
+    return share_of_colour(picture, RED, box)
 
 
 @pytest.mark.page("actions.html")
 @pytest.mark.clause("BR-IMG-003")
 def test_a_screenshot_follows_the_page_it_shows(subject: BrowserSubject, env: Environment) -> None:
     subject.require("screenshot")
-    page_viewport(subject, "actions.html")
-    first = _red_share(subject, None, "BR-IMG-003")
+    viewport = page_viewport(subject, "actions.html")
+    first = _red_share(subject, None, "BR-IMG-003", viewport)
     expect(first > 0.9, "BR-IMG-003", f"the first screenshot does not show the red swatch ({first:.0%} match)")
     # Show another page (blank.html draws nothing red); an image of the earlier page is not "the current tab".
     position = mark(subject)
@@ -151,7 +160,7 @@ def test_a_screenshot_follows_the_page_it_shows(subject: BrowserSubject, env: En
         subject, "BR-IMG-003", position, "load", lambda e: e.get("page") == "blank.html", what="blank.html loading"
     )
     subject.env.settle()
-    second = _red_share(subject, tab_id, "BR-IMG-003")
+    second = _red_share(subject, tab_id, "BR-IMG-003", viewport)
     expect(
         second < 0.5,
         "BR-IMG-003",

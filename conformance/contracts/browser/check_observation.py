@@ -14,7 +14,7 @@ from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
 from ._reads import utf8_length
-from ._tabs import active_tab, tab_ids
+from ._tabs import active_tab, tab_ids, the_active_tab
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -165,8 +165,7 @@ def test_a_navigation_is_observed(subject: BrowserSubject, env: Environment) -> 
     subject.require("navigate")
     before_state = subject.state()
     before = observation_of(before_state)
-    tab = active_tab(before_state)
-    assert tab is not None, "the driver reports no active tab"
+    tab = the_active_tab(before_state, "state before navigate")
     outcome = subject.call("navigate", url=env.url("text.html"), tab_id=None)
     expect(outcome.raised is None, "BR-OBS-006", f"navigate to a permitted page failed: {outcome.raised!r}")
     outcome.expect_sdk_accepted()
@@ -254,8 +253,7 @@ def test_a_long_title_is_cut_on_a_character_boundary(subject: BrowserSubject, en
     state = subject.state()
     observation = observation_of(state)
     check_observation_shape(observation, "long title")
-    tab = active_tab(state)
-    assert tab is not None, "the driver reports no active tab"
+    tab = the_active_tab(state, "state of a page with a long title")
     raw_title = str(tab["title"])
     # A driver may leave the cut to the SDK (full title) or cut itself; a cut of its own must be a
     # character-boundary prefix within 1,024 bytes and must set title_truncated.

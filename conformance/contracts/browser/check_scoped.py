@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conformance.assertions import expect, violation
+from conformance.assertions import expect, precondition, precondition_failed, violation
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
 
@@ -99,7 +99,7 @@ def test_a_null_root_discovers_the_visible_sections(subject: BrowserSubject, env
 def test_a_scope_root_and_depth_bound_the_read(subject: BrowserSubject, env: Environment) -> None:
     report = discover(subject)
     payment, itinerary = scope_ref(report, "Payment"), scope_ref(report, "Itinerary")
-    assert payment and itinerary, "discovery must offer the Itinerary and Payment sections (BR-SCOPE-002)"
+    precondition(payment and itinerary, "BR-SCOPE-002", "discovery offered no Itinerary and Payment scope refs")
     inside = scoped(subject, payment)
     payment_read = scoped_report(inside)
     content = everything(payment_read)
@@ -134,7 +134,8 @@ def test_a_scope_root_and_depth_bound_the_read(subject: BrowserSubject, env: Env
 def test_scope_refs_select_reads_only(subject: BrowserSubject, env: Environment) -> None:
     report = discover(subject)
     payment = scope_ref(report, "Payment")
-    assert payment, "discovery must offer the Payment section (BR-SCOPE-002)"
+    if payment is None:
+        precondition_failed("BR-SCOPE-002", "discovery offered no Payment scope ref")
     action = first_action(subject)
     env.settle()
     before = len(env.effects())
@@ -156,7 +157,7 @@ def test_scope_refs_expire_with_their_document(subject: BrowserSubject, env: Env
     subject.require("read_page_scoped", "navigate")
     report = discover(subject)
     payment = scope_ref(report, "Payment")
-    assert payment, "discovery must offer the Payment section (BR-SCOPE-002)"
+    precondition(payment, "BR-SCOPE-002", "discovery offered no Payment scope ref")
     moved = subject.call("navigate", url=env.url("forms.html"), tab_id=None)
-    assert moved.raised is None, f"navigating to a permitted page failed: {moved.raised!r}"
+    precondition(moved.raised is None, "BR-NAV-001", f"navigating to a permitted page: {moved.describe()}")
     expect_browser_error(scoped(subject, payment), "BR-SCOPE-009", "read_page_scoped with a scope ref of the old page")

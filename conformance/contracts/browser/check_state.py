@@ -9,6 +9,7 @@ import pytest
 
 from conformance.assertions import expect, violation
 from conformance.harness.environment import Environment
+from conformance.harness.state_rules import broken_rule
 from conformance.harness.subject import BrowserSubject
 
 from ._reads import contains_any
@@ -31,32 +32,10 @@ def origin_of(url: str) -> str:
 
 
 def check_state_rules(state: Any, where: str) -> None:
-    expect(
-        isinstance(state, dict) and isinstance(state.get("tabs"), list),
-        "BR-STATE-001",
-        f"{where}: state() must return a dict with a tabs list, got {state!r}"[:300],
-    )
-    for index, tab in enumerate(state["tabs"]):
-        expect(isinstance(tab, dict), "BR-STATE-001", f"{where}: tab {index} is not a dict")
-        for key in ("id", "title", "url"):
-            expect(
-                isinstance(tab.get(key), str),
-                "BR-STATE-001",
-                f"{where}: tab {index} {key} must be a string, got {type(tab.get(key)).__name__}",
-            )
-        expect(
-            type(tab.get("active")) is bool,
-            "BR-STATE-001",
-            f"{where}: tab {index} active must be a bool, got {tab.get('active')!r}",
-        )
-    ids = tab_ids(state)
-    expect(len(ids) == len(set(ids)), "BR-STATE-002", f"{where}: repeated tab IDs {ids}")
-    active = [tab for tab in state["tabs"] if tab.get("active") is True]
-    expect(
-        not state["tabs"] or len(active) == 1,
-        "BR-STATE-003",
-        f"{where}: {len(active)} of {len(state['tabs'])} tabs are active; exactly one must be",
-    )
+    """Fail the state rule ``state`` breaks first (BR-STATE-001..003) on its own clause."""
+    rule = broken_rule(state)
+    if rule is not None:
+        violation(rule.clause, f"{where}: {rule.detail}")
 
 
 def new_tab_id(before: Any, after: Any) -> str | None:
