@@ -225,7 +225,11 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
         lines += ["Each entry is one failed clause; the clauses it blocked could not be judged until it is fixed.", ""]
         for number, cause in enumerate(causes, 1):
             clause = by_id[cause["clause"]]
-            lines.append(f"{number}. **{clause['id']}** {clause['summary']}: {_reason(clause)}")
+            seen = len(clause["checks"])
+            where = f" (in {seen} checks)" if seen > 1 else ""
+            lines.append(
+                f"{number}. **{clause['id']}** {clause['summary']}: {_cell((clause['reasons'] or [''])[0])}{where}"
+            )
             if cause["blocks"]:
                 touched = ", ".join(f"`{member}`" for member in cause["members"]) or "the driver as a whole"
                 lines.append(
@@ -252,7 +256,10 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
         lines += ["## Not checked", ""]
         by_reason: dict[str, list[str]] = {}
         for clause in unchecked:
-            by_reason.setdefault(_reason(clause), []).append(clause["id"])
+            # Clauses blocked by one root cause are one line: the cause itself is explained under What to fix first.
+            blocker = clause.get("blocked_by")
+            reason = f"blocked by {blocker} (see What to fix first)" if blocker else _reason(clause)
+            by_reason.setdefault(reason, []).append(clause["id"])
         lines += [f"- {reason}: {', '.join(ids)}" for reason, ids in by_reason.items()]
         lines.append("")
 

@@ -176,7 +176,9 @@ def _status(clause: Clause, results: Sequence[CheckResult], blame: _Blame, compl
     blamed = [result for result in results if clause.id in result.blamed]
     unblocked = [result for result in blamed if blame.blocker(result) is None]
     if unblocked:
-        reasons = list(dict.fromkeys(r.reason for r in unblocked if r.reason))
+        # A check that judged the clause itself explains it best; checks that met it as a precondition follow.
+        telling = sorted(unblocked, key=lambda r: r.precondition)
+        reasons = list(dict.fromkeys(r.reason for r in telling if r.reason))
         return ClauseResult(clause, "failed", [r.nodeid for r in unblocked], reasons)
     # A known deviation outranks passes: the SDK breaks the clause in at least one mode, even if others pass.
     # One check that exercised the clause outranks checks that could not; a member the kit could not exercise
@@ -205,7 +207,7 @@ def _not_checked(clause: Clause, results: Sequence[CheckResult], blame: _Blame, 
             text, by = f"blocked by {root} (failed in {short_check(other.nodeid)})", root
         elif result.outcome == "failed" and result.precondition and result.blamed:
             root = result.blamed[0]
-            why, text, by = "blocked", f"blocked by {root} (failed in {check}: {result.reason})", root
+            why, text, by = "blocked", f"blocked by {root} (failed in {check})", root
         elif result.outcome == "failed":
             first = ", ".join(result.blamed) or "an earlier step"
             why, text, by = "stopped", f"not reached: {check} stopped at {first}, which failed first", None

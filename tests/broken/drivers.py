@@ -165,6 +165,15 @@ class NoActiveTab(BrokenDriver):
         return state
 
 
+class GhostActiveTab(BrokenDriver):
+    """state() always lists one more tab, a blank one that also claims to be active: two active tabs from the start."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        state["tabs"].append({"id": "ghost-tab", "title": "", "url": "about:blank", "active": True})
+        return state
+
+
 class DuplicateTabIds(BrokenDriver):
     """state() lists the first tab a second time (inactive) under the same ID."""
 
@@ -687,6 +696,20 @@ class PolicyOnlyInNavigate(BrokenDriver):
     broken_navigate = broken_new_tab = refuse_other_origins
 
 
+class PopupPageLosesItsQuery(BrokenDriver):
+    """navigate drops the query of popup.html, so the page is never told to open its popup.
+
+    Not a network-policy defect: with no popup attempted there is nothing to hold back, and the popup clause can
+    only be "not checked: could not provoke it", never failed (nor passed).
+    """
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        url = str(arguments.get("url"))
+        if urlsplit(url).path.endswith("/popup.html"):
+            arguments = {**arguments, "url": urlunsplit(urlsplit(url)._replace(query=""))}
+        return forward(arguments)
+
+
 class DialogsAcceptedSilently(BrokenDriver):
     """Page dialogs are accepted instead of dismissed: confirm() sees true and prompt() its default answer."""
 
@@ -1162,6 +1185,7 @@ def factory_for(broken: type[BrokenDriver]) -> Callable[[Environment], Iterator[
 
 two_active_tabs = factory_for(TwoActiveTabs)
 no_active_tab = factory_for(NoActiveTab)
+ghost_active_tab = factory_for(GhostActiveTab)
 duplicate_tab_ids = factory_for(DuplicateTabIds)
 credentials_in_state_url = factory_for(CredentialsInStateUrl)
 observation_sequence_off_by_one = factory_for(ObservationSequenceOffByOne)
@@ -1199,6 +1223,7 @@ scroll_ignores_direction = factory_for(ScrollIgnoresDirection)
 closed_tab_stays_active = factory_for(ClosedTabStaysActive)
 redirect_followed = factory_for(RedirectFollowed)
 policy_only_in_navigate = factory_for(PolicyOnlyInNavigate)
+popup_page_loses_its_query = factory_for(PopupPageLosesItsQuery)
 dialogs_accepted_silently = factory_for(DialogsAcceptedSilently)
 download_beyond_its_grant = factory_for(DownloadBeyondItsGrant)
 script_returns_a_number = factory_for(ScriptReturnsANumber)

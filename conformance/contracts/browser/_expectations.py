@@ -20,8 +20,9 @@ def expect_done(outcome: CallOutcome, clause: str) -> None:
 
 def expect_refused(outcome: CallOutcome, clause: str, why: str) -> None:
     """The driver refused the call by raising; a normal return would claim an action it must not perform."""
+    raised = outcome.raised  # blocked when the SDK rejected the state before the member could refuse
     expect(outcome.member_call is not None, clause, f"{outcome.describe()} ({why})")
-    expect(outcome.raised is not None, clause, f"{why}, but {outcome.describe()}")
+    expect(raised is not None, clause, f"{why}, but {outcome.describe()}")
 
 
 def is_browser_error(error: BaseException | None) -> bool:

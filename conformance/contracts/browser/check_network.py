@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conformance.assertions import expect
+from conformance.assertions import expect, not_provoked
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
 
@@ -43,9 +43,24 @@ def _open_page(subject: BrowserSubject, env: Environment, page: str, clause: str
     return outcome
 
 
+# How long a loaded page gets to record that it started its attempt (it tries about 0.1 s after load).
+ATTEMPT_SECONDS = 5.0
+
+
 def _await_attempt(subject: BrowserSubject, clause: str, kind: str, page: str, what: str) -> None:
-    """Wait until ``page`` records that it started ``what`` (its ``kind`` effect): positive proof it tried."""
-    await_effect(subject, clause, kind, lambda e: e.get("page") == page and e.get("origin") == "main", what=what)
+    """Wait until ``page`` records that it started ``what`` (its ``kind`` effect): positive proof it tried.
+
+    A page that never tried gives the driver nothing to hold back: the clause is not provoked, not broken.
+    """
+    started = subject.env.poll_effect(
+        kind, lambda e: e.get("page") == page and e.get("origin") == "main", ATTEMPT_SECONDS
+    )
+    if started is None:
+        not_provoked(
+            f"{page} loaded but never recorded {what} within {ATTEMPT_SECONDS:g} s, so there was nothing for the "
+            "driver to stop; a driver that keeps the page's script from running (or from reporting to the kit's "
+            "own origin) leaves this unchecked"
+        )
 
 
 def _expect_no_contact(subject: BrowserSubject, clause: str, what: str) -> None:

@@ -213,6 +213,82 @@ def test_the_suite_accepts_what_the_documents_allow(case: Case, tmp_path: Path) 
     assert run.with_status("passed"), f"no check passed, so nothing was checked:\n{run.tail(15)}"
 
 
+# ----- one defect, one finding: a broken precondition blocks what stands on it ---------------------------------
+
+
+@dataclass(frozen=True)
+class RootCase:
+    """A defect many checks stand on, and what its certificate must say: the root failed and first, the rest
+    blocked by it (never failed, never a reason claiming the driver returned nothing)."""
+
+    factory: str
+    checks: str | None  # -k expression, or None for the whole browser suite
+    root: str
+    blocked: tuple[str, ...]  # clauses that must read "not checked: blocked by <root>"
+    options: tuple[str, ...] = ()
+    also_failed: tuple[str, ...] = ()  # at most one more clause the same defect may fail
+
+
+ROOT_CASES: tuple[RootCase, ...] = (
+    # Before root-cause blame, the whole suite failed 53 clauses for this one defect, with reasons such as
+    # "get_page_text returned None" where the SDK had rejected the state and the member never ran.
+    RootCase(
+        "no_active_tab",
+        None,
+        "BR-STATE-003",
+        ("BR-READ-015", "BR-READ-020", "BR-ACT-002", "BR-TAB-001", "BR-IMG-001", "BR-NET-002"),
+        options=("-n", "2"),
+    ),
+    # Two tabs claim to be active from the first state on (one real, one ghost).
+    RootCase(
+        "ghost_active_tab",
+        "check_state or check_reads or check_tabs or check_refs",
+        "BR-STATE-003",
+        ("BR-STATE-001", "BR-READ-018", "BR-REF-001", "BR-REF-004", "BR-TAB-001", "BR-TAB-004"),
+    ),
+    # A rescaled screenshot is BR-IMG-002's defect; where the picture shows the page is judged in its own scale.
+    RootCase("screenshot_at_half_size", "check_images", "BR-IMG-002", ()),
+)
+
+
+@pytest.mark.parametrize("case", ROOT_CASES, ids=lambda case: case.factory)
+def test_one_defect_is_one_finding_and_the_first_thing_to_fix(case: RootCase, tmp_path: Path) -> None:
+    run = certify(f"{MODULE}:{case.factory}", tmp_path, selection=case.checks, options=case.options)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    assert case.root in failed, f"{case.factory}: the root {case.root} did not fail; failed: {failed}"
+    extra = [clause_id for clause_id in failed if clause_id not in (case.root, *case.also_failed)]
+    assert not extra, f"{case.factory}: one defect failed more clauses:\n{run.reasons(extra)}"
+    assert run.certificate["fix_first"][0]["clause"] == case.root, run.certificate["fix_first"]
+    clauses = {clause["id"]: clause for clause in run.certificate["clauses"]}
+    for clause_id in case.blocked:
+        clause = clauses[clause_id]
+        assert (clause["status"], clause["why"], clause["blocked_by"]) == ("not_checked", "blocked", case.root), (
+            f"{clause_id}: {clause['status']} {clause['why']} {clause['blocked_by']} {clause['reasons']}"
+        )
+    assert set(case.blocked) <= set(run.certificate["fix_first"][0]["blocks"])
+    claims = [clause["id"] for clause in clauses.values() if any("returned None" in r for r in clause["reasons"])]
+    assert not claims, f"reasons claim a member returned None:\n{run.reasons(claims)}"
+    page = (tmp_path / "certificate.md").read_text("utf-8")
+    assert page.index("## What to fix first") < page.index(f"1. **{case.root}**") < page.index("## All clauses")
+
+
+# A check that needs the page to act first confirms it did: a popup never attempted is not a popup let through.
+NOT_PROVOKED = "popup_page_loses_its_query"
+
+
+def test_a_behaviour_the_page_never_showed_is_not_provoked_not_failed(tmp_path: Path) -> None:
+    run = certify(
+        f"{MODULE}:{NOT_PROVOKED}", tmp_path, selection="test_popups_to_a_non_permitted_origin_never_reach_it"
+    )
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    clause = next(clause for clause in run.certificate["clauses"] if clause["id"] == "BR-NET-005")
+    assert (clause["status"], clause["why"]) == ("not_checked", "not_provoked"), clause
+    assert "never recorded opening its popup" in clause["reasons"][0], clause["reasons"]
+    assert run.with_status("failed") == [], run.reasons(run.with_status("failed"))
+    assert run.certificate["verdict"] == "not fully checked"
+
+
 # ----- a driver the kit cannot fully exercise: unverified, never "conforms" -------------------------------------
 
 # Issue 22's case: reads are plain text and no scoped read is offered, and click checks its target, then does nothing.
@@ -267,8 +343,11 @@ def test_every_broken_driver_has_exactly_one_case() -> None:
         if inspect.isfunction(value) and value.__name__ in classes
     }
     assert sorted(factories.values()) == sorted(classes), "every broken driver class needs one --driver factory"
-    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)] + [UNEXERCISABLE]
-    assert sorted(named) == sorted(factories), "every factory needs exactly one case (and every case a factory)"
+    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)] + [UNEXERCISABLE, NOT_PROVOKED]
+    assert len(named) == len(set(named)), "a broken driver has two cases that judge its clauses"
+    # A root-cause case may certify a driver another case already blames, on more checks.
+    named += [case.factory for case in ROOT_CASES if case.factory not in named]
+    assert sorted(named) == sorted(factories), "every factory needs a case (and every case a factory)"
 
 
 class _Inner:
