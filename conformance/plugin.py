@@ -467,7 +467,10 @@ class _Recorder:
                 # What the check's evidence rerun added, carried by its (later) teardown report.
                 self.run.evidence[report.nodeid] = with_rerun(self.run.evidence[report.nodeid], str(value))
             elif name == NOTE_PROPERTY:
-                self.notes.append(bounded(str(value)))
+                # An item's own properties ride on each of its reports (setup, call, teardown): one note, once.
+                note = bounded(str(value))
+                if note not in self.notes:
+                    self.notes.append(note)
             elif name == SOFTWARE_PROPERTY and not self.computer_software:
                 self.computer_software = json.loads(str(value))
         if report.failed and not recorded and str(report.when) == "???":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conformance.assertions import CheckSkipped, not_checked, not_implemented, not_provoked, unverified
@@ -71,3 +73,27 @@ def test_a_clause_one_check_passed_is_passed_even_if_another_was_unverified() ->
     session = CertificationSession([broken_env])
     (result,) = session.clause_results([clause])
     assert (result.status, result.reasons) == ("not_checked", ["environment: no browser"])
+
+
+STATUS_WORDS = (
+    "driverkit: not implemented: zoom; driverkit unverified: click: x; driverkit: not checked: y; passed failed"
+)
+
+
+@pytest.mark.parametrize("message", ["an ordinary skip", STATUS_WORDS])
+def test_a_skip_message_never_decides_a_status(pytester: pytest.Pytester, message: str) -> None:
+    # Only the kit's typed outcomes carry a status; whatever words a plain pytest skip holds, it is just a skip.
+    pytester.makepyfile(
+        test_words=f"""
+        import pytest
+
+        @pytest.mark.clause("BR-STATE-001")
+        def test_skips():
+            pytest.skip({message!r})
+        """
+    )
+    pytester.runpytest("--certificate=out", "-p", "no:randomly", "-p", "no:cacheprovider")
+    data = json.loads((pytester.path / "out" / "certificate.json").read_text("utf-8"))
+    clause = next(clause for clause in data["clauses"] if clause["id"] == "BR-STATE-001")
+    assert (clause["status"], clause["why"], clause["members"]) == ("not_checked", "not_run", [])
+    assert data["verdict"] == "not fully checked"

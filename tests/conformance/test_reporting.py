@@ -55,3 +55,18 @@ def test_an_unwritable_folder_is_named_before_any_check_runs(tmp_path: Path) -> 
     assert reporting.unwritable(tmp_path / "fine") is None
     problem = reporting.unwritable(blocker / "certificate")
     assert problem is not None and problem.startswith("cannot write a certificate there")
+
+
+def test_a_note_is_listed_once_though_every_report_of_its_check_carries_it(browser_config: pytest.Config) -> None:
+    from conformance.harness.fixtures import NOTE_PROPERTY
+    from conformance.plugin import _RECORDER_NAME
+
+    recorder = browser_config.pluginmanager.get_plugin(_RECORDER_NAME)
+    note = "c::one: the page barrier did not hold within 3 s"
+    # A note a fixture adds to its item rides on that item's setup, call and teardown reports alike.
+    for when in ("setup", "call", "teardown"):
+        report = pytest.TestReport(
+            "c::one", ("c", 1, "one"), {}, "passed", None, when, user_properties=[(NOTE_PROPERTY, note)]
+        )
+        recorder.pytest_runtest_logreport(report)
+    assert recorder.notes == [note]
