@@ -492,6 +492,14 @@ class ScreenshotAtHalfSize(BrokenDriver):
         return {**image, "image_url": f"data:image/png;base64,{encoded}"}
 
 
+class ScreenshotAsBareBase64(BrokenDriver):
+    """screenshot's image_url is the bare base64 of the PNG: neither a data URL nor an http(s) URL."""
+
+    def broken_screenshot(self, arguments: Arguments, forward: Forward) -> Any:
+        image = forward(arguments)
+        return {**image, "image_url": str(image["image_url"]).partition(",")[2]}
+
+
 class ScreenshotHovers(BrokenDriver):
     """screenshot first moves the pointer over a button (a hover and nothing more), then takes the reference's image."""
 
@@ -1208,6 +1216,7 @@ wait_for_returns_at_once = factory_for(WaitForReturnsAtOnce)
 ignores_cancellation = factory_for(IgnoresCancellation)
 screenshot_at_half_size = factory_for(ScreenshotAtHalfSize)
 screenshot_hovers = factory_for(ScreenshotHovers)
+screenshot_as_bare_base64 = factory_for(ScreenshotAsBareBase64)
 zoom_ignores_region = factory_for(ZoomIgnoresRegion)
 click_at_offset = factory_for(ClickAtOffset)
 scoped_read_as_text = factory_for(ScopedReadAsText)

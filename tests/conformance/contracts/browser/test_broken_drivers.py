@@ -109,6 +109,8 @@ DEFECTS: tuple[Case, ...] = (
     Case("screenshot_at_half_size", "test_screenshot_shows_the_current_viewport", ("BR-IMG-002",)),
     # A hover is input too: the screenshot check must count it, not only clicks and keys.
     Case("screenshot_hovers", "test_screenshot_shows_the_current_viewport", ("BR-IMG-006",)),
+    # Neither a data URL nor an http(s) URL: a defect the kit judges, not a picture it cannot inspect.
+    Case("screenshot_as_bare_base64", "check_images", ("BR-IMG-001",), (SDK,)),
     Case("zoom_ignores_region", "test_zoom_returns_exactly_the_requested_region", ("BR-IMG-004",)),
     Case("click_at_offset", "test_click_at_uses_the_point_button_and_click_count", ("BR-PTR-001",), ("BR-PTR-002",)),
     # Opt-in members
