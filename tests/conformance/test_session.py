@@ -73,3 +73,52 @@ def test_the_session_keeps_the_first_profile_and_the_families_it_covers() -> Non
     run.add(CheckResult("b", ("CO-Y-001",), "passed", profile={"flavour": "sync"}))
     assert run.profile == {"flavour": "async"}
     assert run.prefixes() == {"BR", "CO"}
+
+
+# ----- root-cause blame ------------------------------------------------------------------------------------------
+
+ROOT = Clause("BR-ROOT-001", "002", "A section", "the clause others stand on")
+LEAF = Clause("BR-LEAF-001", "002", "A section", "a clause judged on top of it")
+
+
+def statuses(*results: CheckResult) -> dict[str, tuple[str, str | None, str | None]]:
+    run = CertificationSession(list(results))
+    return {r.clause.id: (r.status, r.why, r.blocked_by) for r in run.clause_results([ROOT, LEAF])}
+
+
+def test_a_check_requiring_a_failed_clause_is_blocked_by_it() -> None:
+    root = CheckResult("c::root", (ROOT.id,), "failed", (ROOT.id,), "broken")
+    leaf = CheckResult("c::leaf", (LEAF.id,), "failed", (LEAF.id,), "follows", requires=(ROOT.id,))
+    assert statuses(root, leaf) == {
+        ROOT.id: ("failed", None, None),
+        LEAF.id: ("not_checked", "blocked", ROOT.id),
+    }
+    # With the required clause passing, the same failure is a finding of its own.
+    passing = CheckResult("c::root", (ROOT.id,), "passed")
+    assert statuses(passing, leaf)[LEAF.id] == ("failed", None, None)
+
+
+def test_a_precondition_met_at_the_point_of_use_blames_the_root_and_blocks_the_check() -> None:
+    met = CheckResult("c::leaf", (LEAF.id,), "failed", (ROOT.id,), "state rejected", precondition=True)
+    assert statuses(met) == {ROOT.id: ("failed", None, None), LEAF.id: ("not_checked", "blocked", ROOT.id)}
+
+
+def test_checks_requiring_each_other_never_hide_both_failures() -> None:
+    first = CheckResult("c::a", (ROOT.id,), "failed", (ROOT.id,), "a", requires=(LEAF.id,))
+    second = CheckResult("c::b", (LEAF.id,), "failed", (LEAF.id,), "b", requires=(ROOT.id,))
+    found = statuses(first, second)
+    assert "failed" in {status for status, _, _ in found.values()}, found
+
+
+def test_clauses_a_check_never_reached_name_the_clause_it_stopped_at() -> None:
+    stopped = CheckResult("dir/check_x.py::test_y", (ROOT.id, LEAF.id), "failed", (ROOT.id,), "broken")
+    run = CertificationSession([stopped])
+    leaf = run.clause_results([LEAF])[0]
+    assert (leaf.status, leaf.why) == ("not_checked", "stopped")
+    assert leaf.reasons == ["not reached: check_x.py::test_y stopped at BR-ROOT-001, which failed first"]
+
+
+def test_a_run_that_ended_early_does_not_call_unrun_clauses_deselected() -> None:
+    run = CertificationSession()
+    assert run.clause_results([LEAF])[0].reasons[0].startswith("deselected")
+    assert run.clause_results([LEAF], complete=False)[0].reasons[0].startswith("the run ended")
