@@ -77,13 +77,16 @@ def test_driver_output_is_escaped() -> None:
 def test_rows_carry_status_and_family_and_the_filters_offer_them() -> None:
     page = render_certificate(_built())
     rows = re.findall(r'<tr class="clause" id="clause-([^"]+)" data-status="([^"]+)" data-family="([^"]+)"', page)
+    # What a reader acts on first: failed, then unverified; the rest in clause order.
     assert rows == [
         ("BR-PTR-001", "failed", "BR-PTR"),
         ("BR-PTR-002", "failed", "BR-PTR"),
-        ("BR-READ-001", "passed", "BR-READ"),
         ("BR-READ-002", "unverified", "BR-READ"),
+        ("BR-READ-001", "passed", "BR-READ"),
         ("BR-TAB-001", "not_checked", "BR-TAB"),
     ]
+    # The page opens on what to fix first, before the summary.
+    assert page.index('id="fix-first"') < page.index("<h2>Summary</h2>") < page.index('id="clauses"')
     assert '<option value="failed">FAILED (2)</option>' in page
     assert '<option value="deviation">' not in page  # a status no clause has is not offered
     assert '<option value="BR-READ">BR-READ</option>' in page
