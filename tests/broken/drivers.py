@@ -331,6 +331,20 @@ class PageTextWithElements(BrokenDriver):
         return {"version": 1, "text": text or "", "elements": elements_of(controls), "omitted": []}
 
 
+class RefsOnlyInText(BrokenDriver):
+    """read_page and find list their controls only in the read's text ("[ref] role label" lines), with an empty
+    elements list and nothing in omitted: the controls are neither reported nor said to be left out."""
+
+    def only_in_text(self, arguments: Arguments, forward: Forward) -> Any:
+        report = forward(arguments)
+        if not isinstance(report, dict):
+            return report
+        lines = [f"[{e.get('ref')}] {e.get('role')} {e.get('label')}" for e in elements_of(report)]
+        return {**report, "text": "\n".join([str(report.get("text", "")), *lines]), "elements": []}
+
+    broken_read_page = broken_find = only_in_text
+
+
 class PrivateValueInRead(BrokenDriver):
     """read_page appends the live values of password and one-time-code fields to its text."""
 
@@ -1207,6 +1221,7 @@ unknown_omission_code = factory_for(UnknownOmissionCode)
 checked_on_a_button = factory_for(CheckedOnAButton)
 page_text_with_elements = factory_for(PageTextWithElements)
 private_value_in_read = factory_for(PrivateValueInRead)
+refs_only_in_text = factory_for(RefsOnlyInText)
 read_clicks_a_button = factory_for(ReadClicksAButton)
 stale_ref_accepted = factory_for(StaleRefAccepted)
 error_with_page_content = factory_for(ErrorWithPageContent)

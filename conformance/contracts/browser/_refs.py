@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conformance.assertions import not_implemented, unverified
+from conformance.assertions import not_implemented, precondition_failed, unverified
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
 
-from ._effects import start_page_shown
+from ._effects import start_page, start_page_shown
 
 # A ref no driver issues: the kit's own prefix plus a suffix no page could produce by accident.
 NEVER_ISSUED_REF = "driverkit-never-issued-ref-7f3a"
@@ -173,7 +173,8 @@ def structured_read(
     outcome = subject.call("read_page", filter=filter, tab_id=tab_id)
     raw = outcome.raw
     if outcome.raised is not None and for_member is None:
-        raise AssertionError(f"precondition: {outcome.describe()}")
+        # A read of an ordinary fixture page that raises is read_page's own defect, which the read checks judge.
+        precondition_failed("BR-READ-018", f"reading {start_page(subject.env)}: {outcome.describe()}")
     if outcome.raised is not None:
         unverified(str(for_member), f"{outcome.describe()}, so the kit found no ref to try")
     if not isinstance(raw, dict) and for_member is None:

@@ -29,6 +29,9 @@ def test_refs_are_stable_while_the_page_is_unchanged(subject: BrowserSubject, en
     second = structured_read(subject)
     refs_first = {str(e.get("label")): e.get("ref") for e in read_elements(first)}
     refs_second = {str(e.get("label")): e.get("ref") for e in read_elements(second)}
+    if not refs_first:
+        # Refs carried only in the read's text cannot be compared: say so rather than pass on nothing.
+        unverified("read_page", "its structured read of forms.html listed no elements, so no ref could be compared")
     changed = {
         label: (ref, refs_second.get(label))
         for label, ref in refs_first.items()
