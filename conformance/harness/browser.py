@@ -98,7 +98,9 @@ class BrowserHarness:
                     # Read where the driver's code runs: sync Playwright objects belong to their thread.
                     found = self.loop.run(lambda: self.describe(driver), what="reading the driver's versions")
                     self.profile = profile.with_software(found).with_browser_route(env.browser_route)
-                yield self.make_subject(driver, profile, env)
+                made = self.make_subject(driver, profile, env)
+                made.probed = self.profile
+                yield made
             finally:
                 self._clean_up(cleanup, generation, note)
 

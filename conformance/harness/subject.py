@@ -146,6 +146,9 @@ class BrowserSubject:
         self.env = env
         # Every call this check makes, for the certificate's evidence should the check fail.
         self.evidence = EvidenceLog()
+        # The profile of the run's first driver, made without hints: a member this one lacks but that one had
+        # was dropped in answer to this check's hints.
+        self.probed: DriverProfile | None = None
 
     @property
     def flavour(self) -> Flavour:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import dataclasses
 import functools
 import io
 import json
@@ -991,6 +992,20 @@ class BoundConsentStillTypesAtTheFocus(BrokenDriver):
         return None
 
 
+class IgnoresBindHintWithoutKey(BrokenDriver):
+    """Ignores hints.bind_targets (the documents let a driver ignore hints) and never offers key.
+
+    Not a defect: type with a null target types at the focus as it always does, and nothing shows the driver meant
+    to honour the hint, so target-bound consent is not implemented, never failed.
+    """
+
+    HIDDEN = ("key",)
+
+    @classmethod
+    def inner_environment(cls, env: Environment) -> Any:
+        return EnvironmentView(env, hints=dataclasses.replace(env.hints, bind_targets=False))
+
+
 class StartPageNeverShown(BrokenDriver):
     """The driver opens on an empty page of the permitted site instead of the session's start page."""
 
@@ -1277,4 +1292,5 @@ hover_clicks = factory_for(HoverClicks)
 new_tab_ignores_url = factory_for(NewTabIgnoresUrl)
 diagnostics_ignore_the_limit = factory_for(DiagnosticsIgnoreTheLimit)
 bound_consent_still_types_at_the_focus = factory_for(BoundConsentStillTypesAtTheFocus)
+ignores_bind_hint_without_key = factory_for(IgnoresBindHintWithoutKey)
 slow_but_correct = factory_for(SlowButCorrect)

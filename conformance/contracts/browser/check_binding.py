@@ -1,8 +1,9 @@
 """Target-bound consent: when consent is tied to a control, focus-dependent input is refused.
 
 The check asks the factory for ``bind_targets=True``. A driver that shows no sign of that mode (both ``key``
-and ``type`` with a null target still work) is reported as not implementing it rather than failing, since
-hints may be ignored. Clauses: BR-BIND-001..003.
+and ``type`` with a null target still work, or it never had ``key`` and ``type`` works) is reported as not
+implementing it rather than failing, since hints may be ignored; dropping ``key`` for the session is a sign.
+Clauses: BR-BIND-001..003.
 """
 
 from __future__ import annotations
@@ -40,8 +41,16 @@ def test_bound_consent_refuses_focus_dependent_input(subject: BrowserSubject, en
         pressed = subject.call("key", keys=["Enter"], tab_id=None)
         subject.env.settle()
         key_effects = input_effects_since(env, position, ignore={"mouseover"})
-    key_refused = pressed is None or (pressed.raised is not None and not key_effects)
     type_refused = typed.raised is not None and not typed_effects
+    # Hints may be ignored, so the driver must show it took bind_targets up: by refusing key or type at the
+    # focus, or by dropping key for this session. A driver that never had key and lets type act shows nothing.
+    dropped_key = pressed is None and subject.probed is not None and "key" in subject.probed.implemented
+    if pressed is None and not dropped_key and not type_refused:
+        not_implemented(
+            "target-bound consent (hints.bind_targets=True): type(target=None) acted and the driver has no key "
+            "member, so nothing shows it took the hint up (a driver may ignore hints)"
+        )
+    key_refused = pressed is None or (pressed.raised is not None and not key_effects)
     if not key_refused and not type_refused:
         not_implemented("target-bound consent (hints.bind_targets=True): key and type(target=None) both acted")
 
