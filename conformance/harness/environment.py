@@ -223,6 +223,11 @@ class Environment:
             )
         return found
 
+    def was_served(self, page: str) -> bool:
+        """Whether the fixture server answered a request for ``page`` (its path, without the query) in this check."""
+        path = page.split("?", 1)[0]
+        return any(request.path == path for request in self.requests() if request.method in ("GET", "HEAD"))
+
     def silence(self, page: str | None = None) -> str | None:
         """Why the fixture page's own recorder reported nothing, from the server's request log; None if it did.
 

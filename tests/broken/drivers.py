@@ -1006,6 +1006,33 @@ class IgnoresBindHintWithoutKey(BrokenDriver):
         return EnvironmentView(env, hints=dataclasses.replace(env.hints, bind_targets=False))
 
 
+class GuardBlocksTheRecorder(BrokenDriver):
+    """Its network guard refuses the fixture pages' posts to the kit's own (permitted) origin: every page is shown,
+    and none can report what happened to it.
+
+    Modelled where the reference's guard cannot reach (it filters by origin): the script the reference injects
+    into every document first makes the page's beacons and fetches to ``__effect`` fail, as a refused request
+    would. The certificate must say the pages are shown but silent, with the fix, and stop waiting for them.
+    """
+
+    BLOCKER = (
+        "(() => { const refused = (url) => String(url).includes('__effect');"
+        " const beacon = navigator.sendBeacon.bind(navigator);"
+        " navigator.sendBeacon = (url, data) => (refused(url) ? false : beacon(url, data));"
+        " const fetched = window.fetch.bind(window);"
+        " window.fetch = (url, options) => refused(url) ? Promise.reject(new TypeError('refused by the guard'))"
+        " : fetched(url, options); })();"
+    )
+
+    @classmethod
+    def prepare(cls) -> None:
+        from reference.browser import _session
+
+        if cls.BLOCKER not in _session._AGENT_SOURCE:
+            original = _session._AGENT_SOURCE
+            _session._AGENT_SOURCE = f"(function (name) {{ {cls.BLOCKER} return ({original})(name); }})"  # type: ignore[misc]
+
+
 class StartPageNeverShown(BrokenDriver):
     """The driver opens on an empty page of the permitted site instead of the session's start page."""
 
@@ -1282,6 +1309,7 @@ find_reports_the_first_control = factory_for(FindReportsTheFirstControl)
 scoped_read_ignores_depth = factory_for(ScopedReadIgnoresDepth)
 unknown_tab_scrolls_the_active_tab = factory_for(UnknownTabScrollsTheActiveTab)
 start_page_never_shown = factory_for(StartPageNeverShown)
+guard_blocks_the_recorder = factory_for(GuardBlocksTheRecorder)
 find_refs_click_never_clicks = factory_for(FindRefsClickNeverClicks)
 text_reads_click_never_clicks = factory_for(TextReadsClickNeverClicks)
 new_tab_stays_in_background = factory_for(NewTabStaysInBackground)

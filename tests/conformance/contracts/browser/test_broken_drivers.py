@@ -299,6 +299,23 @@ def test_a_behaviour_the_page_never_showed_is_not_provoked_not_failed(tmp_path: 
     assert run.certificate["verdict"] == "not fully checked"
 
 
+# Shown but silent: a guard that blocks the fixture pages' reports is an environment finding with its fix, told
+# apart from a page never shown by the driver's own state(); after the first check proves it, none waits long.
+SILENT = "guard_blocks_the_recorder"
+
+
+def test_pages_shown_whose_reports_are_blocked_are_an_environment_finding(tmp_path: Path) -> None:
+    run = certify(f"{MODULE}:{SILENT}", tmp_path, selection="check_reads or check_actions")
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    assert run.with_status("failed") == [], run.reasons(run.with_status("failed"))
+    judged = [clause for clause in run.certificate["clauses"] if clause["why"] != "not_run"]
+    assert judged and all(clause["why"] == "environment" for clause in judged), run.reasons([c["id"] for c in judged])
+    reason = judged[0]["reasons"][0]
+    assert "is shown (state() reports its title" in reason and "allow the kit's fixture origins" in reason
+    assert len(run.certificate["run"]["notes"]) <= 1, run.certificate["run"]["notes"]  # said in the reasons, once
+    assert run.certificate["verdict"] == "not fully checked"
+
+
 # ----- a driver the kit cannot fully exercise: unverified, never "conforms" -------------------------------------
 
 # Issue 22's case: reads are plain text and no scoped read is offered, and click checks its target, then does nothing.
@@ -353,7 +370,7 @@ def test_every_broken_driver_has_exactly_one_case() -> None:
         if inspect.isfunction(value) and value.__name__ in classes
     }
     assert sorted(factories.values()) == sorted(classes), "every broken driver class needs one --driver factory"
-    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)] + [UNEXERCISABLE, NOT_PROVOKED]
+    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)] + [UNEXERCISABLE, NOT_PROVOKED, SILENT]
     assert len(named) == len(set(named)), "a broken driver has two cases that judge its clauses"
     # A root-cause case may certify a driver another case already blames, on more checks.
     named += [case.factory for case in ROOT_CASES if case.factory not in named]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.assertions import ClauseViolation
+from conformance.assertions import CheckSkipped, ClauseViolation, PreconditionFailed
 from conformance.contracts.browser import _effects
 
 
@@ -45,3 +45,43 @@ def test_after_the_first_miss_later_checks_wait_the_short_deadline_and_say_so(
     ]
     assert "within 20 s (pages that loaded: empty.html)" in details[0]
     assert "within 3 s (an earlier check already waited 20 s for its own)" in details[1]
+
+
+class _ShownButSilent(_PageThatNeverLoads):
+    """The page was served and the driver shows it, but none of its reports ever reach the kit."""
+
+    allowed_origins = ("http://127.0.0.1:1",)
+
+    def was_served(self, page: str) -> bool:
+        return page == "forms.html"
+
+
+def _showing(title: str) -> Any:
+    return lambda: {"tabs": [{"id": "t1", "title": title, "url": "http://127.0.0.1:1", "active": True}]}
+
+
+def test_a_page_shown_whose_reports_are_blocked_is_not_checked_and_later_checks_stop_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+    env = _ShownButSilent()
+    # forms.html's own title, read by the driver from its browser: evidence the kit needs no page report for.
+    subject: Any = SimpleNamespace(env=env, state=_showing("Delivery preferences"))
+    for _ in range(2):
+        with pytest.raises(CheckSkipped) as raised:
+            _effects.start_page_shown(subject)
+        assert raised.value.kind == "not_checked"
+        assert "is shown (state() reports its title 'Delivery preferences')" in raised.value.detail
+        assert "allow the kit's fixture origins (http://127.0.0.1:1)" in raised.value.detail
+    assert env.waits == [_effects.START_PAGE_SECONDS, _effects.START_PAGE_SECONDS_WHEN_SILENT]
+
+
+def test_a_page_served_but_not_shown_is_the_start_page_clause_and_blocks_the_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+    subject: Any = SimpleNamespace(env=_ShownButSilent(), state=_showing("Something else"))
+    with pytest.raises(PreconditionFailed) as raised:
+        _effects.start_page_shown(subject)
+    assert raised.value.clause_id == _effects.START_PAGE_CLAUSE
+    assert "its state() reports an active tab titled 'Something else'" in str(raised.value)
