@@ -107,6 +107,12 @@ def certify(
         command += ["-k", selection]
     if evidence is not None:
         command.append(f"--evidence={evidence}")
+    if not cli and "-n" not in options:
+        # The checks in this process, as -n 0 runs them: a serial certification otherwise runs them in one worker
+        # of its own (a driver's death cannot end the run), which costs each of the suite's hundred child runs a
+        # second process and a second probe of the driver. Tests of that isolation pass their own -n, and the
+        # README's main job (cli=True) runs as a reader runs it.
+        command += ["-n", "0"]
     command += list(options)  # after --evidence, so a test's own --evidence wins
     completed = run_child(command, cwd=REPOSITORY, timeout=timeout)
     certificate_path = directory / "certificate.json"

@@ -179,9 +179,11 @@ def test_ctrl_c_mid_check_still_leaves_a_certificate(tmp_path: Path) -> None:
     assert not run.statuses("failed")
 
 
-def test_a_crashed_worker_leaves_a_certificate_that_says_so(tmp_path: Path) -> None:
+# Serial too: a serial certification runs its checks in one worker, so the driver's death cannot take it down.
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "two-workers"])
+def test_a_crashed_worker_leaves_a_certificate_that_says_so(tmp_path: Path, workers: tuple[str, ...]) -> None:
     run = certify(
-        tmp_path, "crashing_scroll", "-n", "2", "-k", "test_scroll_moves_the_page_in_each_direction or " + STATE_CHECK
+        tmp_path, "crashing_scroll", *workers, "-k", "test_scroll_moves_the_page_in_each_direction or " + STATE_CHECK
     )
     assert run.certificate["verdict"] == "not fully checked", run.tail()
     incomplete = run.certificate["run"]["incomplete"]
