@@ -7,9 +7,9 @@ import io
 from dataclasses import dataclass
 
 from openai.types.responses import computer_action as actions
-from PIL import Image
+from PIL import Image, ImageChops
 
-from conformance.assertions import not_implemented
+from conformance.assertions import not_implemented, unverified
 from conformance.harness.computer_environment import ComputerEnvironment, Event
 from conformance.harness.computer_subject import ComputerSubject
 
@@ -40,20 +40,66 @@ def drag_path(environment: ComputerEnvironment) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Shot:
-    """A decoded screenshot and the factor from screen pixels to its pixels."""
+    """A decoded screenshot and where it shows the screen: the screen point its top-left pixel shows (a cropped
+    screenshot starts inside the screen) and the factor from screen pixels to its pixels."""
 
     image: Image.Image
     scale_x: float
     scale_y: float
+    left: float = 0.0
+    top: float = 0.0
 
     def to_shot(self, x: float, y: float) -> tuple[int, int]:
         """The screenshot pixel that shows screen point (x, y)."""
-        return int(x * self.scale_x), int(y * self.scale_y)
+        return int((x - self.left) * self.scale_x), int((y - self.top) * self.scale_y)
+
+    def box(self, left: float, top: float, right: float, bottom: float) -> tuple[int, int, int, int] | None:
+        """The screenshot pixels showing the screen rectangle, or None when the screenshot does not show all of it."""
+        (x0, y0), (x1, y1) = self.to_shot(left, top), self.to_shot(right, bottom)
+        inside = 0 <= x0 < x1 <= self.image.width and 0 <= y0 < y1 <= self.image.height
+        return (x0, y0, x1, y1) if inside else None
 
     @property
     def tolerance(self) -> float:
         """How far (screen pixels) a point may land from the one asked for, given the rounding scale implies."""
         return max(1.0, 1.0 / min(self.scale_x, self.scale_y)) + 0.5
+
+
+MAGENTA = (255, 0, 255)
+CYAN = (0, 255, 255)
+
+
+def centre_of(image: Image.Image, colour: tuple[int, int, int]) -> tuple[float, float] | None:
+    """The centre (in pixel edges, as the page measures boxes) of the pixels close to a pure ``colour``, or None."""
+    bands = image.convert("RGB").split()
+    masks = [
+        band.point(lambda value, wanted=wanted: 255 if (value >= 200 if wanted else value <= 60) else 0)
+        for band, wanted in zip(bands, (channel == 255 for channel in colour), strict=True)
+    ]
+    box = ImageChops.multiply(ImageChops.multiply(masks[0], masks[1]), masks[2]).getbbox()
+    if box is None:
+        return None
+    left, top, right, bottom = box
+    return (left + right) / 2, (top + bottom) / 2
+
+
+def calibrated(image: Image.Image, environment: ComputerEnvironment) -> Shot | None:
+    """Where ``image`` shows the screen, from the two calibration marks the page draws; None if either is missing.
+
+    The documents let a driver send a scaled or a cropped screenshot as long as it maps points back (scale, then
+    the crop's offset), so the kit judges where a point lands the way the screenshot itself shows the screen.
+    """
+    ready = environment.ready_event()
+    mark_a, mark_b = ready.get("markA"), ready.get("markB")
+    seen_a, seen_b = centre_of(image, MAGENTA), centre_of(image, CYAN)
+    if not (isinstance(mark_a, list) and isinstance(mark_b, list) and seen_a and seen_b):
+        return None
+    (ax, ay), (bx, by) = (float(mark_a[0]), float(mark_a[1])), (float(mark_b[0]), float(mark_b[1]))
+    (sax, say), (sbx, sby) = seen_a, seen_b
+    if sbx <= sax or sby <= say:
+        return None
+    scale_x, scale_y = (sbx - sax) / (bx - ax), (sby - say) / (by - ay)
+    return Shot(image, scale_x, scale_y, ax - sax / scale_x, ay - say / scale_y)
 
 
 def decode_image_url(url: str) -> Image.Image:
@@ -66,13 +112,27 @@ def decode_image_url(url: str) -> Image.Image:
 
 
 def take_shot(subject: ComputerSubject) -> Shot:
-    """The driver's screenshot, decoded; checks that need pixels skip drivers that only return file IDs."""
+    """The driver's screenshot, decoded and placed on the screen by the page's calibration marks.
+
+    Without the marks (a picture too small to show them), a screenshot with the screen's proportions is taken to
+    show the whole screen; a cropped one without them cannot be placed, so the check cannot aim and says so.
+    Checks that need pixels skip drivers that only return file IDs.
+    """
     screenshot = subject.screenshot()
     url = screenshot.get("image_url") if isinstance(screenshot, dict) else None
     if not url or not str(url).startswith("data:"):
         not_implemented("screenshots as data URLs (the suite cannot fetch file IDs or remote images)")
     image = decode_image_url(str(url))
+    placed = calibrated(image, subject.env)
+    if placed is not None:
+        return placed
     width, height = subject.env.screen_size
+    if abs(image.width / width - image.height / height) > 2 / min(image.width, image.height):
+        unverified(
+            "screenshot",
+            f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is cropped, and it does not "
+            "show the page's two calibration marks, so the kit cannot tell which screen point a pixel shows",
+        )
     return Shot(image, image.width / width, image.height / height)
 
 

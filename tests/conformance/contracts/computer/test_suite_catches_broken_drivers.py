@@ -44,3 +44,14 @@ def test_a_screenshot_the_sdk_refuses_fails_only_the_screenshot_clause(
     # The click check needs a screenshot first: the refusal blames the screenshot clause, never the click.
     assert "FAILED CO-CLICK-001" not in output, output[-3000:]
     assert result.parseoutcomes().get("failed") == 2
+
+
+def test_a_driver_sending_cropped_scaled_screenshots_conforms(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The driver guide's fix for missed clicks: a cropped screenshot, points mapped back by scale and offset. The
+    # suite places each screenshot on the screen by the page's calibration marks, not by its size alone.
+    result = _certify(pytester, monkeypatch, "cropped_screenshot_factory", "check_")
+    output = result.stdout.str()
+    assert "verdict: conforms" in output, output[-3000:]
+    assert result.parseoutcomes().get("skipped") is None, output[-3000:]
