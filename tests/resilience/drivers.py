@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -199,3 +200,45 @@ def browser_killer(env: Any) -> Iterator[Any]:
 def raising_computer_factory(env: Any) -> Any:
     """A computer driver factory that fails from the start."""
     raise RuntimeError("no desktop driver today")
+
+
+class _StallingGuardDriver:
+    """A minimal sync Playwright driver whose network guard is a ``context.route`` handler.
+
+    Sync Playwright runs route handlers only while its thread is inside a Playwright call, so between the driver's
+    calls every request its pages make waits: the start page loads (the factory is inside goto), and its reports
+    reach the kit only when the driver is called again.
+    """
+
+    def __init__(self, env: Any) -> None:
+        from playwright.sync_api import sync_playwright
+
+        from reference.browser._launch import launch_options
+
+        self._home = tempfile.TemporaryDirectory(prefix="driverkit-stall-")
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(**launch_options(self._home.name))
+        self._context = self._browser.new_context()
+        allowed = tuple(env.allowed_origins)
+        self._context.route(
+            "**/*", lambda route: route.continue_() if route.request.url.startswith(allowed) else route.abort()
+        )
+        self._page = self._context.new_page()
+        self._page.goto(env.start_url)
+
+    def state(self) -> dict[str, Any]:
+        return {"tabs": [{"id": "t1", "title": self._page.title(), "url": self._page.url, "active": True}]}
+
+    def close(self) -> None:
+        self._context.close()
+        self._browser.close()
+        self._playwright.stop()
+        self._home.cleanup()
+
+
+def stalling_guard(env: Any) -> Iterator[Any]:
+    driver = _StallingGuardDriver(env)
+    try:
+        yield driver
+    finally:
+        driver.close()

@@ -96,6 +96,16 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
         return loaded
     # Evidence the kit does not need the page's help for: the title the driver reads from its own browser.
     title = _active_tab_title(subject)
+    # Reports that arrive only now, while the driver was inside that state() call, were held, not refused.
+    late = subject.env.poll_effect("load", lambda effect: effect.get("page") == page, START_PAGE_SECONDS_WHEN_SILENT)
+    if late is not None:
+        _deadline.reports_blocked = True
+        precondition_failed(
+            START_PAGE_CLAUSE,
+            f"{page} loaded, but its reports reached the kit only while the driver was inside a later call (its "
+            "state()): the driver holds its pages' requests between calls (a sync Playwright route handler runs "
+            "only while its thread is in a Playwright call), so nothing a page does by itself gets through",
+        )
     if title is not None and title == _title_of(page) and subject.env.was_served(page):
         _deadline.reports_blocked = True
         not_checked(

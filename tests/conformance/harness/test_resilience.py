@@ -277,3 +277,14 @@ def test_a_computer_factory_that_never_works_is_one_usage_error(tmp_path: Path) 
     assert run.certificate["verdict"] == "not fully checked"
     assert any("the run was stopped" in line for line in run.certificate["run"]["incomplete"])
     assert run.certificate["summary"]["failed"] == 0
+
+
+def test_a_guard_that_holds_requests_between_calls_is_named_and_waited_for_once(tmp_path: Path) -> None:
+    # A sync Playwright route handler runs only inside a Playwright call: the start page loads, and its reports
+    # arrive only when the driver is called again. Fair to fail, but for what the kit saw, and with one long wait.
+    run = certify(tmp_path, "stalling_guard", "-n", "0", "-k", "check_state")
+    assert run.certificate["verdict"] == "does not conform", run.tail()
+    assert run.statuses("failed") == ["BR-STATE-005"], run.tail()
+    reason = run.clause("BR-STATE-005")["reasons"][0]
+    assert "reached the kit only while the driver was inside a later call" in reason, reason
+    assert run.certificate["fix_first"][0]["clause"] == "BR-STATE-005"
