@@ -177,7 +177,7 @@ def describe_cause(cause: RootCause) -> str:
     """One line of "What to fix first" for the terminal: the clause, why it failed, and what it blocks."""
     result = cause.clause
     reason = result.reasons[0] if result.reasons else ""
-    line = f"{result.clause.id} {result.clause.summary} -- {_bounded(reason, 160)}"
+    line = f"{result.clause.id} {result.clause.summary.rstrip('.')} -- {_bounded(reason, 160)}"
     if cause.blocks:
         line += f" [blocks {len(cause.blocks)} clause{'' if len(cause.blocks) == 1 else 's'}]"
     return line

@@ -167,17 +167,21 @@ def _fix_first(certificate: Mapping[str, Any]) -> str:
             continue
         blocks = cause.get("blocks") or []
         touched = ", ".join(f"<code>{esc(member)}</code>" for member in cause.get("members") or [])
+        # The clauses a cause blocks can be most of the contract: folded, so the next cause stays in view.
         blocked = (
-            f"<br><small>blocks {len(blocks)} clause{'' if len(blocks) == 1 else 's'}"
-            f"{f' about {touched}' if touched else ''}: "
+            f"<details><summary>blocks {len(blocks)} clause{'' if len(blocks) == 1 else 's'}"
+            f"{f' about {touched}' if touched else ''}</summary>"
             + ", ".join(f'<a href="#clause-{esc(clause_id)}">{esc(clause_id)}</a>' for clause_id in blocks)
-            + "</small>"
+            + "</details>"
             if blocks
             else ""
         )
+        reasons = clause.get("reasons") or [""]
+        checks = len(clause.get("checks") or [])
+        seen = f" (in {checks} checks)" if checks > 1 else ""
         items.append(
             f'<li><a href="#clause-{esc(clause["id"])}"><code>{esc(clause["id"])}</code></a> '
-            f"{esc(clause.get('summary', ''))}: {esc('; '.join(clause.get('reasons') or []))}{blocked}</li>"
+            f"{esc(str(clause.get('summary', '')).rstrip('.'))}: {esc(reasons[0])}{seen}{blocked}</li>"
         )
     return f'<h2 id="fix-first">What to fix first</h2><ol>{"".join(items)}</ol>' if items else ""
 
