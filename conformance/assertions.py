@@ -21,6 +21,8 @@ The four "could not judge" outcomes are :class:`CheckSkipped`, a pytest skip tha
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Literal, NoReturn
 
 from _pytest.outcomes import Skipped
@@ -86,6 +88,21 @@ def precondition(condition: object, clause_id: str, detail: str) -> None:
 
 def precondition_failed(clause_id: str, detail: str) -> NoReturn:
     raise PreconditionFailed(clause_id, detail)
+
+
+@contextmanager
+def as_precondition() -> Iterator[None]:
+    """Run a step the check only stands on (opening a tab to work in, say): a clause it breaks is a precondition.
+
+    The helpers a step uses fail their own clause as usual; inside this block that failure blames the same clause
+    but blocks the running check's clauses instead of reading as a finding of the check.
+    """
+    try:
+        yield
+    except PreconditionFailed:
+        raise
+    except ClauseViolation as broken:
+        raise PreconditionFailed(broken.clause_id, broken.detail) from None
 
 
 def not_implemented(what: str) -> NoReturn:

@@ -250,7 +250,7 @@ class RootCause:
 
 def fix_first(results: Sequence[ClauseResult]) -> list[RootCause]:
     """Failed clauses as a to-do list: the causes that block the most clauses first, then the independent
-    failures in clause order; each names the members its blocked clauses are about."""
+    failures, those more checks met first; each names the members its blocked clauses are about."""
     blocked: dict[str, list[ClauseResult]] = {}
     for result in results:
         if result.status == "not_checked" and result.blocked_by:
@@ -263,4 +263,5 @@ def fix_first(results: Sequence[ClauseResult]) -> list[RootCause]:
         members = {r.clause.member for r in [result, *dependents] if r.clause.member}
         causes.append(RootCause(result, tuple(r.clause.id for r in dependents), tuple(sorted(members))))
     order = {id(cause): index for index, cause in enumerate(causes)}
-    return sorted(causes, key=lambda cause: (-len(cause.blocks), order[id(cause)]))
+    # Then the cause more checks met, then clause order: what breaks more of the run comes first.
+    return sorted(causes, key=lambda cause: (-len(cause.blocks), -len(cause.clause.checks), order[id(cause)]))

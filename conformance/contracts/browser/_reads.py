@@ -11,7 +11,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from conformance.assertions import expect
+from conformance.assertions import ClauseViolation, PreconditionFailed, expect
+from conformance.harness.subject import CallOutcome
 from conformance.members import OMISSION_CODES, READ_ROLES
 
 # Values the fixture pages put into private fields (private.html, sections.html). They never appear in any
@@ -168,3 +169,20 @@ def check_read_report(raw: dict[str, Any], *, member: str, scoped: bool = False)
         f"{member}: unknown omission codes {[code for code in codes if code not in OMISSION_CODES]}",
     )
     expect(len(set(codes)) == len(codes), rule("BR-READ-012"), f"{member}: repeated omission codes {codes}")
+
+
+def expect_read_accepted(outcome: CallOutcome) -> None:
+    """A read a check uses as a tool was accepted by the SDK; if not, blame the BrowserReadV1 rule it breaks.
+
+    The SDK refuses a read that breaks a rule the read checks judge on their own clauses (a repeated ref, an
+    unknown role, ...): the check using the read is blocked by that rule, not only by the SDK's refusal.
+    """
+    if outcome.sdk_error is None:
+        return
+    raw = outcome.raw
+    if isinstance(raw, dict):
+        try:
+            check_read_report(raw, member=outcome.member, scoped=outcome.member == "read_page_scoped")
+        except ClauseViolation as broken:
+            raise PreconditionFailed(broken.clause_id, f"{broken.detail}, so {outcome.describe()}") from None
+    outcome.expect_sdk_accepted()

@@ -15,6 +15,7 @@ from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
 
 from ._effects import start_page, start_page_shown
+from ._reads import expect_read_accepted
 
 # A ref no driver issues: the kit's own prefix plus a suffix no page could produce by accident.
 NEVER_ISSUED_REF = "driverkit-never-issued-ref-7f3a"
@@ -34,7 +35,7 @@ def _structured_elements(outcome: CallOutcome, notes: list[str]) -> list[Mapping
     A read whose result or state the SDK rejected is a defect of its own (the run would stop), not a reason
     to call the member under test unverified.
     """
-    outcome.expect_sdk_accepted()
+    expect_read_accepted(outcome)
     if outcome.raised is not None or outcome.member_call is None:
         notes.append(outcome.describe())
         return None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.assertions import expect, precondition, unverified
+from conformance.assertions import as_precondition, expect, precondition, unverified
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
+from ._effects import await_effect
 from ._expectations import expect_browser_error
 from ._refs import act_on, activation_effects, first_action, read_elements, ref_of, structured_read
 from ._tabs import expect_valid_state, tab_ids
@@ -47,6 +48,8 @@ def test_refs_are_stable_while_the_page_is_unchanged(subject: BrowserSubject, en
 
 @pytest.mark.page("rerender.html")
 @pytest.mark.clause("BR-REF-002", "BR-ERR-003")
+# It re-renders the page by clicking its Rebuild button: a click that goes astray says nothing about refs.
+@pytest.mark.requires("BR-ACT-002")
 def test_a_ref_to_a_rerendered_control_is_refused(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("click")  # the check re-renders the page by clicking its Rebuild button
@@ -57,7 +60,8 @@ def test_a_ref_to_a_rerendered_control_is_refused(subject: BrowserSubject, env: 
         unverified(action, _NO_REF.format(labels="'Confirm order' and 'Rebuild controls'"))
     pressed = subject.call("click", target=rebuild, tab_id=None)
     precondition(pressed.raised is None, "BR-ACT-002", f"clicking the Rebuild button: {pressed.describe()}")
-    env.wait_for_effect("rerender", lambda effect: effect.get("generation") == 2)
+    with as_precondition():
+        await_effect(subject, "BR-ACT-002", "rerender", lambda e: e.get("generation") == 2, what="the rebuild")
     env.settle()
     outcome = act_on(subject, action, stale)
     expect_browser_error(outcome, "BR-REF-002", f"{action} with the ref of a control the page replaced")
@@ -84,7 +88,8 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: BrowserSubject, env:
         unverified(action, _NO_REF.format(labels="'Save preferences'"))
     moved = subject.call("navigate", url=env.url("rerender.html"), tab_id=None)
     precondition(moved.raised is None, "BR-NAV-001", f"navigating to a permitted page: {moved.describe()}")
-    env.wait_for_effect("load", lambda effect: effect.get("page") == "rerender.html")
+    with as_precondition():
+        await_effect(subject, "BR-NAV-001", "load", lambda e: e.get("page") == "rerender.html", what="the new page")
     env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, stale)
@@ -97,6 +102,8 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: BrowserSubject, env:
 
 @pytest.mark.page("blank.html")
 @pytest.mark.clause("BR-REF-004", "BR-REF-005")
+# It judges that a ref used outside its tab activates nothing: reads that act themselves blur that.
+@pytest.mark.requires("BR-READ-021")
 def test_refs_stay_with_their_tab(subject: BrowserSubject, env: Environment) -> None:
     action = first_action(subject)
     subject.require("new_tab", "close_tab")
@@ -110,7 +117,8 @@ def test_refs_stay_with_their_tab(subject: BrowserSubject, env: Environment) -> 
     ]
     precondition(len(added) == 1, "BR-TAB-001", f"new_tab(forms.html) added {len(added)} tabs to state, not one")
     first_tab, second_tab = tab_ids(start)[0], added[0]
-    env.wait_for_effect("load", lambda effect: effect.get("page") == "forms.html")
+    with as_precondition():
+        await_effect(subject, "BR-TAB-001", "load", lambda e: e.get("page") == "forms.html", what="the new tab")
     read = structured_read(subject, tab_id=second_tab, for_member=action)
     foreign = ref_of(read_elements(read), "Save preferences")
     if not foreign:

@@ -59,6 +59,8 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject: BrowserSubje
 
 @pytest.mark.page("checkbox.html")
 @pytest.mark.clause("BR-CHK-003")
+# It replaces the control by clicking a button (when the driver has click).
+@pytest.mark.requires("BR-ACT-002")
 def test_set_checked_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
     old_ref = require_ref(subject, "set_checked", "Remember this device")
     if subject.implements("click"):
