@@ -112,28 +112,34 @@ def decode_image_url(url: str) -> Image.Image:
 
 
 def take_shot(subject: ComputerSubject) -> Shot:
-    """The driver's screenshot, decoded and placed on the screen by the page's calibration marks.
+    """The driver's screenshot, decoded and placed on the screen.
 
-    Without the marks (a picture too small to show them), a screenshot with the screen's proportions is taken to
-    show the whole screen; a cropped one without them cannot be placed, so the check cannot aim and says so.
-    Checks that need pixels skip drivers that only return file IDs.
+    A screenshot with the screen's proportions shows the whole screen at its scale; a cropped one is placed by the
+    page's two calibration marks, and one that does not show them cannot be placed, so the check cannot aim and
+    says so. Checks that need pixels skip drivers that only return file IDs.
     """
     screenshot = subject.screenshot()
     url = screenshot.get("image_url") if isinstance(screenshot, dict) else None
     if not url or not str(url).startswith("data:"):
         not_implemented("screenshots as data URLs (the suite cannot fetch file IDs or remote images)")
     image = decode_image_url(str(url))
-    placed = calibrated(image, subject.env)
-    if placed is not None:
-        return placed
     width, height = subject.env.screen_size
-    if abs(image.width / width - image.height / height) > 2 / min(image.width, image.height):
+    if whole_screen(image, subject.env.screen_size):
+        return Shot(image, image.width / width, image.height / height)
+    placed = calibrated(image, subject.env)
+    if placed is None:
         unverified(
             "screenshot",
             f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is cropped, and it does not "
             "show the page's two calibration marks, so the kit cannot tell which screen point a pixel shows",
         )
-    return Shot(image, image.width / width, image.height / height)
+    return placed
+
+
+def whole_screen(image: Image.Image, screen_size: tuple[int, int]) -> bool:
+    """Whether ``image`` has the screen's proportions (to a pixel of rounding), as a whole-screen picture has."""
+    width, height = screen_size
+    return abs(image.width / width - image.height / height) <= 2 / min(image.width, image.height)
 
 
 def click(x: int, y: int, button: str = "left", keys: list[str] | None = None) -> actions.Click:
