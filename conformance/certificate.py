@@ -173,13 +173,18 @@ def _within_budget(evidence: dict[str, dict[str, Any]]) -> dict[str, dict[str, A
     return evidence
 
 
+def blocks_phrase(count: int) -> str:
+    """ "blocks 1 clause" / "blocks 12 clauses": how every view of "What to fix first" sizes a cause."""
+    return f"blocks {count} clause{'' if count == 1 else 's'}"
+
+
 def describe_cause(cause: RootCause) -> str:
     """One line of "What to fix first" for the terminal: the clause, why it failed, and what it blocks."""
     result = cause.clause
     reason = result.reasons[0] if result.reasons else ""
     line = f"{result.clause.id} {result.clause.summary.rstrip('.')} -- {_bounded(reason, 160)}"
     if cause.blocks:
-        line += f" [blocks {len(cause.blocks)} clause{'' if len(cause.blocks) == 1 else 's'}]"
+        line += f" [{blocks_phrase(len(cause.blocks))}]"
     return line
 
 
@@ -233,8 +238,7 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
             if cause["blocks"]:
                 touched = ", ".join(f"`{member}`" for member in cause["members"]) or "the driver as a whole"
                 lines.append(
-                    f"   - blocks {len(cause['blocks'])} clause{'' if len(cause['blocks']) == 1 else 's'} "
-                    f"({', '.join(cause['blocks'])}), about {touched}"
+                    f"   - {blocks_phrase(len(cause['blocks']))} ({', '.join(cause['blocks'])}), about {touched}"
                 )
         lines.append("")
 

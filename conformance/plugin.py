@@ -445,8 +445,6 @@ def _classify(
         if not isinstance(error, CheckSkipped):
             text = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
             return "skipped", (), text, None
-        if error.kind == "not_checked":
-            return "not_checked", (), error.detail, None
         return error.kind, (), error.detail, error.member if error.kind == "unverified" else None
     if isinstance(error, DriverTimeout):
         # A hang is a defect of the driver: it fails the clauses the check covers.

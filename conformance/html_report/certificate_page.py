@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.certificate import STATUS_LABELS
+from conformance.certificate import STATUS_LABELS, blocks_phrase
 from conformance.html_report.document import esc, page
 
 EXPLAINED = ("failed", "unverified")
@@ -169,7 +169,7 @@ def _fix_first(certificate: Mapping[str, Any]) -> str:
         touched = ", ".join(f"<code>{esc(member)}</code>" for member in cause.get("members") or [])
         # The clauses a cause blocks can be most of the contract: folded, so the next cause stays in view.
         blocked = (
-            f"<details><summary>blocks {len(blocks)} clause{'' if len(blocks) == 1 else 's'}"
+            f"<details><summary>{blocks_phrase(len(blocks))}"
             f"{f' about {touched}' if touched else ''}</summary>"
             + ", ".join(f'<a href="#clause-{esc(clause_id)}">{esc(clause_id)}</a>' for clause_id in blocks)
             + "</details>"

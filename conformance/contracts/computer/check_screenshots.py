@@ -43,15 +43,17 @@ def test_screenshot_decodes_at_the_screen_size_or_one_scale(computer_subject: Co
     except Exception as error:
         expect(False, "CO-SHOT-002", f"image_url does not decode as an image: {error}")
     width, height = computer_subject.env.screen_size
-    placed = None if whole_screen(image, (width, height)) else calibrated(image, computer_subject.env)
+    whole = whole_screen(image, (width, height))
+    placed = None if whole else calibrated(image, computer_subject.env)
     if placed is None:
         # A whole-screen picture (or one the page's calibration marks cannot place) is judged by its size.
         scale_x, scale_y = image.width / width, image.height / height
+        unplaced = "" if whole else ", and it does not show the page's calibration marks that would place a crop"
         expect(
             0 < scale_x <= 1 and abs(scale_x - scale_y) <= 2 / min(image.width, image.height),
             "CO-SHOT-002",
-            f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is not one uniform scale, and "
-            "it does not show the page's calibration marks that would place a cropped one",
+            f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is not one uniform scale"
+            f"{unplaced}",
         )
         return
     # The marks say where the picture shows the screen: whole or cropped, one factor both ways, nothing beyond it.
