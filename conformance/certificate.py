@@ -2,6 +2,9 @@
 
 Both files are written atomically (a temporary file renamed into place), so an interrupted run never leaves a
 half-written certificate beside a complete-looking one.
+
+Much of a certificate is a driver's own text (its exceptions, its page titles, its class name): the Markdown page
+and the terminal line take it through conformance._safe_text, which also says what certificate.json keeps.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import atomic
+from conformance._safe_text import bounded, for_markdown, for_terminal, markdown_code, valid_unicode
 from conformance.clauses import DOCUMENTS
 from conformance.session import ClauseResult, RootCause, fix_first
 
@@ -44,8 +48,9 @@ def _version(distribution: str) -> str | None:
 
 
 def _bounded(text: str, limit: int = REASON_LIMIT) -> str:
-    # Kept in step with conformance.harness.errors.bounded; repeated so the certificate needs nothing from the harness.
-    return text if len(text) <= limit else f"{text[:limit]}... [{len(text):,} characters in all]"
+    # Kept in step with conformance.harness.errors.bounded (the same marker); the certificate needs nothing from the
+    # harness.
+    return bounded(text, limit)
 
 
 def verdict_of(counts: Mapping[str, int], unverified_members: Collection[str] = ()) -> str:
@@ -179,21 +184,18 @@ def blocks_phrase(count: int) -> str:
 
 
 def describe_cause(cause: RootCause) -> str:
-    """One line of "What to fix first" for the terminal: the clause, why it failed, and what it blocks."""
+    """One line of "What to fix first" for the terminal: the clause, why it failed, and what it blocks (the reason,
+    a driver's text, with its control characters shown as escapes)."""
     result = cause.clause
     reason = result.reasons[0] if result.reasons else ""
-    line = f"{result.clause.id} {result.clause.summary.rstrip('.')} -- {_bounded(reason, 160)}"
+    line = f"{result.clause.id} {result.clause.summary.rstrip('.')} -- {for_terminal(reason, 160)}"
     if cause.blocks:
         line += f" [{blocks_phrase(len(cause.blocks))}]"
     return line
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def _reason(clause: Mapping[str, Any]) -> str:
-    return _cell("; ".join(clause["reasons"]))
+    return for_markdown("; ".join(clause["reasons"]))
 
 
 def render_markdown(certificate: Mapping[str, Any]) -> str:
@@ -203,24 +205,24 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
     lines = [f"# Conformance certificate: {certificate['verdict']}", ""]
     for subject in certificate["subjects"]:
         profile = subject["profile"]
-        lines.append(f"- **{subject['kind']}**: `{subject['spec'] or 'built-in'}`")
+        lines.append(f"- **{subject['kind']}**: {markdown_code(subject['spec'] or 'built-in')}")
         if profile.get("flavour"):
-            lines.append(f"  - flavour: {profile['flavour']}")
+            lines.append(f"  - flavour: {for_markdown(profile['flavour'])}")
         if profile.get("browser route"):
-            lines.append(f"  - browser reached: {_cell(str(profile['browser route']))}")
+            lines.append(f"  - browser reached: {for_markdown(profile['browser route'])}")
         if profile.get("fixture host"):
-            lines.append(f"  - fixture pages served as: {_cell(str(profile['fixture host']))}")
+            lines.append(f"  - fixture pages served as: {for_markdown(profile['fixture host'])}")
         if profile.get("screen size"):
-            lines.append(f"  - screen size: {profile['screen size']}")
+            lines.append(f"  - screen size: {for_markdown(profile['screen size'])}")
         if "implemented" in profile:
-            implemented = ", ".join(profile["implemented"]) or "none"
+            implemented = ", ".join(for_markdown(member) for member in profile["implemented"]) or "none"
             lines.append(f"  - implemented members: {implemented}")
     summary = ", ".join(f"{count} {STATUS_LABELS[status]}" for status, count in certificate["summary"].items())
     lines += ["", f"Clauses: {summary}.", ""]
     run = certificate.get("run") or {}
     if run.get("incomplete"):
         lines += ["**This run did not check everything:**", ""]
-        lines += [f"- {_cell(item)}" for item in run["incomplete"]]
+        lines += [f"- {for_markdown(item)}" for item in run["incomplete"]]
         lines.append("")
 
     by_id = {clause["id"]: clause for clause in clauses}
@@ -232,11 +234,10 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
             clause = by_id[cause["clause"]]
             seen = len(clause["checks"])
             where = f" (in {seen} checks)" if seen > 1 else ""
-            lines.append(
-                f"{number}. **{clause['id']}** {clause['summary']}: {_cell((clause['reasons'] or [''])[0])}{where}"
-            )
+            reason = for_markdown((clause["reasons"] or [""])[0])
+            lines.append(f"{number}. **{clause['id']}** {clause['summary']}: {reason}{where}")
             if cause["blocks"]:
-                touched = ", ".join(f"`{member}`" for member in cause["members"]) or "the driver as a whole"
+                touched = ", ".join(markdown_code(member) for member in cause["members"]) or "the driver as a whole"
                 lines.append(
                     f"   - {blocks_phrase(len(cause['blocks']))} ({', '.join(cause['blocks'])}), about {touched}"
                 )
@@ -252,7 +253,7 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
                 why.setdefault(member, []).append(clause["id"])
         reasons = {member: _reason(clause) for clause in unverified for member in clause["members"]}
         for member, ids in sorted(why.items()):
-            lines.append(f"- `{member}` ({', '.join(ids)}): {reasons.get(member, '')}")
+            lines.append(f"- {markdown_code(member)} ({', '.join(ids)}): {reasons.get(member, '')}")
         lines.append("")
 
     unchecked = [clause for clause in clauses if clause["status"] == "not_checked"]
@@ -269,11 +270,14 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
 
     if run.get("notes"):
         lines += ["## Notes from the harness", ""]
-        lines += [f"- {_cell(note)}" for note in run["notes"]]
+        lines += [f"- {for_markdown(note)}" for note in run["notes"]]
         lines.append("")
 
     lines += ["## Versions", "", "| software | version |", "| --- | --- |"]
-    lines += [f"| {name} | {_cell(str(value or 'unknown'))} |" for name, value in certificate["versions"].items()]
+    lines += [
+        f"| {for_markdown(name)} | {for_markdown(value or 'unknown')} |"
+        for name, value in certificate["versions"].items()
+    ]
     lines += ["", "## All clauses", ""]
     lines += ["| clause | status | requirement | source | reason |", "| --- | --- | --- | --- | --- |"]
     for clause in clauses:
@@ -293,7 +297,8 @@ def write(directory: Path, certificate: Mapping[str, Any]) -> tuple[Path, Path, 
     directory.mkdir(parents=True, exist_ok=True)
     json_path, markdown_path = directory / "certificate.json", directory / "certificate.md"
     html_path = directory / "certificate.html"
-    atomic.write_text(json_path, json.dumps(certificate, indent=2, ensure_ascii=False) + "\n")
+    # A lone surrogate from a driver cannot be UTF-8: the JSON gets U+FFFD (the pages replace it field by field).
+    atomic.write_text(json_path, valid_unicode(json.dumps(certificate, indent=2, ensure_ascii=False)) + "\n")
     atomic.write_text(markdown_path, render_markdown(certificate))
     atomic.write_text(html_path, html_report.render_certificate(certificate))
     return json_path, markdown_path, html_path

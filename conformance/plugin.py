@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from conformance import reporting
+from conformance._safe_text import for_terminal
 from conformance.assertions import CheckSkipped, ClauseViolation, EnvironmentProblem, PreconditionFailed, SkipKind
 from conformance.deviations import DeviationFileError, apply_deviations
 from conformance.evidence import PROPERTY as EVIDENCE_PROPERTY
@@ -423,11 +424,25 @@ LOG_LIMIT = 20_000
 
 
 def _bound_log(report: pytest.TestReport) -> None:
-    text = str(report.longrepr) if report.longrepr is not None else ""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):
+        # A skip's (path, line, message): pytest needs the tuple; its message can be a driver's text.
+        path, line, message = longrepr
+        report.longrepr = (path, line, for_terminal(message, LOG_LIMIT, lines=True))
+        return
+    original = str(longrepr) if longrepr is not None else ""
+    text = original
     if len(text) > LOG_LIMIT:
         half = LOG_LIMIT // 2
         cut = len(text) - 2 * half
-        report.longrepr = f"{text[:half]}\n[... {cut:,} characters of driver output cut ...]\n{text[-half:]}"
+        text = f"{text[:half]}\n[... {cut:,} characters of driver output cut ...]\n{text[-half:]}"
+    # pytest prints a failure as it is: a driver's escape sequences in it are shown as text, not sent to the terminal.
+    # The report is replaced only when that changes it, so an ordinary failure keeps pytest's own rendering.
+    shown = for_terminal(text, len(text), lines=True)
+    if shown != original:
+        report.longrepr = shown
+    # What the driver printed, which pytest shows beside the report.
+    report.sections = [(name, for_terminal(content, len(content), lines=True)) for name, content in report.sections]
 
 
 def _classify(
@@ -519,7 +534,7 @@ class _Recorder:
             self._write_certificate()
             if _is_xdist_worker(self.config):
                 for problem in problems:
-                    sys.stderr.write(f"driverkit: {problem}\n")
+                    sys.stderr.write(f"driverkit: {for_terminal(problem)}\n")
 
     def _write_certificate(self) -> None:
         directory = self.config.getoption("--certificate")

@@ -39,6 +39,7 @@ from openai.lib.responses_tool_runner import (
 )
 
 from conformance import atomic, cassettes, rig
+from conformance._safe_text import for_terminal
 from conformance.cassette_builder import REPLAY_REQUEST
 from conformance.cassettes import Cassette, CassetteError, JSONObject
 from conformance.fake_responses import CassetteTransport, Divergence, SentRequest, comparable_body
@@ -59,6 +60,8 @@ MODES: Final[dict[str, Mode]] = {mode.id: mode for mode in ALL_MODES if not mode
 RUNNER_OWNED: Final = frozenset({"tools", "include", "stream", "input"})
 ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
 COMPUTER_TYPES: Final = frozenset({"computer", "computer_use_preview"})
+# A line of the printed report: a diff line is one line of a request's JSON, long only when a recorded value is.
+REPORT_LINE_LIMIT: Final = 10_000
 NO_RECORDED_OUTPUT: Final = "driverkit replay: no output was recorded for this call"
 NOT_REPLAYABLE: Final = (
     "this cassette was authored for a kit check, which supplies the run's tools and parameters itself; it stores"
@@ -164,7 +167,7 @@ class ReplayReport:
         if self.divergence is not None:
             lines.append(f"first divergence: request {self.divergence.index}: {self.divergence.reason}")
             if self.diff:
-                lines.append(self.diff.rstrip("\n"))
+                lines += self.diff.rstrip("\n").split("\n")  # as unified_diff made its lines
         elif self.unused_exchanges:
             lines.append(f"the run ended with {self.unused_exchanges} recorded exchange(s) never requested")
         lines.append(f"local calls executed: {', '.join(self.calls) or '(none)'}")
@@ -176,14 +179,17 @@ class ReplayReport:
             lines.append(f"completed_call_ids: {list(self.completed_call_ids)}")
         elif self.final_text is not None:
             lines.append(f"final output text: {self.final_text!r}")
-        return "\n".join(lines) + "\n"
+        # A recording holds a driver's text (tool outputs, errors): the terminal is shown its escapes, not given them.
+        return "".join(f"{for_terminal(line, REPORT_LINE_LIMIT)}\n" for line in lines)
 
 
 def unified_diff(recorded: JSONObject | None, sent: JSONObject | None, index: int) -> str:
     def lines(value: JSONObject | None) -> list[str]:
         if value is None:
             return ["(nothing)\n"]
-        return [line + "\n" for line in json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()]
+        # Split on newlines only: str.splitlines would also split a JSON string at a C1 or separator character.
+        text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+        return [line + "\n" for line in text.split("\n")]
 
     return "".join(
         difflib.unified_diff(lines(recorded), lines(sent), f"recorded request {index}", f"sent request {index}")

@@ -1,4 +1,8 @@
-"""Turning a run's check results into the certificate files and the terminal summary."""
+"""Turning a run's check results into the certificate files and the terminal summary.
+
+The summary's reasons, notes and paths are a driver's text or carry it: each goes through
+conformance._safe_text.for_terminal, so the terminal shows an escape sequence instead of obeying it.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance import certificate
+from conformance._safe_text import for_terminal
 from conformance.clauses import registry
 from conformance.harness.fixture_host import LOOPBACK, FixtureHost
 from conformance.session import CertificationSession, ClauseResult, fix_first
@@ -110,22 +115,25 @@ def summarize(
         reporter.write_line(f"{_PART_NAMES.get(part, part)} clauses: {figures}")
     # The same to-do list as the certificate's "What to fix first", in the same order.
     for number, cause in enumerate(fix_first(results), 1):
-        reporter.write_line(f"  {number}. FAILED {certificate.describe_cause(cause)}"[:400])
+        reporter.write_line(f"  {number}. FAILED {certificate.describe_cause(cause)}")
     for result in results:
         if result.status == "unverified":
             reason = result.reasons[0] if result.reasons else ""
-            reporter.write_line(f"  UNVERIFIED {result.clause.id}: {result.clause.summary} -- {reason[:160]}")
+            reporter.write_line(
+                f"  UNVERIFIED {result.clause.id}: {result.clause.summary} -- {for_terminal(reason, 160)}"
+            )
     unchecked: dict[str, list[str]] = {}
     for result in results:
         if result.status == "not_checked" and result.why in ("not_provoked", "environment"):
             unchecked.setdefault(result.reasons[0] if result.reasons else "", []).append(result.clause.id)
     for reason, ids in unchecked.items():
-        reporter.write_line(f"  NOT CHECKED {', '.join(ids)} -- {reason[:160]}")
+        reporter.write_line(f"  NOT CHECKED {', '.join(ids)} -- {for_terminal(reason, 160)}")
     for line in incomplete:
-        reporter.write_line(f"  INCOMPLETE: {line}")
+        reporter.write_line(f"  INCOMPLETE: {for_terminal(line, 1_000)}")
     for line in notes:
-        reporter.write_line(f"  NOTE: {line[:300]}")
+        reporter.write_line(f"  NOTE: {for_terminal(line)}")
     reporter.write_line(f"verdict: {certificate.verdict_of_results(results, incomplete)}")
     written = config.stash.get(WRITTEN_KEY, None)
     if written:
-        reporter.write_line(f"certificate: {written[0]}, {written[1]} and {written[2]}")
+        paths = [for_terminal(path, 1_000) for path in written]
+        reporter.write_line(f"certificate: {paths[0]}, {paths[1]} and {paths[2]}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conformance._safe_text import image_source
 from conformance.certificate import STATUS_LABELS, blocks_phrase
 from conformance.html_report.document import esc, page
 
@@ -66,12 +67,16 @@ def _check_anchor(index: Mapping[str, int], check: str) -> str:
 
 def _picture(label: str, shot: Mapping[str, Any] | None) -> str:
     shot = shot or {}
-    if shot.get("image"):
-        body = f'<img alt="{esc(label)}" src="{esc(shot["image"])}">'
+    # The kit's screenshots are JPEG data URLs; anything else there (a merged certificate's data is only data) is
+    # said, never used as a source.
+    source = image_source(shot.get("image"))
+    if source:
+        body = f'<img alt="{esc(label)}" src="{source}">'
         # A picture can say where it came from (one taken on the evidence rerun says so).
         caption = f"{label}: {shot['note']}" if shot.get("note") else label
     else:
-        body = f'<p class="note">{esc(shot.get("note") or "not available")}</p>'
+        note = shot.get("note") or ("not an image data URL" if shot.get("image") else "not available")
+        body = f'<p class="note">{esc(note)}</p>'
         caption = label
     return f"<figure>{body}<figcaption>{esc(caption)}</figcaption></figure>"
 
@@ -114,7 +119,7 @@ def _effects(evidence: Mapping[str, Any]) -> str:
         return '<h4>What the page recorded</h4><p class="note">The page recorded nothing.</p>'
     omitted = evidence.get("omitted_effects") or 0
     more = f'<p class="note">{omitted} earlier records not kept.</p>' if omitted else ""
-    return f"<h4>What the page recorded</h4>{more}<pre>{esc(chr(10).join(effects))}</pre>"
+    return f"<h4>What the page recorded</h4>{more}<pre>{chr(10).join(esc(effect) for effect in effects)}</pre>"
 
 
 def _evidence(check: str, evidence: Mapping[str, Any], anchor: str) -> str:

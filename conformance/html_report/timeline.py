@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from conformance._safe_text import bounded
 from conformance.html_report.document import esc, page
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ OUTPUT_TYPES = ("function_call_output", "computer_call_output", "custom_tool_cal
 
 def _text(value: object, limit: int = VALUE_LIMIT) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=repr)
-    return text if len(text) <= limit else f"{text[:limit]}... [{len(text):,} characters in all]"
+    return bounded(text, limit)
 
 
 def _pre(value: object) -> str:
@@ -74,7 +75,7 @@ def _events(events: Sequence[Mapping[str, Any]] | None) -> str:
 
 def _diff(diff: str) -> str:
     lines = []
-    for line in diff.splitlines():
+    for line in diff.removesuffix("\n").split("\n"):  # as replay.unified_diff made them (not at a \x85 too)
         kind = (
             "hunk"
             if line.startswith("@@")
