@@ -32,7 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--idle-timeout", type=float, default=ExecutionLimits.idle_timeout_s, help="end sessions idle this many seconds"
     )
-    parser.add_argument("--scratch-root", help="folder for the sessions' scratch folders (default: a private temp one)")
+    parser.add_argument(
+        "--scratch-mb",
+        type=int,
+        default=ExecutionLimits.scratch_bytes >> 20,
+        help="size of each session's scratch folder (a tmpfs: counted in RAM, in the session's cgroup as root)",
+    )
     parser.add_argument("--allow-network", action="store_true", help="run runtimes with network access")
     options = parser.parse_args(argv)
 
@@ -49,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             memory_bytes=options.memory_mb * 1024 * 1024,
             max_sessions=options.max_sessions,
             idle_timeout_s=options.idle_timeout,
+            scratch_bytes=options.scratch_mb * 1024 * 1024,
         )
         service = ExecutionService(
             token,
@@ -58,7 +64,6 @@ def main(argv: list[str] | None = None) -> int:
             port=options.port,
             isolate_network=not options.allow_network,
             unix_socket=options.unix_socket,
-            scratch_root=options.scratch_root,
         )
     except (IsolationUnavailable, ValueError, OSError) as problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -69,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"execution service listening at {service.endpoint} (display {options.display})", flush=True)
         print(f"sandbox: {service.launcher.description}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
-            stop.wait()
+            # A signal may be delivered to any thread, and Python runs its handler in the main thread only once
+            # that thread runs again: a wait without a timeout could sleep through SIGTERM for ever.
+            while not stop.wait(timeout=0.2):
+                pass
     return 0
 
 

@@ -18,7 +18,14 @@ class ExecutionLimits:
     namespace, and its own cgroup when the service runs as root), ``max_open_files`` descriptors,
     ``max_file_bytes`` per written file and ``tmp_bytes`` of private ``/tmp``. ``max_sessions`` bounds live
     sessions (the oldest idle one is ended to make room before a new one is refused) and a session idle for
-    ``idle_timeout_s`` is ended.
+    ``idle_timeout_s`` is ended. ``scratch_bytes`` is the size of each session's scratch folder (a tmpfs inside
+    its sandbox, so RAM: as root it counts towards the runtime's cgroup memory), the total being ``max_sessions``
+    times that.
+
+    HTTP: a request's line, headers and body must all arrive within ``request_timeout_s`` of its first byte being
+    awaited (an idle keep-alive connection is closed after as long), and at most ``max_connections`` connections are
+    served at once (more are answered 503 and closed at once); ``max_request_bytes`` is checked against
+    ``Content-Length`` before any of the body is read.
     """
 
     deadline_s: float = 10.0
@@ -36,6 +43,9 @@ class ExecutionLimits:
     max_open_files: int = 256
     max_file_bytes: int = 64 * 1024 * 1024
     tmp_bytes: int = 64 * 1024 * 1024
+    scratch_bytes: int = 256 * 1024 * 1024
+    request_timeout_s: float = 10.0
+    max_connections: int = 32
 
     def __post_init__(self) -> None:
         for name in (
@@ -54,6 +64,9 @@ class ExecutionLimits:
             "max_open_files",
             "max_file_bytes",
             "tmp_bytes",
+            "scratch_bytes",
+            "request_timeout_s",
+            "max_connections",
         ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ExecutionLimits.{name} must be positive")

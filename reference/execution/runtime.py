@@ -215,7 +215,8 @@ def main() -> None:
         if unavailable and "pyautogui" in request.get("code", ""):
             outputs.note(unavailable)
         run(str(request.get("code", "")), namespace, outputs)
-        write_frame(replies, {"output": outputs.finish()})
+        # The call number goes back with the reply, so the service can tell this reply from one the code forged.
+        write_frame(replies, {"call": request.get("call"), "output": outputs.finish()})
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ What a sandboxed runtime gets (and the tests in ``tests/execution/test_attacks.p
 
 * its own PID, mount, IPC, UTS and network namespaces (network only when the service allows it explicitly);
 * a read-only view of ``/usr`` and ``/etc`` (and of the Python installation it runs), a fresh ``/proc`` and
-  ``/dev``, a small private ``/tmp``, and one writable folder: the session's scratch directory (mode 0700);
+  ``/dev``, a small private ``/tmp``, and one writable folder: the session's scratch folder (mode 0700), a tmpfs
+  of ``scratch_bytes`` that exists only inside the sandbox, so it is bounded by the kernel, nothing the code
+  leaves there (folder chains, unreadable folders) ever reaches the host's disk, and it is gone with the sandbox;
 * nothing else of the host: not the service's source (only ``runtime.py`` itself is bound in), its process, its
   environment (the runtime's environment is built from scratch and never holds the token), its sockets, nor
   ``/run`` (so no Docker socket); the X11 socket of the display is bound in on purpose, for PyAutoGUI;
@@ -14,6 +16,9 @@ What a sandboxed runtime gets (and the tests in ``tests/execution/test_attacks.p
   user namespace alone would not do: its uid 0 maps back to host root. Started by another user, bwrap runs
   unprivileged in a user namespace and the runtime keeps that user's uid, hidden from the service by the PID and
   mount namespaces;
+* ``no_new_privs``, Landlock scopes (no abstract unix socket and no signal outside the sandbox) and a seccomp
+  filter (no user namespaces, none of the kernel interfaces a runtime never needs), applied by :mod:`.confine`
+  before the runtime starts, in both modes;
 * resource limits set before the interpreter starts (``prlimit``: address space, CPU seconds, processes, open
   files, file size, no core dumps) and, when the service runs as root and cgroups are writable, a per-runtime
   cgroup bounding the memory and the process count of the whole tree (see :mod:`.cgroups`).
@@ -30,18 +35,18 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
-from . import node
+from . import confine, node
 from .cgroups import RuntimeCgroup, cgroup_root
 from .limits import ExecutionLimits
 
 RUNTIME_SCRIPT: Final = Path(__file__).with_name("runtime.py")
-SCRATCH: Final = "/home/session"
+CONFINE_SCRIPT: Final = Path(confine.__file__)
+SCRATCH: Final = confine.SCRATCH
 _SCRIPT_DIR: Final = "/opt/rdk-runtime"
 # Fresh per-runtime uids come from a range no distribution or subordinate-id allocation uses.
 _UID_LOW: Final = 1 << 30
@@ -54,11 +59,10 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass
 class Confinement:
-    """One runtime's launch: its command, environment, scratch directory and what to release afterwards."""
+    """One runtime's launch: its command, environment, uid and what to release afterwards."""
 
     argv: list[str]
     env: dict[str, str]
-    scratch: Path
     uid: int
     pass_fds: tuple[int, ...] = ()
     cgroup: RuntimeCgroup | None = None
@@ -73,7 +77,11 @@ class Confinement:
         self._to_close.clear()
 
     def release(self) -> None:
-        """Remove the scratch directory and the cgroup (after the runtime's processes are gone)."""
+        """Close what is left and remove the cgroup (after the runtime's processes are gone).
+
+        The scratch folder needs nothing: it is a tmpfs in the sandbox's mount namespace, freed by the kernel with
+        the namespace's last process.
+        """
         self.started()
         if self.info_read_fd is not None:
             with contextlib.suppress(OSError):
@@ -81,7 +89,6 @@ class Confinement:
             self.info_read_fd = None
         if self.cgroup is not None:
             self.cgroup.remove()
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class Launcher(Protocol):
@@ -105,7 +112,7 @@ def x11_socket(display: str | None) -> Path | None:
 class BubblewrapSandbox:
     """Builds each runtime's bwrap command; refuses to exist when the host cannot run the sandbox."""
 
-    def __init__(self, limits: ExecutionLimits, *, isolate_network: bool = True, scratch_root: str | None = None):
+    def __init__(self, limits: ExecutionLimits, *, isolate_network: bool = True):
         self.limits = limits
         self.network_isolated = isolate_network
         self.privileged = os.geteuid() == 0
@@ -116,12 +123,14 @@ class BubblewrapSandbox:
                 "util-linux)"
             )
         self._bwrap = shutil.which("bwrap") or "bwrap"
-        self._owns_root = scratch_root is None
-        if scratch_root is None:
-            _sweep_scratch_roots()
-        self.scratch_root = Path(scratch_root or tempfile.mkdtemp(prefix=f"rdk-exec-{os.getpid()}-"))
-        self.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.scratch_root, 0o700)  # runtimes never see this path: bwrap binds their folder in
+        self.landlock_scopes = confine.landlock_abi() >= confine.LANDLOCK_SCOPES_ABI
+        if not isolate_network and not self.landlock_scopes:
+            # Sharing the host's network namespace shares its abstract unix sockets (every X display's among them);
+            # only Landlock's scopes keep a runtime from connecting to them.
+            raise SandboxUnavailable(
+                "cannot share the host network with runtimes here: keeping them from the host's abstract unix "
+                "sockets needs Landlock scopes (Linux 6.12 or later, with Landlock enabled)"
+            )
         self._cgroups = cgroup_root(limits) if self.privileged else None
         try:
             self._probe()
@@ -131,7 +140,12 @@ class BubblewrapSandbox:
         kinds = ["PID", "mount", "IPC", "UTS"] + (["network"] if isolate_network else [])
         who = "a fresh unprivileged uid per runtime" if self.privileged else f"uid {os.geteuid()} in a user namespace"
         bound = f"; cgroup {self._cgroups.describe()}" if self._cgroups else "; no cgroup (rlimits only)"
-        self.description = f"bubblewrap: own {', '.join(kinds)} namespaces, {who}{bound}"
+        scopes = "Landlock scopes (abstract sockets, signals)" if self.landlock_scopes else "no Landlock scopes"
+        syscalls = "seccomp filter" if confine.seccomp_supported() else "no seccomp filter (not x86-64)"
+        self.description = (
+            f"bubblewrap: own {', '.join(kinds)} namespaces, {who}, {limits.scratch_bytes >> 20} MiB tmpfs scratch"
+            f"{bound}; {scopes}; {syscalls}"
+        )
 
     def _probe(self) -> None:
         confinement = self.confine([], None, script=None)
@@ -155,17 +169,6 @@ class BubblewrapSandbox:
                 + "; unprivileged user namespaces (or root) and a seccomp policy that allows them are required"
             )
 
-    def _scratch(self, uid: int) -> Path:
-        scratch = Path(tempfile.mkdtemp(prefix="session-", dir=self.scratch_root))
-        if self.privileged:
-            os.chown(scratch, uid, uid)
-        os.chmod(scratch, 0o700)
-        xauthority = scratch / "Xauthority"  # python-xlib insists on an authority file even when none is needed
-        xauthority.touch(mode=0o600)
-        if self.privileged:
-            os.chown(xauthority, uid, uid)
-        return scratch
-
     def confine(
         self,
         runtime_args: Sequence[str],
@@ -181,12 +184,11 @@ class BubblewrapSandbox:
             raise ValueError(f"no runtime for language {language!r}")
         node_path = node.node_binary() if javascript else ""
         uid = _UID_LOW + secrets.randbelow(_UID_SPAN) if self.privileged else os.geteuid()
-        scratch = self._scratch(uid)
         env = {
             "PATH": "/usr/bin:/bin",
             "HOME": SCRATCH,
             "TMPDIR": SCRATCH,
-            "XAUTHORITY": f"{SCRATCH}/Xauthority",
+            "XAUTHORITY": confine.XAUTHORITY,
             "LANG": "C.UTF-8",
         }
         bwrap = [
@@ -207,7 +209,8 @@ class BubblewrapSandbox:
         else:
             # Root builds the namespaces; inside, only what setpriv needs to become the runtime's uid survives.
             bwrap += ["--cap-drop", "ALL"]
-            bwrap += [arg for cap in ("SETUID", "SETGID", "SETPCAP") for arg in ("--cap-add", f"CAP_{cap}")]
+            # CHOWN: confine.py hands the scratch tmpfs to the runtime's uid (setpriv drops it right after).
+            bwrap += [arg for cap in ("SETUID", "SETGID", "SETPCAP", "CHOWN") for arg in ("--cap-add", f"CAP_{cap}")]
         bwrap += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
         for name in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
             top = Path("/") / name
@@ -220,12 +223,15 @@ class BubblewrapSandbox:
         created: set[str] = {"/", "/usr", "/etc", "/proc", "/dev", "/tmp"}
         for tree in _python_trees():
             bwrap += [*_parents(tree, created), "--ro-bind", tree, tree]
-        bwrap += [*_parents(SCRATCH, created), "--bind", str(scratch), SCRATCH]
+        bwrap += [*_parents(SCRATCH, created), "--perms", "0700", "--size", str(limits.scratch_bytes)]
+        bwrap += ["--tmpfs", SCRATCH]
         socket = x11_socket(display)
         if socket is not None:
             bwrap += [*_parents(str(socket), created), "--bind", str(socket), str(socket)]
         if display:
             env["DISPLAY"] = display
+        bwrap += ["--perms", "0755", "--dir", _SCRIPT_DIR]
+        bwrap += ["--ro-bind", str(CONFINE_SCRIPT), f"{_SCRIPT_DIR}/{CONFINE_SCRIPT.name}"]
         command: list[str] = [sys.executable, "-I"]
         if javascript:
             for tree in node.node_trees(node_path):
@@ -233,7 +239,7 @@ class BubblewrapSandbox:
             bwrap += [*_parents(node.JS_MOUNT, created), "--ro-bind", str(node.JS_DIR), node.JS_MOUNT]
             command = node.command(node_path, limits.memory_bytes, list(runtime_args))
         elif script is not None:
-            bwrap += ["--perms", "0755", "--dir", _SCRIPT_DIR, "--ro-bind", str(script), f"{_SCRIPT_DIR}/{script.name}"]
+            bwrap += ["--ro-bind", str(script), f"{_SCRIPT_DIR}/{script.name}"]
             command += [f"{_SCRIPT_DIR}/{script.name}", *runtime_args]
         else:
             command += ["-c", "import os; os.listdir('.')"]
@@ -266,13 +272,14 @@ class BubblewrapSandbox:
         ]
         # setpriv also runs unprivileged: it cannot change the uid there, but it still sets no_new_privs and
         # clears the inheritable and bounding capability sets of the runtime.
-        inner = (drop if self.privileged else drop[:1] + drop[4:]) + rlimits + command
+        first = [sys.executable, "-I", "-S", f"{_SCRIPT_DIR}/{CONFINE_SCRIPT.name}"]
+        first += [*(["--owner", str(uid)] if self.privileged else []), "--"]
+        inner = first + (drop if self.privileged else drop[:1] + drop[4:]) + rlimits + command
         cgroup = self._cgroups.create(processes) if self._cgroups else None
         argv = [*(cgroup.join_prefix() if cgroup else []), *bwrap, "--", *inner]
         return Confinement(
             argv=argv,
             env=env,
-            scratch=scratch,
             uid=uid,
             pass_fds=(info_write,),
             cgroup=cgroup,
@@ -281,18 +288,8 @@ class BubblewrapSandbox:
         )
 
     def close(self) -> None:
-        if self._owns_root:
-            shutil.rmtree(self.scratch_root, ignore_errors=True)
         if self._cgroups is not None:
             self._cgroups.remove()
-
-
-def _sweep_scratch_roots() -> None:
-    """Remove scratch roots that services killed before they could clean up left behind (their PID is gone)."""
-    for root in Path(tempfile.gettempdir()).glob("rdk-exec-*-*"):
-        owner = root.name.split("-")[2]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists() and root.stat().st_uid == os.geteuid():
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def _python_trees() -> list[str]:

@@ -1,9 +1,11 @@
 """The code-execution HTTP service: ``POST /execute`` with ``{session_id, language, code}``, bearer token required.
 
 ``DELETE /sessions/<session_id>`` (same token) ends a session: its runtime and everything it started are killed
-and its scratch folder removed; the reply is ``{"ended": true}``, or 404 when there was no live session.
+and its scratch folder freed; the reply is ``{"ended": true}``, or 404 when there was no live session.
 
-Binds to loopback unless told otherwise. Replies are JSON: ``{"output": [...]}`` on success, or
+Binds to loopback unless told otherwise. A request must arrive whole within ``request_timeout_s`` and at most
+``max_connections`` connections are served at once (see :class:`~reference.execution.limits.ExecutionLimits`).
+Replies are JSON: ``{"output": [...]}`` on success, or
 ``{"error": "<message>"}`` with 400 (malformed request, unsupported language), 401 (missing or wrong token),
 404/405 (wrong path or method), 409 (session busy), 413 (body too large) or 503 (no capacity / shutting down).
 """
@@ -19,7 +21,7 @@ import socketserver
 import threading
 from collections.abc import Mapping
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Final
 from urllib.parse import quote
 
@@ -43,6 +45,28 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         # Request lines may carry session IDs; the service keeps its own counters instead of a stderr log.
         return
+
+    def handle_one_request(self) -> None:
+        # A per-read socket timeout alone would let a client trickle a byte at a time and hold this thread for
+        # ever: the whole request (line, headers, body) gets one deadline, and a connection still reading at it is
+        # cut. Running the code afterwards is bounded by the runtime's own deadline instead.
+        self._receiving = True
+        timer = threading.Timer(self.server.service.limits.request_timeout_s, self._cut_if_receiving)
+        timer.daemon = True
+        timer.start()
+        try:
+            super().handle_one_request()
+        finally:
+            timer.cancel()
+
+    def _received(self) -> None:
+        self._receiving = False
+
+    def _cut_if_receiving(self) -> None:
+        if self._receiving:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
 
     def do_POST(self) -> None:
         try:
@@ -102,6 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._unauthorized()
             return
         body = self._body(service.limits.max_request_bytes)
+        self._received()
         request = parse_request(body, max_code_bytes=service.limits.max_code_bytes)
         output = service.pool.execute(request.session_id, request.code, request.language)
         self._reply(HTTPStatus.OK, {"output": output})
@@ -123,7 +148,11 @@ class _Handler(BaseHTTPRequestHandler):
         if length > limit:
             self.close_connection = True  # the unread body would otherwise be parsed as the next request
             raise RequestError(413, f"The request body is larger than {limit} bytes.")
-        return self.rfile.read(length)
+        body = self.rfile.read(length)
+        if len(body) < length:
+            self.close_connection = True
+            raise RequestError(400, "The request body ended before Content-Length bytes.")
+        return body
 
     def _drain(self) -> None:
         try:
@@ -135,6 +164,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         else:
             self.rfile.read(length)
+        self._received()
 
     def _reply(self, status: int, payload: Mapping[str, object], extra: Mapping[str, str] | None = None) -> None:
         body = json.dumps(payload).encode()
@@ -148,18 +178,50 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+_BUSY_BODY: Final = b'{"error": "Too many connections; retry in a moment."}'
+_BUSY_REPLY: Final = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    + f"Content-Length: {len(_BUSY_BODY)}\r\n\r\n".encode()
+    + _BUSY_BODY
+)
 
+
+class _Bounded(socketserver.ThreadingMixIn):
+    """At most ``max_connections`` handler threads: one more connection is answered 503 and closed at once."""
+
+    daemon_threads = True
+    service: ExecutionService
+    _slots: threading.BoundedSemaphore
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.settimeout(1.0)
+                request.sendall(_BUSY_REPLY)
+            self.shutdown_request(request)  # type: ignore[attr-defined]
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+class _Server(_Bounded, HTTPServer):
     def __init__(self, address: tuple[str, int], service: ExecutionService) -> None:
         super().__init__(address, _Handler)
         self.service = service
+        self._slots = threading.BoundedSemaphore(service.limits.max_connections)
 
 
-class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+class _UnixServer(_Bounded, socketserver.UnixStreamServer):
     """The same handler on a unix socket: for a service inside a container started with ``--network none``."""
-
-    daemon_threads = True
 
     def __init__(self, path: str, service: ExecutionService) -> None:
         if os.path.exists(path):
@@ -174,6 +236,7 @@ class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         super().__init__(path, _Handler)
         os.chmod(path, 0o600)
         self.service = service
+        self._slots = threading.BoundedSemaphore(service.limits.max_connections)
 
 
 class ExecutionService:
@@ -183,7 +246,6 @@ class ExecutionService:
     socket a sandbox sees). Every runtime runs in a :class:`~reference.execution.sandbox.BubblewrapSandbox`;
     when the host cannot build it the service refuses to start (:class:`SandboxUnavailable`) rather than run code
     unconfined. ``isolate_network=False`` keeps the sandbox but shares the host's network with the runtimes.
-    ``scratch_root`` is where the sessions' scratch folders are made (default: a fresh private temporary folder).
     ``launcher`` replaces the sandbox altogether: for measurements only, never for untrusted code.
     """
 
@@ -197,7 +259,6 @@ class ExecutionService:
         port: int = 0,
         isolate_network: bool = True,
         unix_socket: str | None = None,
-        scratch_root: str | None = None,
         launcher: Launcher | None = None,
     ) -> None:
         if len(token) < 16:
@@ -206,9 +267,7 @@ class ExecutionService:
         self._token = token.encode()
         self._sandbox: BubblewrapSandbox | None = None
         if launcher is None:
-            self._sandbox = launcher = BubblewrapSandbox(
-                self.limits, isolate_network=isolate_network, scratch_root=scratch_root
-            )
+            self._sandbox = launcher = BubblewrapSandbox(self.limits, isolate_network=isolate_network)
         self.launcher = launcher
         self.network_isolated = launcher.network_isolated
         try:

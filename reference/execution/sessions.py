@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import struct
@@ -21,7 +22,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 
 from .limits import ExecutionLimits
@@ -30,7 +30,8 @@ from .protocol import OutputItem, RequestError, text_item, validate_output
 from .sandbox import Launcher
 
 _HEADER: Final = struct.Struct(">I")
-_MAX_REPLY_BYTES: Final = 64 * 1024 * 1024
+# The only images a runtime makes (runtime.py: PNG; runtime.cjs: PNG or JPEG); anything else in a reply was forged.
+_IMAGE_URL: Final = re.compile(r"data:image/(?:png|jpeg);base64,[A-Za-z0-9+/]*={0,2}")
 
 
 class RuntimeGone(Exception):
@@ -99,6 +100,8 @@ class Runtime:
         ]
         self._confinement = settings.launcher.confine(args, settings.display, language=language)
         self._init_pidfd: int | None = None
+        self._stop_lock = threading.Lock()
+        self._stopped = False
         try:
             self.process = spawn(
                 self._confinement.argv,
@@ -114,6 +117,7 @@ class Runtime:
             raise
         self._confinement.started()
         self.last_used = time.monotonic()
+        self._calls = 0
         try:
             deadline = time.monotonic() + limits.startup_timeout_s
             self._watch_init(deadline)
@@ -124,11 +128,6 @@ class Runtime:
         note = hello.get("note")
         # Set when the runtime has no desktop helpers (no display); the runtime repeats it to calls that need them.
         self.startup_note = note if isinstance(note, str) else None
-
-    @property
-    def scratch(self) -> Path:
-        """The session's scratch directory on the host (the runtime sees it as its home)."""
-        return self._confinement.scratch
 
     @property
     def uid(self) -> int:
@@ -162,9 +161,19 @@ class Runtime:
             self._init_pidfd = os.pidfd_open(pid)
 
     def execute(self, code: str, deadline_s: float) -> list[OutputItem]:
-        """Run ``code``; raises :class:`RuntimeGone` (after killing the process) if it fails to answer in time."""
-        assert self.process.stdin is not None
-        payload = json.dumps({"code": code}).encode("utf-8", "surrogatepass")
+        """Run ``code``; raises :class:`RuntimeGone` (after killing the process) if it fails to answer in time.
+
+        The code runs in the runtime's process, so it can write to the reply pipe itself. It cannot make the
+        service answer one call with another's reply: each request is numbered and its reply must carry that
+        number, and bytes already waiting before a request (a reply written besides the runtime's own) retire
+        the runtime as a protocol failure. Images must be the data URLs the runtimes make.
+        """
+        assert self.process.stdin is not None and self.process.stdout is not None
+        if select.select([self.process.stdout.fileno()], [], [], 0)[0]:
+            self.stop()
+            raise RuntimeGone("protocol")
+        self._calls += 1
+        payload = json.dumps({"call": self._calls, "code": code}).encode("utf-8", "surrogatepass")
         try:
             self.process.stdin.write(_HEADER.pack(len(payload)) + payload)
             self.process.stdin.flush()
@@ -176,7 +185,12 @@ class Runtime:
         finally:
             self.last_used = time.monotonic()
         try:
-            return clamp_output(validate_output(reply.get("output")), self._limits)
+            if reply.get("call") != self._calls:
+                raise ValueError("the reply answers another call")
+            items = validate_output(reply.get("output"))
+            if any(item["type"] == "input_image" and not _IMAGE_URL.fullmatch(item["image_url"]) for item in items):
+                raise ValueError("an image that is not a PNG or JPEG data URL")
+            return clamp_output(items, self._limits)
         except ValueError:
             self.stop()
             raise RuntimeGone("protocol") from None
@@ -218,27 +232,43 @@ class Runtime:
         return b"".join(chunks)
 
     def stop(self) -> None:
-        """Kill the sandbox's whole tree, wait until it is gone, release scratch and cgroup; safe to call twice."""
-        if self._init_pidfd is not None:
-            # SIGKILL to the PID namespace's init: the kernel kills every process in the namespace, setsid or not,
-            # and the init's exit completes only once they are all gone.
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(self._init_pidfd, signal.SIGKILL)
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        if self._init_pidfd is not None:
-            select.select([self._init_pidfd], [], [], 10)
-            os.close(self._init_pidfd)
-            self._init_pidfd = None
-        if self._confinement.cgroup is not None:
-            self._confinement.cgroup.kill_all()
-        for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
+        """Kill the sandbox's whole tree, wait until it is gone, release the cgroup; safe to call twice.
+
+        Never raises: a stop that failed half-way must still release what it can and leave the pool usable (the
+        caller may be answering a DELETE, or evicting this runtime to make room for another session). Two threads
+        may stop one runtime at once (a call that saw it die, and the service shutting down): the second waits for
+        the first and finds it done.
+        """
+        with self._stop_lock:
+            if not self._stopped:
+                self._stopped = True
+                self._stop()
+
+    def _stop(self) -> None:
+        try:
+            if self._init_pidfd is not None:
+                # SIGKILL to the PID namespace's init: the kernel kills every process in the namespace, setsid or
+                # not, and the init's exit completes only once they are all gone.
                 with contextlib.suppress(OSError):
-                    stream.close()
-        self._confinement.release()
+                    signal.pidfd_send_signal(self._init_pidfd, signal.SIGKILL)
+            if self.process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=10)
+            if self._init_pidfd is not None:
+                with contextlib.suppress(OSError):
+                    select.select([self._init_pidfd], [], [], 10)
+                    os.close(self._init_pidfd)
+                self._init_pidfd = None
+            if self._confinement.cgroup is not None:
+                self._confinement.cgroup.kill_all()
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        finally:
+            self._confinement.release()
 
 
 _RETIRED_NOTICE: Final = (
@@ -326,10 +356,10 @@ class SessionPool:
             self._busy.add(session_id)
             runtime = self._runtimes.get(session_id)
             retired_reason = self._retired.pop(session_id, None)
-        if evicted is not None:
-            evicted.stop()
         notes: list[OutputItem] = []
         try:
+            if evicted is not None:
+                evicted.stop()
             if runtime is None:
                 try:
                     runtime = Runtime(self.settings, self._spawn, language)

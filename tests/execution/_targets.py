@@ -1,7 +1,8 @@
 """Running execution services to attack: in this process (as whoever runs pytest) or as ``nobody`` (needs root).
 
-Each target is a pair of services with one token: one on loopback TCP, one on a unix socket, both with a known
-scratch root, and the facts an attacker would want (the service's host PID, a source file, the socket path).
+Each target is a pair of services with one token: one on loopback TCP, one on a unix socket, a work folder of
+their own (where the unsandboxed baseline keeps its scratch folders; sandboxed runtimes have theirs only inside the
+sandbox), and the facts an attacker would want (the service's host PID, a source file, the socket path).
 ``KIT_EXEC_UNSANDBOXED_BASELINE=1`` swaps the in-process services' sandbox for the old unconfined launcher, to
 show that every attack in the suite does break an unsandboxed runtime (the attack tests must then fail).
 """
@@ -75,16 +76,13 @@ def in_process_target(display: str) -> Iterator[Target]:
     previous = os.environ.get(TOKEN_VARIABLE)
     os.environ[TOKEN_VARIABLE] = token
     launcher = UnsandboxedLauncher(TEST_LIMITS, f"{work}/scratch") if BASELINE else None
-    tcp = ExecutionService(
-        token, display=display, limits=TEST_LIMITS, scratch_root=f"{work}/scratch", launcher=launcher
-    )
+    tcp = ExecutionService(token, display=display, limits=TEST_LIMITS, launcher=launcher)
     socket_path = f"{work}/exec.sock"
     unix = ExecutionService(
         token,
         display=display,
         limits=TEST_LIMITS,
         unix_socket=socket_path,
-        scratch_root=f"{work}/scratch-unix",
         launcher=UnsandboxedLauncher(TEST_LIMITS, f"{work}/scratch-unix") if BASELINE else None,
     )
     tcp.start()
@@ -182,21 +180,17 @@ def nobody_target(display: str, python: str) -> Iterator[Target]:
     for path in (package.parent, package, *package.parent.rglob("*")):
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     work = _private_dir(nobody.pw_uid)
-    for sub in ("scratch", "scratch-unix"):
-        os.mkdir(f"{work}/{sub}")
-        os.chown(f"{work}/{sub}", nobody.pw_uid, nobody.pw_gid)
     common = ["--display", display, "--deadline", str(TEST_LIMITS.deadline_s), "--memory-mb", "768"]
+    common += ["--scratch-mb", str(TEST_LIMITS.scratch_bytes >> 20)]
     target_stops: list[object] = [lambda: shutil.rmtree(code_root, ignore_errors=True)]
     try:
-        tcp, endpoint = _start_as_nobody(
-            python, code_root, [*common, "--port", "0", "--scratch-root", f"{work}/scratch"], token
-        )
+        tcp, endpoint = _start_as_nobody(python, code_root, [*common, "--port", "0"], token)
         target_stops.append(lambda: _terminate(tcp))
         socket_path = f"{work}/exec.sock"
         unix, unix_endpoint = _start_as_nobody(
             python,
             code_root,
-            [*common, "--unix-socket", socket_path, "--scratch-root", f"{work}/scratch-unix"],
+            [*common, "--unix-socket", socket_path],
             token,
         )
         target_stops.append(lambda: _terminate(unix))

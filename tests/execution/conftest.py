@@ -13,7 +13,13 @@ from reference.execution import ExecutionLimits, ExecutionService
 from ._xvfb import private_display
 
 # Small limits so each limit can be crossed quickly.
-TEST_LIMITS = ExecutionLimits(deadline_s=2.0, memory_bytes=768 * 1024 * 1024, max_text_bytes=2_000, max_images=2)
+TEST_LIMITS = ExecutionLimits(
+    deadline_s=2.0,
+    memory_bytes=768 * 1024 * 1024,
+    max_text_bytes=2_000,
+    max_images=2,
+    scratch_bytes=64 * 1024 * 1024,
+)
 
 
 @pytest.fixture(scope="session")

@@ -13,11 +13,13 @@ the old unconfined runtime and these tests fail, which is how each attack was sh
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from reference.execution import SESSIONS_PATH, execute_in_sandbox, node
 from ._http import send
 from ._procs import gone_soon, pids_matching, present_soon
 from ._targets import BASELINE, Target, in_process_target, nobody_target, unprivileged_python
+from .conftest import TEST_LIMITS
 
 ROOT = Path(__file__).resolve().parents[2]
 FORKS_TRIED = 300
@@ -144,8 +147,9 @@ def read_shadow(context: Context) -> str | None:
 
 @attack("hold privileges: capabilities, no_new_privs off, setuid(0), host uid 0")
 def gain_privileges(context: Context) -> str | None:
-    code = """
-import os
+    marker = f"owner-probe-{secrets.token_hex(6)}"
+    code = f"""
+import os, time
 status = open('/proc/self/status').read().splitlines()
 broke = [line for line in status if line.startswith(('CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'CapInh'))
          and int(line.split()[1], 16) != 0]
@@ -155,20 +159,20 @@ try:
     broke.append('setuid(0) worked')
 except OSError:
     pass
-open('owner-probe', 'w').close()
+open({marker!r}, 'w').close()
 log('BREACH: ' + '; '.join(broke) if broke else 'held')
 """
     found = probe(context, code)
-    if found:
+    if found or os.geteuid() != 0:
         return found
-    # The uid as the host sees it: the owner of a file the code just made in its scratch folder.
-    owners = {
-        os.stat(path).st_uid for path in glob.glob(f"{context.target.scratch_root}/**/owner-probe", recursive=True)
-    }
-    assert owners, "the probe file was not found in the scratch root"
-    if os.geteuid() == 0 and 0 in owners:
-        return "BREACH: the code's files are owned by host root"
-    return None
+    # The uid as the host sees it: the owner of the file the code just made, found from the host through the
+    # root folder of every process (the scratch folder exists only inside the sandbox; its runtime still runs).
+    owners = set()
+    for root in glob.glob("/proc/[0-9]*/root"):
+        with contextlib.suppress(OSError):
+            owners.add(os.stat(f"{root}/home/session/{marker}").st_uid)
+    assert owners, "the probe file was not found in any process's scratch folder"
+    return "BREACH: the code's files are owned by host root" if 0 in owners else None
 
 
 @attack("read the service's token (environ, cmdline and memory of every visible process)")
@@ -455,6 +459,171 @@ for path in ('/var/run/docker.sock', '/run/docker.sock'):
 log('BREACH: connected to ' + ', '.join(opened) if opened else 'held')
 """
     return probe(context, code)
+
+
+def _end_session(target: Target, session: str) -> str | None:
+    """DELETE a session; how the service failed to end it, or None when it answered ``{"ended": true}``."""
+    try:
+        reply = send(target.endpoint, None, token=target.token, method="DELETE", path=f"{SESSIONS_PATH}{session}")
+    except OSError as error:  # no reply at all (the handler died) or a timeout
+        return f"DELETE got no reply ({type(error).__name__})"
+    return None if reply.status == 200 and reply.body == {"ended": True} else f"DELETE answered {reply.status}"
+
+
+def _left_behind(target: Target, marker: str) -> list[str]:
+    """Paths named ``marker`` on the host: under the target's work folder, or a few levels under the temporary
+    folder (scratch folders once lived in both; the attacks make ``marker`` at the top of their scratch)."""
+    found: list[str] = []
+    for top, depths in ((target.scratch_root, 5), (tempfile.gettempdir(), 3)):
+        for depth in range(0, depths):
+            found += glob.glob(f"{glob.escape(top)}/{'*/' * depth}{marker}")
+    return found
+
+
+@attack("a 3,000-level folder chain in scratch breaks the session's clean-up")
+def deep_folder_chain(context: Context) -> str | None:
+    marker = f"chain-{secrets.token_hex(6)}"
+    code = f"""
+import os
+os.mkdir({marker!r})
+fd = os.open({marker!r}, os.O_RDONLY)
+for _ in range(3000):
+    os.mkdir('d', dir_fd=fd)
+    child = os.open('d', os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = child
+open('deep', 'w', opener=lambda name, flags: os.open(name, flags, dir_fd=fd)).close()
+log('built')
+"""
+    assert run(context.target, "attacker", code, language=context.language) == ["built"]
+    failed = _end_session(context.target, "attacker")
+    if failed:
+        return f"BREACH: {failed}"
+    left = _left_behind(context.target, marker)
+    return f"BREACH: the chain outlived its session at {left[0]}" if left else None
+
+
+@attack("folders made unreadable (chmod 0) keep their files after the session ends")
+def unremovable_files(context: Context) -> str | None:
+    marker = f"locked-{secrets.token_hex(6)}"
+    code = f"""
+import os
+os.makedirs({marker!r} + '/inner/deeper')
+open({marker!r} + '/inner/deeper/kept.txt', 'w').write('x' * 1000)
+os.chmod({marker!r} + '/inner/deeper', 0)
+os.chmod({marker!r} + '/inner', 0o500)
+os.chmod({marker!r}, 0)
+log('locked')
+"""
+    assert run(context.target, "attacker", code, language=context.language) == ["locked"]
+    failed = _end_session(context.target, "attacker")
+    if failed:
+        return f"BREACH: {failed}"
+    left = _left_behind(context.target, marker)
+    return f"BREACH: {left[0]} outlived its session" if left else None
+
+
+SCRATCH_TRIED = 3 * TEST_LIMITS.scratch_bytes
+
+
+@attack(f"fill the disk through scratch ({SCRATCH_TRIED >> 20} MiB, three times the quota)")
+def fill_scratch(context: Context) -> str | None:
+    code = f"""
+import os
+written, chunk, stopped = 0, b'x' * (4 << 20), None
+try:
+    while written < {SCRATCH_TRIED}:
+        # Files of 16 MiB: the per-file size limit must not be what stops this.
+        with open('filler-%d' % (written >> 24), 'ab') as out:
+            out.write(chunk)
+        written += len(chunk)
+except OSError as error:
+    stopped = type(error).__name__
+log('held: stopped at %d MiB (%s)' % (written >> 20, stopped) if stopped else 'BREACH: wrote %d MiB' % (written >> 20))
+"""
+    found = probe(context, code)
+    _end_session(context.target, "attacker")
+    return found
+
+
+@attack("create a user namespace (full capabilities inside it)")
+def new_user_namespace(context: Context) -> str | None:
+    code = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000) == 0:
+    log('BREACH: unshare(CLONE_NEWUSER) worked: CapEff ' + [line for line in open('/proc/self/status')
+        if line.startswith('CapEff')][0].split()[1])
+else:
+    log('held: errno %d' % ctypes.get_errno())
+"""
+    return probe(context, code)
+
+
+_FORGE = """
+import fcntl, json, os, stat, struct
+# Call 1: the attacker's session is fresh, so this is the number the service expects for it.
+forged = json.dumps({{'call': 1, 'output': [{item!r}]}}).encode()
+frame = struct.pack('>I', len(forged)) + forged
+written = []
+# The runtime's own descriptors, by number (its /proc entries may be closed to it once its uid changed) ...
+for fd in range(256):
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & 3 == os.O_WRONLY:
+            os.write(fd, frame)
+            written.append(f'self/{{fd}}')
+    except OSError:
+        pass
+# ... and its parent's, through /proc (from the JavaScript runtime this code is a child of Node).
+parent = str(os.getppid())
+try:
+    fds = os.listdir(f'/proc/{{parent}}/fd')
+except OSError:
+    fds = []
+for fd in fds:
+    try:
+        if not os.readlink(f'/proc/{{parent}}/fd/{{fd}}').startswith('pipe:'):
+            continue
+        flags = int(open(f'/proc/{{parent}}/fdinfo/{{fd}}').read().split('flags:')[1].split()[0], 8)
+        if flags & 3 != os.O_WRONLY:
+            continue
+        with open(f'/proc/{{parent}}/fd/{{fd}}', 'wb', 0) as pipe:
+            pipe.write(frame)
+        written.append(f'{{parent}}/{{fd}}')
+    except (OSError, IndexError, ValueError):
+        pass
+log('forged into ' + ', '.join(written))
+"""
+
+
+def _forge(context: Context, item: dict[str, str]) -> list[dict[str, str]]:
+    code = in_language(_FORGE.format(item=item), context.language)
+    return [
+        dict(output)  # type: ignore[arg-type]
+        for output in execute_in_sandbox(
+            code, "attacker", context.target.endpoint, approve=lambda _: True, token=context.target.token,
+            language=context.language,
+        )
+    ]  # fmt: skip
+
+
+@attack("forge the runtime's reply: a javascript: image URL")
+def forge_image_url(context: Context) -> str | None:
+    items = _forge(context, {"type": "input_image", "image_url": "javascript:alert(1)", "detail": "original"})
+    urls = [item["image_url"] for item in items if item["type"] == "input_image"]
+    bad = [url for url in urls if not re.fullmatch(r"data:image/(png|jpeg);base64,[A-Za-z0-9+/]+=*", url)]
+    return f"BREACH: the service returned the image URL {bad[0][:60]!r}" if bad else None
+
+
+@attack("forge a whole reply, so the next call is answered with this one's output")
+def forge_out_of_step(context: Context) -> str | None:
+    _forge(context, {"type": "input_text", "text": "forged"})
+    texts = run(context.target, "attacker", "log('call two')", language=context.language)
+    # Out of step: call two answered with the forged item or with call one's own output ("forged into ...").
+    # A runtime retired for the stray reply (or that the attack crashed: from JavaScript it writes into every
+    # pipe Node holds) is what the code brought on itself.
+    stale = [text for text in texts if text.startswith("forged")]
+    return f"BREACH: the second call got {stale!r}" if stale else None
 
 
 MODES = ["root-or-self", "nobody"]

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from urllib.parse import urlsplit
 
 import pytest
 
 from reference.execution import ExecutionService
 
 from ._http import execute, send
+from .conftest import TEST_LIMITS
 
 
 def test_missing_token_is_401_with_bearer_challenge(service: ExecutionService) -> None:
@@ -80,3 +86,75 @@ def test_service_binds_loopback_and_requires_a_real_token(x_display: str) -> Non
         ExecutionService("short", display=x_display)
     with ExecutionService("a-long-enough-token-123", display=x_display) as running:
         assert running.endpoint.startswith("http://127.0.0.1:")
+
+
+# Limits that attack traffic reaches quickly: a request must arrive whole within a second, two connections at once.
+_TIGHT = replace(TEST_LIMITS, request_timeout_s=1.0, max_connections=2)
+
+
+@pytest.fixture
+def tight(x_display: str, token: str) -> Iterator[ExecutionService]:
+    with ExecutionService(token, display=x_display, limits=_TIGHT) as running:
+        yield running
+
+
+def _connect(service: ExecutionService) -> socket.socket:
+    parts = urlsplit(service.endpoint)
+    return socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout=10)
+
+
+def _closed_within(connection: socket.socket, seconds: float, trickle: bytes = b"") -> float | None:
+    """Send ``trickle`` a byte every 0.2 s until the service closes the connection; when it did, or None."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        try:
+            if trickle:
+                connection.sendall(trickle[:1])
+                trickle = trickle[1:] or b"x"
+            connection.settimeout(0.2)
+            if connection.recv(4096) == b"":
+                return time.monotonic() - started
+        except TimeoutError:
+            continue
+        except OSError:  # reset: closed too
+            return time.monotonic() - started
+    return None
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [b"", b"POST /execute HTTP/1.1\r\n", b"POST /execute HTTP/1.1\r\nContent-Length: 100000\r\n\r\n"],
+    ids=["idle connection", "headers trickled", "body trickled"],
+)
+def test_a_request_that_does_not_arrive_in_time_is_cut(tight: ExecutionService, opening: bytes) -> None:
+    with _connect(tight) as connection:
+        connection.sendall(opening)
+        took = _closed_within(connection, 8.0, trickle=b"X-Slow: " + b"a" * 200 if opening else b"")
+    assert took is not None, "the service still held the connection 8 s later (request_timeout_s is 1 s)"
+
+
+def test_connections_over_the_cap_are_refused_at_once_and_the_service_recovers(
+    tight: ExecutionService, token: str
+) -> None:
+    held = [_connect(tight) for _ in range(_TIGHT.max_connections)]
+    try:
+        time.sleep(0.2)  # both accepted and in their handler threads
+        with _connect(tight) as extra:
+            extra.settimeout(3)
+            answer = extra.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
+    finally:
+        for connection in held:
+            connection.close()
+    time.sleep(0.2)
+    assert execute(tight.endpoint, token, "after-the-flood", "log('served')").status == 200
+
+
+def test_the_body_limit_is_checked_before_any_body_is_read(tight: ExecutionService, token: str) -> None:
+    with _connect(tight) as connection:
+        connection.sendall(
+            b"POST /execute HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() + b"\r\n"
+            b"Content-Length: 999999999\r\n\r\n"
+        )
+        connection.settimeout(3)
+        assert connection.recv(4096).startswith(b"HTTP/1.1 413")

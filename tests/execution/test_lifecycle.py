@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -11,6 +13,8 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from reference.execution import SESSIONS_PATH, ExecutionService
 from reference.execution.client import TOKEN_VARIABLE
@@ -27,7 +31,7 @@ def test_delete_ends_a_session_and_its_runtime(service: ExecutionService, token:
     assert send(service.endpoint, None, token=None, method="DELETE", path=f"{SESSIONS_PATH}ending").status == 401
     reply = send(service.endpoint, None, token=token, method="DELETE", path=f"{SESSIONS_PATH}ending")
     assert (reply.status, reply.body) == (200, {"ended": True})
-    assert runtime.process.poll() is not None and not runtime.scratch.exists()
+    assert runtime.process.poll() is not None
     assert send(service.endpoint, None, token=token, method="DELETE", path=f"{SESSIONS_PATH}ending").status == 404
     assert send(service.endpoint, None, token=token, method="DELETE", path=f"{SESSIONS_PATH}bad%20id").status == 400
     assert any("NameError" in text for text in texts(execute(service.endpoint, token, "ending", "log(kept)")))
@@ -72,32 +76,81 @@ def test_idle_sessions_are_ended(x_display: str, token: str) -> None:
         assert "idle too long" in texts(execute(quick.endpoint, token, "idle", "log(1)"))[0]
 
 
-def test_a_killed_service_leaves_no_process(x_display: str, token: str) -> None:
+_ORPHAN = (
+    "import subprocess, sys\n"
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], start_new_session=True)\n"
+    "log('spawned')"
+)
+# What a session may leave in its scratch folder that once broke clean-up: a folder chain deeper than Python's
+# recursion limit, and folders their owner cannot read.
+_HOSTILE_SCRATCH = (
+    "import os\n"
+    "fd = os.open('.', os.O_RDONLY)\n"
+    "for _ in range(3000):\n"
+    "    os.mkdir('d', dir_fd=fd)\n"
+    "    child = os.open('d', os.O_RDONLY, dir_fd=fd)\n"
+    "    os.close(fd)\n"
+    "    fd = child\n"
+    "os.makedirs('locked/inner')\n"
+    "os.chmod('locked/inner', 0)\n"
+    "os.chmod('locked', 0)\n"
+    "log('left')"
+)
+
+
+def _leftovers(pid: int) -> list[Path]:
+    """What a service with this PID could leave on the host: scratch roots (older services made them under the
+    temporary folder) and cgroups."""
+    cgroups = Path("/sys/fs/cgroup")
+    return [
+        *Path(tempfile.gettempdir()).glob(f"rdk-exec-{pid}-*"),
+        *cgroups.glob(f"rdk-exec-{pid}-*"),
+        *cgroups.glob(f"*/rdk-exec-{pid}-*"),
+    ]
+
+
+def _call_that_dies_with_the_service(endpoint: str, token: str) -> None:
+    with contextlib.suppress(OSError):
+        execute(endpoint, token, "doomed", "while True:\n    pass")
+
+
+@pytest.mark.parametrize("moment", ["idle", "mid-call"])
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_service_killed_at_any_moment_leaves_nothing_and_starts_again(
+    x_display: str, token: str, how: signal.Signals, moment: str
+) -> None:
     # SIGKILL gives the service no chance to clean up: bwrap's die-with-parent (tied to the service's long-lived
-    # spawner thread) and the PID namespace take down the runtime and a setsid grandchild by themselves.
+    # spawner thread) and the PID namespace take down the runtime and a setsid grandchild by themselves, and what
+    # the kernel does not free (cgroups) goes when the next service starts. SIGTERM must leave nothing at all.
     service = subprocess.Popen(
         [sys.executable, "-m", "reference.execution", "--display", x_display, "--port", "0"],
         env={**os.environ, TOKEN_VARIABLE: token},
         stdout=subprocess.PIPE,
         text=True,
     )
+    marker = f"orphan-{secrets.token_hex(8)}"
     try:
         assert service.stdout is not None
         endpoint = service.stdout.readline().split("listening at ", 1)[1].split()[0]
-        marker = f"orphan-{secrets.token_hex(8)}"
-        code = (
-            "import subprocess, sys\n"
-            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], "
-            "start_new_session=True)\nlog('spawned')"
-        )
-        assert texts(execute(endpoint, token, "doomed", code)) == ["spawned"]
+        assert texts(execute(endpoint, token, "doomed", _ORPHAN.format(marker=marker))) == ["spawned"]
+        assert texts(execute(endpoint, token, "doomed", _HOSTILE_SCRATCH)) == ["left"]
         assert present_soon(pids_matching, marker)
+        if moment == "mid-call":
+            busy = threading.Thread(target=_call_that_dies_with_the_service, args=(endpoint, token))
+            busy.start()
+            time.sleep(0.5)
     finally:
-        service.kill()
-        service.wait()
-    assert gone_soon(pids_matching, marker)
-    # What it could not clean up (its scratch root, its cgroups) goes when the next service starts.
-    leftovers = [*Path(tempfile.gettempdir()).glob(f"rdk-exec-{service.pid}-*")]
-    leftovers += [*Path("/sys/fs/cgroup").glob(f"*/rdk-exec-{service.pid}-*")]
-    with ExecutionService(token, display=x_display, limits=TEST_LIMITS):
-        assert not [path for path in leftovers if path.exists()]
+        service.send_signal(how)
+        try:
+            service.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            service.kill()
+            service.wait()
+            pytest.fail(f"the service was still running 30 s after {how.name}")
+    assert gone_soon(pids_matching, marker), "a process of the killed service's session survived it"
+    if how == signal.SIGTERM:
+        assert not _leftovers(service.pid), "a service stopped by SIGTERM left these behind"
+    leftovers = _leftovers(service.pid)
+    with ExecutionService(token, display=x_display, limits=TEST_LIMITS) as again:
+        assert not [path for path in leftovers if path.exists()], "the next start did not sweep these"
+        assert texts(execute(again.endpoint, token, "after", "log('works')")) == ["works"]

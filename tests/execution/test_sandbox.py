@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
-import stat
+import socket
 
 import pytest
 
 from reference.execution import ExecutionService, SandboxUnavailable
 from reference.execution.sandbox import x11_socket
 
-from ._http import execute
+from ._http import execute, texts
 from .conftest import TEST_LIMITS
 
 
@@ -30,17 +31,63 @@ def test_only_a_local_display_socket_is_granted(x_display: str) -> None:
 
 
 def test_each_session_has_its_own_private_scratch_folder(service: ExecutionService, token: str) -> None:
-    runtimes = []
+    probe = (
+        "import os\n"
+        "open('mine-' + {name!r}, 'w').close()\n"
+        "folder = os.stat('.')\n"
+        "names = sorted(n for n in os.listdir('.') if n != 'Xauthority')\n"
+        "log('%o %d %s' % (folder.st_mode & 0o777, folder.st_uid, names))"
+    )
+    seen = {}
     for session in ("one", "two"):
-        execute(service.endpoint, token, session, "open('mine', 'w').close()")
+        seen[session] = texts(execute(service.endpoint, token, session, probe.format(name=session)))
         runtime = service.pool.runtime(session)
         assert runtime is not None
-        runtimes.append(runtime)
-    for runtime in runtimes:
-        folder = runtime.scratch.stat()
-        assert stat.S_IMODE(folder.st_mode) == 0o700
-        assert folder.st_uid == (runtime.uid if os.geteuid() == 0 else os.geteuid())
-        assert (runtime.scratch / "mine").stat().st_uid == folder.st_uid
+        mode, owner, names = seen[session][0].split(" ", 2)
+        assert mode == "700"
+        assert int(owner) == (runtime.uid if os.geteuid() == 0 else os.geteuid())
+        assert names == f"['mine-{session}']", "a session sees another's files, or its scratch is not its own"
+    uids = {runtime.uid for runtime in (service.pool.runtime("one"), service.pool.runtime("two")) if runtime}
     if os.geteuid() == 0:
         # Started by root: a uid per runtime, none of them root.
-        assert len({runtime.uid for runtime in runtimes}) == 2 and 0 not in {runtime.uid for runtime in runtimes}
+        assert len(uids) == 2 and 0 not in uids
+
+
+def test_scratch_is_bounded_in_total_and_never_reaches_the_host(service: ExecutionService, token: str) -> None:
+    limit = TEST_LIMITS.scratch_bytes
+    code = (
+        "written = 0\n"
+        "try:\n"
+        f"    while written < {2 * limit}:\n"
+        "        with open('fill-%d' % (written >> 24), 'ab') as out:\n"
+        "            out.write(b'x' * (1 << 20))\n"
+        "        written += 1 << 20\n"
+        "except OSError as error:\n"
+        "    log('stopped at %d: %s' % (written, type(error).__name__))\n"
+        "else:\n"
+        "    log('wrote %d' % written)"
+    )
+    said = texts(execute(service.endpoint, token, "filler", code))
+    assert said and said[0].startswith("stopped at"), said
+    assert int(said[0].split()[2].rstrip(":")) <= limit
+
+
+def test_a_shared_network_still_keeps_the_hosts_abstract_sockets_out(x_display: str, token: str) -> None:
+    # --allow-network shares the host's network namespace, and with it every abstract unix socket on the host
+    # (X servers listen on one, beside their /tmp/.X11-unix file): Landlock's scope must keep the code off them.
+    name = f"\0kit-abstract-probe-{secrets.token_hex(6)}"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(name)
+        listener.listen(1)
+        code = (
+            "import socket\n"
+            "client = socket.socket(socket.AF_UNIX)\n"
+            "try:\n"
+            f"    client.connect({name!r})\n"
+            "    log('BREACH: connected to a host abstract socket')\n"
+            "except OSError as error:\n"
+            "    log('held: ' + type(error).__name__)"
+        )
+        with ExecutionService(token, display=x_display, limits=TEST_LIMITS, isolate_network=False) as shared:
+            said = texts(execute(shared.endpoint, token, "shared-network", code))
+    assert said and said[0].startswith("held"), said

@@ -252,7 +252,8 @@ async function main() {
     failed ||= late.length > 0;
     while (late.length) outputs.note(late.shift());
     if (failed) outputs.note(SURVIVED);
-    writeFrame(4, { output: outputs.finish() });
+    // The call number goes back with the reply, so the service can tell this reply from one the code forged.
+    writeFrame(4, { call: request.call ?? null, output: outputs.finish() });
   }
   process.exit(0);
 }
