@@ -36,4 +36,5 @@ class UnsandboxedLauncher:
             argv = node.command(node.node_binary(), self.limits.memory_bytes, list(runtime_args), str(node.JS_DIR))
         else:
             argv = [sys.executable, "-I", str(RUNTIME_SCRIPT), *runtime_args]
-        return Confinement(argv=argv, env=env, scratch=scratch, uid=-1)
+        # Its scratch folders go with scratch_root, which the benchmark and the attack targets remove.
+        return Confinement(argv=argv, env=env, uid=-1)
