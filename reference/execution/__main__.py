@@ -21,7 +21,10 @@ from .service import LOOPBACK, ExecutionService, IsolationUnavailable
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reference.execution", description=__doc__)
     parser.add_argument(
-        "--display", default=os.environ.get("DISPLAY"), help="X display of the desktop (default $DISPLAY)"
+        "--display",
+        default=os.environ.get("DISPLAY"),
+        help="X display of the desktop, shared by every session (default $DISPLAY); 'per-session' gives each "
+        "session an X server of its own that no other session can reach",
     )
     parser.add_argument("--host", default=LOOPBACK, help="address to bind (default loopback)")
     parser.add_argument("--port", type=int, default=8787)

@@ -128,6 +128,38 @@ def _x11_screenshot(image_filename: str | None = None, region: tuple[int, int, i
     return image
 
 
+def start_own_display(geometry: str) -> str:
+    """Start an X server for this session alone and return its display name (``:N``).
+
+    It listens only on its socket file in this sandbox's private ``/tmp``: no TCP, and no abstract socket (which
+    lives in the network namespace, shared with the host under ``--allow-network``). It is a child of this
+    process, in this sandbox's PID namespace, so it ends with the session.
+    """
+    import subprocess
+    import time
+
+    ready_read, ready_write = os.pipe()
+    subprocess.Popen(
+        ["Xvfb", "-displayfd", str(ready_write), "-screen", "0", geometry, "-nolisten", "tcp", "-nolisten", "local"],
+        pass_fds=(ready_write,),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(ready_write)
+    number = b""
+    deadline = time.monotonic() + 15
+    while not number.endswith(b"\n") and time.monotonic() < deadline:
+        chunk = os.read(ready_read, 16)
+        if not chunk:
+            break
+        number += chunk
+    os.close(ready_read)
+    if not number.strip().isdigit():
+        raise RuntimeError("the session's own X server did not start")
+    return f":{number.strip().decode()}"
+
+
 def build_namespace(current: list[Outputs]) -> tuple[dict[str, Any], str | None]:
     """The persistent namespace, and a note when the desktop helpers are unavailable (no display)."""
     import time
@@ -206,8 +238,16 @@ def main() -> None:
         os.dup2(null, fd)
     sys.stdout = sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(null, "w", closefd=False)))
 
+    own_display = os.environ.pop("KIT_OWN_DISPLAY", None)
+    display_note: str | None = None
+    if own_display:
+        try:
+            os.environ["DISPLAY"] = start_own_display(own_display)
+        except (OSError, RuntimeError) as error:
+            display_note = f"This session's own X display could not be started ({error})."
     current = [Outputs(0, 0, 0)]
     namespace, unavailable = build_namespace(current)
+    unavailable = unavailable or display_note
     write_frame(replies, {"ready": True, "note": unavailable})
     while (request := read_frame(requests)) is not None:
         outputs = Outputs(options.max_text_bytes, options.max_images, options.max_image_bytes)

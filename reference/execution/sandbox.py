@@ -48,6 +48,9 @@ RUNTIME_SCRIPT: Final = Path(__file__).with_name("runtime.py")
 CONFINE_SCRIPT: Final = Path(confine.__file__)
 SCRATCH: Final = confine.SCRATCH
 _SCRIPT_DIR: Final = "/opt/rdk-runtime"
+# ``display=PER_SESSION_DISPLAY``: every session gets an X server of its own, which no other session can reach.
+PER_SESSION_DISPLAY: Final = "per-session"
+OWN_DISPLAY_GEOMETRY: Final = "1440x900x24"
 # Fresh per-runtime uids come from a range no distribution or subordinate-id allocation uses.
 _UID_LOW: Final = 1 << 30
 _UID_SPAN: Final = 1 << 30
@@ -225,11 +228,15 @@ class BubblewrapSandbox:
             bwrap += [*_parents(tree, created), "--ro-bind", tree, tree]
         bwrap += [*_parents(SCRATCH, created), "--perms", "0700", "--size", str(limits.scratch_bytes)]
         bwrap += ["--tmpfs", SCRATCH]
-        socket = x11_socket(display)
-        if socket is not None:
-            bwrap += [*_parents(str(socket), created), "--bind", str(socket), str(socket)]
-        if display:
-            env["DISPLAY"] = display
+        if display == PER_SESSION_DISPLAY:
+            # The runtime starts an X server of its own in this sandbox (runtime.py): no host socket is bound in.
+            env["KIT_OWN_DISPLAY"] = OWN_DISPLAY_GEOMETRY
+        else:
+            socket = x11_socket(display)
+            if socket is not None:
+                bwrap += [*_parents(str(socket), created), "--bind", str(socket), str(socket)]
+            if display:
+                env["DISPLAY"] = display
         bwrap += ["--perms", "0755", "--dir", _SCRIPT_DIR]
         bwrap += ["--ro-bind", str(CONFINE_SCRIPT), f"{_SCRIPT_DIR}/{CONFINE_SCRIPT.name}"]
         command: list[str] = [sys.executable, "-I"]

@@ -242,6 +242,8 @@ class _UnixServer(_Bounded, socketserver.UnixStreamServer):
 class ExecutionService:
     """Serve code execution until :meth:`stop` (or the end of a ``with`` block).
 
+    ``display="per-session"`` gives every Python session an X server of its own inside its sandbox (1440x900, no
+    TCP, no abstract socket), so sessions cannot see or drive each other's windows. Otherwise
     ``display`` is the X display the runtimes drive (the desktop's ``DISPLAY``; its X11 socket is the one host
     socket a sandbox sees). Every runtime runs in a :class:`~reference.execution.sandbox.BubblewrapSandbox`;
     when the host cannot build it the service refuses to start (:class:`SandboxUnavailable`) rather than run code
