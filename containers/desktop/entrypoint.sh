@@ -8,7 +8,8 @@
 #   KIT_SERVE_DIR   when set, serve this directory on 127.0.0.1:$KIT_SERVE_PORT inside the container and
 #   KIT_EVENTS_FILE append the events pages post to /events to this file (both needed together)
 #   KIT_DEVTOOLS_PORT when set, Chromium's DevTools endpoint is offered on this port of every container address
-#                   (for a container on a network the host can reach; reference/browser/serve.py desktop-cdp)
+#                   (for a container on a network the host can reach; reference/browser/serve.py desktop-cdp),
+#   KIT_DEVTOOLS_TOKEN to clients whose request path starts with /TOKEN/ only (required with KIT_DEVTOOLS_PORT)
 #   KIT_HOST_ADDRESS the one address besides loopback Chromium may look up: the host, as this container reaches
 #                   it (where the fixture pages and a driver's network guard listen)
 set -eu
@@ -60,9 +61,14 @@ if [ -n "${KIT_DEVTOOLS_PORT:-}" ]; then
     # Chromium listens on the container's loopback only; the relay offers it on the container's network.
     # Headless: a DevTools client drives pages itself, and a window on the screen would sit under the X
     # pointer, whose position the page would see as real mouse events (a mouseover nobody asked for).
+    # The relay is the port's only door: whoever reaches the port controls the browser, so it lets through only
+    # requests that carry the token, and the desktop does not start without one.
+    : "${KIT_DEVTOOLS_TOKEN:?KIT_DEVTOOLS_TOKEN must hold the token the DevTools relay asks of every client}"
     devtools="--remote-debugging-port=9223 --headless"
     python3 /opt/kit/devtools_relay.py "$KIT_DEVTOOLS_PORT" 9223 &
 fi
+# Only the relay needs the token: the browser's environment (and what its pages could learn of it) goes without.
+unset KIT_DEVTOOLS_TOKEN
 
 # --no-sandbox: Docker's default seccomp profile blocks the user namespaces Chromium's sandbox needs; the
 # container (non-root, no capabilities, no network) is the isolation boundary instead.

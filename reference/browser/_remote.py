@@ -55,14 +55,26 @@ class RemoteBrowser:
 
     @property
     def shown(self) -> str:
-        """The endpoint without its query or userinfo: hosted providers put access tokens there."""
+        """The endpoint without its path, query or userinfo: hosted providers put access tokens in the query or the
+        userinfo, and a Playwright server (its random path) and the kit's own endpoints (``/TOKEN/``, see
+        ``serve``) carry theirs in the path. Certificates and error messages show this, and are read by others."""
         parts = urlsplit(self.url)
         host = parts.hostname or ""
         authority = f"[{host}]" if ":" in host else host
         if parts.port is not None:
             authority += f":{parts.port}"
+        path = parts.path if parts.path in ("", "/") else "/..."
         hidden = "?..." if parts.query else ""
-        return f"{parts.scheme}://{authority}{parts.path}{hidden}"
+        return f"{parts.scheme}://{authority}{path}{hidden}"
+
+    def redact(self, text: str) -> str:
+        """``text`` with this endpoint's path and query (which may hold its token) left out wherever they appear."""
+        parts = urlsplit(self.url)
+        if parts.query:
+            text = text.replace(parts.query, "...")
+        if parts.path not in ("", "/"):
+            text = text.replace(parts.path, "/...")
+        return text
 
     def describe(self) -> str:
         return f"{_KINDS[self.protocol]} at {self.shown} (from {self.source})"
@@ -136,7 +148,7 @@ def remote_browser(
 
 def _failure(remote: RemoteBrowser, timeout_s: float, error: BaseException) -> RemoteBrowserError:
     # Playwright's message carries a multi-line call log; its first line says what happened.
-    first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    first_line = remote.redact((str(error).strip().splitlines() or [type(error).__name__])[0])
     return RemoteBrowserError(
         f"could not connect to {remote.describe()}: tried {remote.method} with a {timeout_s:g} s deadline: {first_line}"
     )
@@ -163,7 +175,7 @@ async def connect_async(playwright: AsyncPlaywright, remote: RemoteBrowser, time
 
 
 def route(remote: RemoteBrowser | None) -> str:
-    """How a browser process reached its browser, as a certificate records it (no query or password shown)."""
+    """How a browser process reached its browser, as a certificate records it (no path, query or password shown)."""
     if remote is None:
         return "launched by the driver"
     return f"{_KINDS[remote.protocol]} at {remote.shown}, with {remote.method} (from {remote.source})"

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -51,6 +52,8 @@ from reference.browser._remote import (
 from reference.policy import OriginSet
 
 KINDS = {"playwright-server": "ws_endpoint", "cdp": "cdp_endpoint"}
+# How the helper's cdp keeper process shows in /proc, which is how stop recognises it.
+_KEEPER_COMMAND_LINE = ("reference.browser.serve", "_keep", "cdp")
 _FETCH = "url => fetch(url, {mode: 'no-cors'}).then(() => 'sent', () => 'refused')"
 
 
@@ -123,7 +126,13 @@ def test_an_access_token_in_the_endpoint_is_never_shown() -> None:
     remote = remote_browser(ws_endpoint="wss://user:secret@browsers.example:443/pw?token=secret-token")
     assert remote is not None
     assert "secret" not in remote.describe()
-    assert remote.shown == "wss://browsers.example:443/pw?..."
+    assert remote.shown == "wss://browsers.example:443/...?..."
+    # The kit's own endpoints carry their token in the path, and so does a Playwright server's random path.
+    kit = remote_browser(cdp_endpoint="http://127.0.0.1:9222/capability-token")
+    assert kit is not None and "capability-token" not in kit.describe()
+    assert kit.redact("GET http://127.0.0.1:9222/capability-token/json/version/ 404") == (
+        "GET http://127.0.0.1:9222/.../json/version/ 404"
+    )
 
 
 def test_the_connect_deadline_comes_from_the_option_the_variable_or_the_default() -> None:
@@ -138,6 +147,12 @@ def test_the_connect_deadline_comes_from_the_option_the_variable_or_the_default(
 
 
 # ----- endpoints that do not answer ----------------------------------------------------------------------------
+
+
+def _without_secret(endpoint: str) -> str:
+    """An endpoint as certificates and errors show it: its path (the token) left out."""
+    parts = urlsplit(endpoint)
+    return f"{parts.scheme}://{parts.netloc}/..."
 
 
 def _closed_port() -> int:
@@ -257,7 +272,8 @@ def test_a_browser_that_goes_away_fails_the_factory_naming_the_endpoint(
             second = sync_factory(env)
             with pytest.raises(RemoteBrowserError, match="lost the connection to the DevTools endpoint at") as raised:
                 next(second)
-            assert endpoint in str(raised.value) and CDP_ENDPOINT_VARIABLE in str(raised.value)
+            assert _without_secret(endpoint) in str(raised.value) and CDP_ENDPOINT_VARIABLE in str(raised.value)
+            assert urlsplit(endpoint).path not in str(raised.value), "the error showed the endpoint's token"
         finally:
             shared.close_all(lambda close: close())
 
@@ -305,10 +321,11 @@ def test_certification_reports_an_unreachable_endpoint_as_the_factorys_failure(t
 
 
 def test_the_helper_refuses_a_second_browser_of_a_kind_and_stops_nothing_it_did_not_record(tmp_path: Path) -> None:
-    # A live process whose command line is the cdp browser's: the record still describes a running browser. Its
-    # first line says it runs: until the child has exec'd, /proc shows the parent's command line (CI once saw that).
+    # A live process whose command line is the cdp browser's keeper: the record still describes a running browser.
+    # Its first line says it runs: until the child has exec'd, /proc shows the parent's command line (CI once saw
+    # that).
     stand_in = subprocess.Popen(
-        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)", "--remote-debugging-port=0"],
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)", *_KEEPER_COMMAND_LINE],
         stdout=subprocess.PIPE,
         start_new_session=True,
     )
@@ -343,7 +360,7 @@ def test_a_record_left_by_a_killed_helper_does_not_block_the_next_start(
         (tmp_path / "cdp.pid").write_text(str(pid))
         endpoint = serve.start("cdp", tmp_path)
         try:
-            assert endpoint.startswith("http://127.0.0.1:")
+            assert endpoint.startswith("http://127.0.0.1:") and len(urlsplit(endpoint).path) > 40
             assert f"named pid {pid}, which is no longer the cdp browser; cleared" in capfd.readouterr().err
         finally:
             assert serve.stop("cdp", tmp_path) is True
@@ -380,7 +397,8 @@ def test_the_async_factory_also_names_an_endpoint_that_went_away(
     served = _environment_on("playwright-server", WS_ENDPOINT_VARIABLE, tmp_path, fixture_server, monkeypatch)
     with served as (endpoint, env, shared):
         message = asyncio.run(scenario(env, shared))
-    assert message.startswith(f"lost the connection to the Playwright server at {endpoint}")
+    assert message.startswith(f"lost the connection to the Playwright server at {_without_secret(endpoint)}")
+    assert urlsplit(endpoint).path not in message, "the error showed the endpoint's token"
 
 
 # ----- a browser elsewhere: where the guard listens, and the route on the certificate -------------------------
@@ -406,7 +424,7 @@ def test_the_route_names_the_endpoint_without_its_secrets() -> None:
     assert route(None) == "launched by the driver"
     remote = remote_browser(environ={CDP_ENDPOINT_VARIABLE: "http://user:pw@10.0.0.5:9222/x?token=secret"})
     assert route(remote) == (
-        f"the DevTools endpoint at http://10.0.0.5:9222/x?..., with connect_over_cdp (from {CDP_ENDPOINT_VARIABLE})"
+        f"the DevTools endpoint at http://10.0.0.5:9222/...?..., with connect_over_cdp (from {CDP_ENDPOINT_VARIABLE})"
     )
 
 
@@ -425,6 +443,7 @@ def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_
         container = (state / "desktop-cdp.container").read_text("utf-8")
         host = serve.host("desktop-cdp", state)
         assert endpoint.startswith("http://") and not endpoint.startswith("http://127.")
+        assert len(urlsplit(endpoint).path) > 40, "the endpoint carries no token"
         run = _certify(
             tmp_path / "certificate",
             {CDP_ENDPOINT_VARIABLE: endpoint, GUARD_HOST_VARIABLE: host},
@@ -437,7 +456,8 @@ def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_
         certificate = json.loads((tmp_path / "certificate" / "certificate.json").read_text("utf-8"))
         assert certificate["summary"]["failed"] == 0 and certificate["summary"]["passed"] > 0, output
         profile = certificate["subjects"][0]["profile"]
-        assert profile["browser route"].startswith(f"the DevTools endpoint at {endpoint}")
+        assert profile["browser route"].startswith(f"the DevTools endpoint at {_without_secret(endpoint)}")
+        assert urlsplit(endpoint).path not in (tmp_path / "certificate" / "certificate.json").read_text("utf-8")
         assert profile["fixture host"] == host
     finally:
         serve.stop("desktop-cdp", state)
