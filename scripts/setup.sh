@@ -11,7 +11,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 packages=(chromium chromium-headless-shell xvfb xauth openbox xdotool x11-utils scrot fonts-dejavu-core
           docker.io debootstrap busybox-static python3-venv python3-tk ca-certificates bubblewrap util-linux
-          python3-pil python3-xlib docker-compose)
+          python3-pil python3-xlib docker-compose iptables)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
