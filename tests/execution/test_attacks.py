@@ -480,6 +480,16 @@ def _left_behind(target: Target, marker: str) -> list[str]:
     return found
 
 
+def _ended_without_a_trace(target: Target, marker: str) -> str | None:
+    """End the attacker's session: the DELETE must be answered and ``marker`` (the top of what the code made in its
+    scratch) must be gone from the host."""
+    failed = _end_session(target, "attacker")
+    if failed:
+        return f"BREACH: {failed}"
+    left = _left_behind(target, marker)
+    return f"BREACH: {left[0]} outlived its session" if left else None
+
+
 @attack("a 3,000-level folder chain in scratch breaks the session's clean-up")
 def deep_folder_chain(context: Context) -> str | None:
     marker = f"chain-{secrets.token_hex(6)}"
@@ -496,11 +506,7 @@ open('deep', 'w', opener=lambda name, flags: os.open(name, flags, dir_fd=fd)).cl
 log('built')
 """
     assert run(context.target, "attacker", code, language=context.language) == ["built"]
-    failed = _end_session(context.target, "attacker")
-    if failed:
-        return f"BREACH: {failed}"
-    left = _left_behind(context.target, marker)
-    return f"BREACH: the chain outlived its session at {left[0]}" if left else None
+    return _ended_without_a_trace(context.target, marker)
 
 
 @attack("folders made unreadable (chmod 0) keep their files after the session ends")
@@ -516,11 +522,7 @@ os.chmod({marker!r}, 0)
 log('locked')
 """
     assert run(context.target, "attacker", code, language=context.language) == ["locked"]
-    failed = _end_session(context.target, "attacker")
-    if failed:
-        return f"BREACH: {failed}"
-    left = _left_behind(context.target, marker)
-    return f"BREACH: {left[0]} outlived its session" if left else None
+    return _ended_without_a_trace(context.target, marker)
 
 
 SCRATCH_TRIED = 3 * TEST_LIMITS.scratch_bytes
