@@ -18,7 +18,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -68,7 +69,7 @@ def _private_dir(owner: int | None = None) -> str:
 
 
 @contextlib.contextmanager
-def in_process_target(display: str) -> Iterator[Target]:
+def in_process_target(display: str, *, isolate_network: bool = True) -> Iterator[Target]:
     """The services in this process, run as this process's user; the token is in its environment, as with
     ``python -m reference.execution``."""
     token = secrets.token_urlsafe(24)
@@ -76,13 +77,16 @@ def in_process_target(display: str) -> Iterator[Target]:
     previous = os.environ.get(TOKEN_VARIABLE)
     os.environ[TOKEN_VARIABLE] = token
     launcher = UnsandboxedLauncher(TEST_LIMITS, f"{work}/scratch") if BASELINE else None
-    tcp = ExecutionService(token, display=display, limits=TEST_LIMITS, launcher=launcher)
+    tcp = ExecutionService(
+        token, display=display, limits=TEST_LIMITS, launcher=launcher, isolate_network=isolate_network
+    )
     socket_path = f"{work}/exec.sock"
     unix = ExecutionService(
         token,
         display=display,
         limits=TEST_LIMITS,
         unix_socket=socket_path,
+        isolate_network=isolate_network,
         launcher=UnsandboxedLauncher(TEST_LIMITS, f"{work}/scratch-unix") if BASELINE else None,
     )
     tcp.start()
@@ -164,7 +168,7 @@ def _terminate(process: subprocess.Popen[str]) -> None:
 
 
 @contextlib.contextmanager
-def nobody_target(display: str, python: str) -> Iterator[Target]:
+def nobody_target(display: str, python: str, *, isolate_network: bool = True) -> Iterator[Target]:
     """The services as ``nobody``, started by root with Debian's Python and a copy of the package."""
     nobody = pwd.getpwnam("nobody")
     token = secrets.token_urlsafe(24)
@@ -182,6 +186,7 @@ def nobody_target(display: str, python: str) -> Iterator[Target]:
     work = _private_dir(nobody.pw_uid)
     common = ["--display", display, "--deadline", str(TEST_LIMITS.deadline_s), "--memory-mb", "768"]
     common += ["--scratch-mb", str(TEST_LIMITS.scratch_bytes >> 20)]
+    common += [] if isolate_network else ["--allow-network"]
     target_stops: list[object] = [lambda: shutil.rmtree(code_root, ignore_errors=True)]
     try:
         tcp, endpoint = _start_as_nobody(python, code_root, [*common, "--port", "0"], token)
@@ -217,3 +222,21 @@ def nobody_target(display: str, python: str) -> Iterator[Target]:
         yield target
     finally:
         target.stop()
+
+
+Factory = Callable[[], AbstractContextManager[Target]]
+MODES = ("root-or-self", "nobody")
+
+
+def target_factory(mode: str, display: str, *, isolate_network: bool = True) -> Factory:
+    """How to start a target in ``mode`` (skipping, with the reason, where this run cannot)."""
+    if mode == "nobody":
+        if os.geteuid() != 0:
+            pytest.skip("starting a service as nobody needs root (this run is already unprivileged)")
+        if BASELINE:
+            pytest.skip("the baseline run replaces the in-process sandbox only")
+        python = unprivileged_python()
+        if python is None:
+            pytest.skip("no Python for nobody with Pillow (apt-get install python3-pil)")
+        return lambda: nobody_target(display, python, isolate_network=isolate_network)
+    return lambda: in_process_target(display, isolate_network=isolate_network)
