@@ -56,6 +56,9 @@ class _Handler(BaseHTTPRequestHandler):
         timer.start()
         try:
             super().handle_one_request()
+        except OSError:
+            # The client went away, or was cut above: there is no one left to answer, and nothing to report.
+            self.close_connection = True
         finally:
             timer.cancel()
 
