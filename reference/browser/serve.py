@@ -521,8 +521,8 @@ def _read_upstream(kind: str, home: Path, log: Path) -> tuple[int, str] | None:
     return (int(lines[0]), "") if lines and lines[0].strip().isdigit() else None
 
 
-def _descendants() -> set[int]:
-    """Every process under this one (orphans come back to it: it is their subreaper)."""
+def descendants(root: int) -> set[int]:
+    """Every process under ``root`` (for the keeper, itself: orphans come back to it, their subreaper)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -532,7 +532,7 @@ def _descendants() -> set[int]:
                 continue
             children.setdefault(int(fields[1]), []).append(int(entry))
     found: set[int] = set()
-    pending = [os.getpid()]
+    pending = [root]
     while pending:
         for child in children.get(pending.pop(), []):
             if child not in found:
@@ -638,11 +638,11 @@ class _Keeper:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + _KEEPER_GRACE_S
-        while _descendants() and time.monotonic() < deadline:
+        while descendants(os.getpid()) and time.monotonic() < deadline:
             _reap_all()
             time.sleep(0.05)
         for _ in range(50):
-            left = _descendants()
+            left = descendants(os.getpid())
             if not left:
                 break
             for pid in left:

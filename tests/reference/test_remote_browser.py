@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from rdk_helpers import desktop_image_or_skip
 
 from conformance.harness.environment import Environment, SharedResources
 from conformance.harness.fixture_server import FixtureServer
@@ -428,15 +429,8 @@ def test_the_route_names_the_endpoint_without_its_secrets() -> None:
     )
 
 
-def _desktop_image_or_skip() -> None:
-    try:
-        serve._docker("image", "inspect", os.environ.get("KIT_DESKTOP_IMAGE") or "kit/desktop:latest")
-    except serve.ServeError as error:
-        pytest.skip(f"needs a Docker engine and the kit/desktop image (containers/build-desktop-image.sh): {error}")
-
-
 def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_container(tmp_path: Path) -> None:
-    _desktop_image_or_skip()
+    desktop_image_or_skip()
     state = tmp_path / "state"
     endpoint = serve.start("desktop-cdp", state)
     try:

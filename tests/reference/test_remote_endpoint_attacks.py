@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from rdk_helpers import desktop_image_or_skip
 
 from reference.browser import serve
 
@@ -267,29 +268,10 @@ def _attack(
     return report
 
 
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(parent, []).append(int(entry))
-    found, pending = {root}, [root]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            if child not in found:
-                found.add(child)
-                pending.append(child)
-    return found
-
-
 def _listening_ports(root: int) -> set[int]:
     """The TCP ports this machine's network offers that a process started from ``root`` listens on."""
     inodes: set[str] = set()
-    for pid in _descendants(root):
+    for pid in {root, *serve.descendants(root)}:
         try:
             names = os.listdir(f"/proc/{pid}/fd")
         except OSError:
@@ -368,7 +350,7 @@ def test_the_browser_runs_sandboxed_as_an_ordinary_user_on_a_loopback_of_its_own
     serve.start(kind, exposed_state)
     try:
         keeper = int((exposed_state / f"{kind}.pid").read_text())
-        processes = {pid: _status(pid) for pid in _descendants(keeper) if pid != keeper}
+        processes = {pid: _status(pid) for pid in serve.descendants(keeper) if pid != keeper}
         chromium = {pid: status for pid, status in processes.items() if "chromium" in _command(pid)}
         assert chromium, processes
         own_network = os.readlink(f"/proc/{keeper}/ns/net")
@@ -423,15 +405,8 @@ def test_a_state_folder_of_another_user_is_refused_and_a_loose_one_of_ours_is_cl
         serve.stop("cdp", exposed_state)
 
 
-def _desktop_image_or_skip() -> None:
-    try:
-        serve._docker("image", "inspect", os.environ.get("KIT_DESKTOP_IMAGE") or "kit/desktop:latest")
-    except serve.ServeError as error:
-        pytest.skip(f"needs a Docker engine and the kit/desktop image (containers/build-desktop-image.sh): {error}")
-
-
 def test_another_local_user_cannot_drive_the_desktop_containers_browser(exposed_state: Path) -> None:
-    _desktop_image_or_skip()
+    desktop_image_or_skip()
     endpoint = serve.start("desktop-cdp", exposed_state)
     try:
         address = urlsplit(endpoint).hostname
@@ -450,7 +425,7 @@ def test_another_local_user_cannot_drive_the_desktop_containers_browser(exposed_
 
 
 def test_the_desktop_relay_refuses_to_start_without_a_token() -> None:
-    _desktop_image_or_skip()
+    desktop_image_or_skip()
     image = os.environ.get("KIT_DESKTOP_IMAGE") or "kit/desktop:latest"
     # timeout(1) inside: a relay that starts anyway would otherwise serve until the engine is told to stop it.
     run = subprocess.run(
