@@ -44,6 +44,10 @@ def _certify(args: argparse.Namespace) -> int:
 def _clauses(args: argparse.Namespace) -> int:
     if args.open_questions:
         return _open_questions()
+    if args.coverage or args.worksheet or args.documents:
+        from conformance.clauses.coverage import coverage_command
+
+        return coverage_command(args.documents, worksheet=args.worksheet)
     for clause in registry():
         if args.part and clause.part != args.part:
             continue
@@ -101,6 +105,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     clauses.add_argument("--part", choices=sorted({clause.part for clause in registry()}), help="only one family")
     clauses.add_argument(
         "--open-questions", action="store_true", help="list what the documents leave open and the kit's choice"
+    )
+    clauses.add_argument(
+        "--coverage",
+        action="store_true",
+        help="how the documents' normative statements map to clauses: totals, gaps, untestable statements",
+    )
+    clauses.add_argument(
+        "--documents",
+        type=Path,
+        metavar="DIR",
+        help="the contract documents (<key>_*.txt), to check the map against their text (default $DRIVERKIT_DOCUMENTS)",
+    )
+    clauses.add_argument(
+        "--worksheet",
+        action="store_true",
+        help="with --documents: print every document unit the map does not account for yet, with its fingerprint",
     )
     clauses.set_defaults(handler=_clauses)
 
