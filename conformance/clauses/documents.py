@@ -54,7 +54,8 @@ def fingerprint(text: str) -> str:
 
 
 def find_documents(folder: Path | None = None) -> dict[str, str]:
-    """The documents' texts by key, read from ``folder`` or ``$DRIVERKIT_DOCUMENTS``; empty when neither is set.
+    """The documents' texts by key, read from ``folder`` or ``$DRIVERKIT_DOCUMENTS``; without either, only the type
+    declarations, which ship in the npm openai the kit runs (empty when that is not installed either).
 
     A folder that is named but lacks one of the four documents is an error naming the missing key: a coverage
     report over part of the contract would read as complete.
@@ -62,7 +63,8 @@ def find_documents(folder: Path | None = None) -> dict[str, str]:
     if folder is None:
         configured = os.environ.get(DOCUMENTS_VARIABLE)
         if not configured:
-            return {}
+            declarations = installed_declarations()
+            return {DECLARATIONS_KEY: declarations.read_text(encoding="utf-8")} if declarations else {}
         folder = Path(configured)
     if not folder.is_dir():
         raise DocumentsNotFoundError(f"documents folder {folder} does not exist")
@@ -74,6 +76,25 @@ def find_documents(folder: Path | None = None) -> dict[str, str]:
             raise DocumentsNotFoundError(f"{folder} must hold exactly one {key}_*.txt document (found {found})")
         texts[key] = matches[0].read_text(encoding="utf-8")
     return texts
+
+
+DECLARATIONS_KEY: Final = next(key for key, document in DOCUMENTS.items() if document.declarations)
+
+
+def installed_declarations() -> Path | None:
+    """``helpers/browser.d.ts`` of the npm openai the kit's Node side imports, if it is installed."""
+    from conformance.rig.node import NodeHostError, openai_folder, sdk_module
+
+    try:
+        chosen = openai_folder()
+    except NodeHostError:
+        return None
+    candidates = [chosen] if chosen else [folder / "node_modules" / "openai" for folder in sdk_module().parents]
+    for package in candidates:
+        declarations = package / "helpers" / "browser.d.ts"
+        if declarations.is_file():
+            return declarations
+    return None
 
 
 def units(key: str, text: str) -> list[Unit]:
@@ -249,11 +270,13 @@ def unit_listing(texts: dict[str, str], keys: tuple[str, ...] = ()) -> Iterator[
 
 
 __all__ = [
+    "DECLARATIONS_KEY",
     "DOCUMENTS_VARIABLE",
     "DocumentsNotFoundError",
     "Unit",
     "find_documents",
     "fingerprint",
+    "installed_declarations",
     "sentences",
     "unit_listing",
     "units",
