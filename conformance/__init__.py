@@ -1,1 +1,25 @@
-"""responses-driver-kit: conformance checks for drivers of the OpenAI SDK browser and computer helpers."""
+"""responses-driver-kit: conformance checks for drivers of the OpenAI SDK browser and computer helpers.
+
+The public names (see :mod:`conformance.api`) are importable from here. They are loaded on first use, not when the
+package is imported: pytest imports this package for the kit's plugin in every run of a project that has the kit
+installed, and that run must not pay for openai, Playwright or hypothesis unless it certifies something.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conformance.api import *  # noqa: F403
+
+
+def __getattr__(name: str) -> Any:
+    api = importlib.import_module("conformance.api")
+    if name in api.__all__:
+        return getattr(api, name)
+    raise AttributeError(f"module 'conformance' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *importlib.import_module("conformance.api").__all__})
