@@ -528,6 +528,9 @@ class _Recorder:
                 self.notes.append(f"removed desktop container {name}, left by a worker that ended abnormally")
         # The certificate first: whatever the driver left behind must not cost the results.
         self._write_certificate()
+        if self.config.stash.get(reporting.WRITTEN_KEY, None) is not None:
+            verdict = reporting.run_verdict(self.config, self.run, self.incomplete)
+            session.exitstatus = reporting.exit_status(verdict, int(session.exitstatus))
         problems = _close_harnesses(self.config)
         if problems:
             self.notes.extend(bounded(problem) for problem in problems)

@@ -10,6 +10,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Final
 
 import pytest
 
@@ -96,6 +97,31 @@ def write_certificate(
     results = clause_results(run, config, complete=not incomplete)
     built = certificate.build(found, results, incomplete, notes, run.evidence)
     return certificate.write(directory, built)
+
+
+def run_verdict(config: pytest.Config, run: CertificationSession, incomplete: Sequence[str] = ()) -> str:
+    """The verdict the certificate of this run says."""
+    return certificate.verdict_of_results(clause_results(run, config, complete=not incomplete), incomplete)
+
+
+# Statuses that say the run itself went wrong: they stand whatever the certificate says.
+_RUN_PROBLEMS: Final = frozenset(
+    {pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR}
+)
+
+
+def exit_status(verdict: str, current: int) -> int:
+    """The exit status of a run that wrote a certificate: the verdict's, so a CI step on ``driverkit certify`` is
+    green exactly when the subject conforms (known deviations and unverified members included, as the verdict
+    says). Another plugin's opinion (a snapshot left unused by a subset of checks, say) does not turn a conforming
+    certificate red, and a run that was interrupted or misused keeps saying so."""
+    if current in _RUN_PROBLEMS:
+        return current
+    if verdict.startswith("conforms"):
+        return pytest.ExitCode.OK
+    if verdict == "does not conform":
+        return pytest.ExitCode.TESTS_FAILED
+    return current
 
 
 def summarize(

@@ -9,6 +9,7 @@ import pytest
 from conformance.assertions import CheckSkipped, not_checked, not_implemented, not_provoked, unverified
 from conformance.certificate import verdict_of
 from conformance.clauses import Clause
+from conformance.reporting import exit_status
 from conformance.session import CertificationSession, CheckResult
 
 
@@ -97,3 +98,21 @@ def test_a_skip_message_never_decides_a_status(pytester: pytest.Pytester, messag
     clause = next(clause for clause in data["clauses"] if clause["id"] == "BR-STATE-001")
     assert (clause["status"], clause["why"], clause["members"]) == ("not_checked", "not_run", [])
     assert data["verdict"] == "not fully checked"
+
+
+@pytest.mark.parametrize(
+    ("verdict", "current", "expected"),
+    [
+        ("conforms", 1, 0),
+        ("conforms except for known deviations", 1, 0),
+        ("conforms, 2 implemented members unverified", 1, 0),
+        ("does not conform", 0, 1),
+        ("not fully checked", 0, 0),
+        ("not fully checked", 1, 1),
+        ("conforms", 2, 2),  # interrupted
+        ("conforms", 3, 3),  # internal error
+        ("does not conform", 4, 4),  # usage error
+    ],
+)
+def test_the_exit_status_follows_the_verdict(verdict: str, current: int, expected: int) -> None:
+    assert exit_status(verdict, current) == expected
