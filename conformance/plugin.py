@@ -29,6 +29,7 @@ from conformance.evidence.rerun import MODES as EVIDENCE_MODES
 from conformance.evidence.rerun import PLUGIN_NAME as RERUN_PLUGIN_NAME
 from conformance.evidence.rerun import PROPERTY as RERUN_PROPERTY
 from conformance.evidence.rerun import RERUN_MODES, EvidenceRerun, evidence_mode, with_rerun
+from conformance.folder_lock import FolderInUseError, FolderLock
 from conformance.harness import fixtures, phases
 from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
@@ -232,6 +233,12 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = reporting.unwritable(Path(directory))
         if problem:
             raise pytest.UsageError(f"--certificate={directory}: {problem}")
+        lock = FolderLock(Path(directory))
+        try:
+            lock.acquire()
+        except FolderInUseError as error:
+            raise pytest.UsageError(f"--certificate={directory}: {error}") from None
+        config.stash[_FOLDER_LOCK_KEY] = lock
     mode = evidence_mode(config)
     if mode in RERUN_MODES:
         config.pluginmanager.register(EvidenceRerun.for_mode(mode), RERUN_PLUGIN_NAME)
@@ -472,6 +479,7 @@ def _classify(
 
 
 _RECORDER_NAME = "driverkit-recorder"
+_FOLDER_LOCK_KEY = pytest.StashKey[FolderLock]()
 _PHASES_NAME = "driverkit-phases"
 
 
@@ -579,6 +587,9 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    lock = config.stash.get(_FOLDER_LOCK_KEY, None)
+    if lock is not None:
+        lock.release()
     for name in (_RECORDER_NAME, _PHASES_NAME, RERUN_PLUGIN_NAME):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
