@@ -449,6 +449,17 @@ class _Replay:
     def _browser_driver(self) -> Any:
         """The factory's driver, or a recording probe driver of the replay's flavour."""
         if self.driver is not None:
+            # list_tabs is the SDK's own, made from state().
+            missing = [
+                member
+                for member in self.plan.browser_members
+                if member != "list_tabs" and not callable(getattr(self.driver, member, None))
+            ]
+            if missing:
+                raise ReplayError(
+                    f"the --driver driver does not implement {', '.join(missing)}, which the recorded run offered the "
+                    "model; implement them, or replay without --driver (recording probe drivers answer as recorded)"
+                )
             return self.driver
         return browser_probe(self.flavour, self.plan.browser_members, log=self.log)
 

@@ -131,6 +131,20 @@ def test_unknown_driver_module_names_the_folders_searched(recorded: Path) -> Non
         replay(str(recorded), driver="no_such_pkg.drivers:make")
 
 
+def make_state_only_driver(env: Environment) -> Any:
+    """A driver that lacks the member the recorded run used."""
+    return browser_probe("async", [])
+
+
+def test_a_driver_lacking_a_recorded_member_is_one_line_naming_it(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(_cli(str(recorded), "--driver", f"{__name__}:make_state_only_driver")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("driverkit replay: the --driver driver does not implement get_page_text, "), err
+
+
 def _cli(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="driverkit replay")
     add_arguments(parser)
