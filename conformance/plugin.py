@@ -44,7 +44,7 @@ from conformance.harness.node.driver import NodeSpec, is_node_spec
 from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.hypothesis_profiles import register_profiles
 from conformance.rig import node_subject as node_sdk
-from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult
+from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult, check_id
 
 # conformance.harness.desktops.settings.DEFAULT_SCREEN; the desktops (python-xlib) load only for computer runs.
 DEFAULT_SCREEN_SIZE = "1280x800"
@@ -404,7 +404,7 @@ def pytest_runtest_makereport(
     requires = tuple(str(clause_id) for marker in item.iter_markers("requires") for clause_id in marker.args)
     error = call.excinfo.value if call.excinfo else None
     result = CheckResult(
-        item.nodeid,
+        check_id(item.nodeid),
         tuple(dict.fromkeys(covered)),
         outcome,
         blamed,
@@ -501,10 +501,11 @@ class _Recorder:
                 self.run.add(CheckResult.from_property(str(value)))
                 recorded = True
             elif name == EVIDENCE_PROPERTY:
-                self.run.evidence[report.nodeid] = evidence_from_property(str(value))
-            elif name == RERUN_PROPERTY and report.nodeid in self.run.evidence:
+                self.run.evidence[check_id(report.nodeid)] = evidence_from_property(str(value))
+            elif name == RERUN_PROPERTY and check_id(report.nodeid) in self.run.evidence:
                 # What the check's evidence rerun added, carried by its (later) teardown report.
-                self.run.evidence[report.nodeid] = with_rerun(self.run.evidence[report.nodeid], str(value))
+                key = check_id(report.nodeid)
+                self.run.evidence[key] = with_rerun(self.run.evidence[key], str(value))
             elif name == NOTE_PROPERTY:
                 # An item's own properties ride on each of its reports (setup, call, teardown): one note, once.
                 note = bounded(str(value))

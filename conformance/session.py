@@ -97,6 +97,21 @@ class ClauseResult:
     blocked_by: str | None = None
 
 
+# Where the kit's own checks live, as a node ID's path spells it from any rootdir (a checkout, site-packages).
+_CONTRACTS_IN_PATH = "conformance/contracts/"
+
+
+def check_id(nodeid: str) -> str:
+    """The stable ID a certificate gives a check: ``contracts/browser/check_tabs.py::test_x`` for the kit's own
+    checks wherever the kit is installed (a node ID from a wheel starts with ``.venv/lib/python3.11/...``), the
+    node ID unchanged for anything else."""
+    path, separator, name = nodeid.partition("::")
+    cut = path.rfind(_CONTRACTS_IN_PATH)
+    if cut < 0 or (cut > 0 and path[cut - 1] != "/"):
+        return nodeid
+    return f"{path[cut + len('conformance/') :]}{separator}{name}"
+
+
 def short_check(nodeid: str) -> str:
     """``check_tabs.py::test_x`` for a check node ID, whatever folder it was collected from."""
     path, _, name = nodeid.partition("::")

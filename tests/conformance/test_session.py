@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.clauses import Clause
-from conformance.session import CertificationSession, CheckOutcome, CheckResult
+from conformance.session import CertificationSession, CheckOutcome, CheckResult, check_id
 
 CLAUSE = Clause("BR-TEST-001", "002", "A section", "a clause for these tests")
 
@@ -122,3 +122,23 @@ def test_a_run_that_ended_early_does_not_call_unrun_clauses_deselected() -> None
     run = CertificationSession()
     assert run.clause_results([LEAF])[0].reasons[0].startswith("deselected")
     assert run.clause_results([LEAF], complete=False)[0].reasons[0].startswith("the run ended")
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "expected"),
+    [
+        ("conformance/contracts/browser/check_tabs.py::test_x", "contracts/browser/check_tabs.py::test_x"),
+        (
+            ".venv/lib/python3.11/site-packages/conformance/contracts/runner/check_loop.py::test_y[sync-plain]",
+            "contracts/runner/check_loop.py::test_y[sync-plain]",
+        ),
+        (
+            "../../conformance/contracts/computer/check_keyboard.py::test_z",
+            "contracts/computer/check_keyboard.py::test_z",
+        ),
+        ("tests/test_mine.py::test_own_check", "tests/test_mine.py::test_own_check"),
+        ("myconformance/contracts/check_a.py::test_a", "myconformance/contracts/check_a.py::test_a"),
+    ],
+)
+def test_check_ids_are_short_and_the_same_from_any_install(nodeid: str, expected: str) -> None:
+    assert check_id(nodeid) == expected

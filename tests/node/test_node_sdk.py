@@ -88,10 +88,8 @@ def test_driverkit_certify_keeps_the_rootdir_with_two_workers_and_a_folder_outsi
     assert "FAILED" not in done.stdout, done.stdout[-3000:]
     certificate: dict[str, Any] = json.loads((out / "certificate.json").read_text("utf-8"))
     certificate["exit"] = done.returncode
-    # Node IDs are relative to the rootdir: the checkout's, not the certificate folder's.
-    assert all(
-        result.startswith("conformance/contracts/") for clause in certificate["clauses"] for result in clause["checks"]
-    )
+    # Check IDs are the same from any rootdir (the certificate folder's would otherwise show in workers).
+    assert all(result.startswith("contracts/") for clause in certificate["clauses"] for result in clause["checks"])
     _flavour_clauses_not_implemented(certificate)
 
 

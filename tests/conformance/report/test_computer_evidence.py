@@ -24,7 +24,7 @@ from conformance.evidence.rerun import RERUN_PICTURE_NOTE
 from tests.broken.certification import run_child
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-CHECK = "conformance/contracts/computer/check_pointer.py::test_click_lands_once_at_the_point"
+CHECK = "contracts/computer/check_pointer.py::test_click_lands_once_at_the_point"
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("Xvfb") and shutil.which("openbox") and Path("/usr/lib/chromium/chromium").exists()),

@@ -42,14 +42,16 @@ from tests.conformance.report.evidence_drivers import COUNT_VARIABLE
 
 CHECK = "test_click_at_uses_the_point_button_and_click_count"
 NODEID = f"conformance/contracts/browser/check_pointer.py::{CHECK}"
+# The certificate's ID for the check: from the contracts package, wherever the kit is installed.
+CHECK_ID = f"contracts/browser/check_pointer.py::{CHECK}"
 DRIVERS = "tests.conformance.report.evidence_drivers"
 
 
 def _evidence_of(certification: Certification) -> dict[str, Any]:
     assert certification.certificate is not None, certification.tail()
     evidence: dict[str, dict[str, Any]] = certification.certificate["evidence"]
-    assert list(evidence) == [NODEID], list(evidence)
-    return evidence[NODEID]
+    assert list(evidence) == [CHECK_ID], list(evidence)
+    return evidence[CHECK_ID]
 
 
 def _jpeg(data_url: str) -> Image.Image:
@@ -76,7 +78,7 @@ def _count(calls: Path) -> int:
 
 
 def _result(outcome: str, blamed: tuple[str, ...] = ("BR-PTR-001",), reason: str = "landed elsewhere") -> CheckResult:
-    return CheckResult(NODEID, ("BR-PTR-001", "BR-PTR-002"), outcome, blamed, reason)  # type: ignore[arg-type]
+    return CheckResult(CHECK_ID, ("BR-PTR-001", "BR-PTR-002"), outcome, blamed, reason)  # type: ignore[arg-type]
 
 
 def _seen(*members: str, before: dict[str, Any] | None = None) -> dict[str, Any]:
