@@ -56,6 +56,14 @@ def _clauses(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    doctor = importlib.import_module("conformance.doctor")
+    wanted = args.wanted or [doctor.DEFAULT_FOR]
+    if "all" in wanted:
+        wanted = [capability.key for capability in doctor.CAPABILITIES]
+    return int(doctor.run(wanted))
+
+
 def _open_questions() -> int:
     from conformance.clauses.open_questions import OPEN_QUESTIONS
 
@@ -131,7 +139,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
 
     doctor = commands.add_parser("doctor", help="say what this machine can certify and how to add what is missing")
-    doctor.set_defaults(handler=lambda args: importlib.import_module("conformance.doctor").run())
+    doctor.add_argument(
+        "--for",
+        dest="wanted",
+        action="append",
+        choices=["browser", "sdk", "computer", "docker", "node", "node-sdk", "all"],
+        help="the certification you want to run (repeatable; default browser): exit 1 only when one of these cannot",
+    )
+    doctor.set_defaults(handler=_doctor)
 
     desktop = commands.add_parser("desktop", help="the Docker desktop for --desktop=docker")
     desktop_commands = desktop.add_subparsers(dest="desktop_command", required=True)

@@ -15,9 +15,10 @@ import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Final
 
 SUPPORTED_PYTHON: Final = (3, 11)
@@ -25,6 +26,8 @@ DESKTOP_IMAGE: Final = os.environ.get("KIT_DESKTOP_IMAGE", "kit/desktop:latest")
 DEBIAN_CHROMIUM: Final = "/usr/bin/chromium"
 DEBIAN_HEADLESS_SHELL: Final = "/usr/bin/chromium-headless-shell"
 SHELL_HINT: Final = "apt-get install -y chromium-headless-shell: headless checks in about a third of the CPU"
+# The npm openai release the kit's Node checks were written against (its known deviations are for it).
+NPM_OPENAI: Final = "7.55.0"
 # Playwright for Node refuses older Node; the kit itself runs on 18 (conformance.harness.node.bridge).
 PLAYWRIGHT_NODE_MAJOR: Final = 20
 
@@ -110,6 +113,13 @@ def _executable(area: str, name: str, executables: Sequence[str], package: str) 
     return Finding(area, name, True, ", ".join(path for path in found if path))
 
 
+def checkout() -> Path | None:
+    """The kit's source checkout when it runs from one (its setup script beside the package), or None when it
+    was installed from a wheel: the advice differs, a wheel user has no scripts/setup.sh to run."""
+    root = Path(__file__).resolve().parents[1]
+    return root if (root / "scripts" / "setup.sh").is_file() and (root / "pyproject.toml").is_file() else None
+
+
 def _docker_engine() -> tuple[Finding, Finding]:
     engine = "Docker engine"
     image = f"desktop image {DESKTOP_IMAGE}"
@@ -121,7 +131,10 @@ def _docker_engine() -> tuple[Finding, Finding]:
         )
     version = _run(["docker", "version", "--format", "{{.Server.Version}}"])
     if version is None:
-        start = "start one (in a checkout: bash containers/start-dockerd.sh; or: service docker start)"
+        source = checkout()
+        start = (
+            f"bash {source / 'containers' / 'start-dockerd.sh'}" if source else "service docker start (or dockerd &)"
+        )
         return (
             Finding("docker", engine, False, "no engine answers", start),
             Finding("docker", image, False, "needs the engine", "driverkit desktop build"),
@@ -165,12 +178,14 @@ def _npm_openai() -> Finding:
         if manifest.is_file():
             version = json.loads(manifest.read_text("utf-8")).get("version", "unknown version")
             return Finding("node", "npm openai", True, f"{version} at {manifest.parent}")
+    source = checkout()
+    fix = (
+        f"bash {source / 'scripts' / 'setup.sh'}"
+        if source
+        else f"npm install openai@{NPM_OPENAI} in the driver's project (or point DRIVERKIT_NODE_OPENAI at one)"
+    )
     return Finding(
-        "node",
-        "npm openai",
-        False,
-        "not installed next to the kit (a JavaScript driver may still bring its own)",
-        "bash scripts/setup.sh in the kit's checkout, or npm install openai next to the driver",
+        "node", "npm openai", False, "not installed next to the kit (a JavaScript driver may still bring its own)", fix
     )
 
 
@@ -193,38 +208,65 @@ def findings() -> list[Finding]:
     ]
 
 
-CAPABILITIES: Final[tuple[tuple[str, Callable[[set[str]], bool]], ...]] = (
-    ("browser drivers (--driver)", lambda ok: {"Python", "openai", "playwright", "pytest", "browser"} <= ok),
-    ("the installed SDK (--sdk)", lambda ok: {"Python", "openai", "pytest"} <= ok),
-    (
-        "computer drivers on this host (--computer-driver)",
-        lambda ok: {"Python", "openai", "pytest", "python-xlib", "browser", "desktop"} <= ok,
+@dataclass(frozen=True)
+class Capability:
+    """A kind of certification: its ``--for`` name, how the summary names it, and the pieces it needs."""
+
+    key: str
+    what: str
+    needs: frozenset[str]
+
+
+_BASE: Final = frozenset({"Python", "openai", "pytest"})
+CAPABILITIES: Final[tuple[Capability, ...]] = (
+    Capability("browser", "browser drivers (--driver)", _BASE | {"playwright", "browser"}),
+    Capability("sdk", "the installed SDK (--sdk)", _BASE),
+    Capability(
+        "computer", "computer drivers on this host (--computer-driver)", _BASE | {"python-xlib", "browser", "desktop"}
     ),
-    (
-        "computer drivers in Docker (--desktop=docker)",
-        lambda ok: {"Python", "openai", "pytest", "python-xlib", "docker"} <= ok,
-    ),
-    ("JavaScript drivers (node:PATH#EXPORT)", lambda ok: {"Python", "openai", "pytest", "node", "npm openai"} <= ok),
+    Capability("docker", "computer drivers in Docker (--desktop=docker)", _BASE | {"python-xlib", "docker"}),
+    Capability("node", "JavaScript drivers (node:PATH#EXPORT)", _BASE | {"node", "npm openai"}),
+    Capability("node-sdk", "the npm openai (--sdk=node)", _BASE | {"node", "npm openai"}),
 )
+# What doctor answers for when not told: the README's main job.
+DEFAULT_FOR: Final = "browser"
+
+
+def _present(results: Sequence[Finding]) -> set[str]:
+    ok = {result.name for result in results if result.found}
+    areas = {result.area for result in results}
+    return ok | {area for area in areas if all(r.found for r in results if r.area == area)}
 
 
 def summary(results: Sequence[Finding]) -> list[str]:
     """One line per kind of certification: whether this machine can run it."""
-    ok = {result.name for result in results if result.found}
-    areas = {result.area for result in results}
-    ok |= {area for area in areas if all(r.found for r in results if r.area == area)}
-    return [f"{'can' if check(ok) else 'cannot'} certify {what}" for what, check in CAPABILITIES]
+    ok = _present(results)
+    return [f"{'can' if capability.needs <= ok else 'cannot'} certify {capability.what}" for capability in CAPABILITIES]
 
 
-def run() -> int:
-    """Print every finding and the summary; 0 when everything is there, 1 when something is missing."""
+def run(wanted: Sequence[str] = (DEFAULT_FOR,)) -> int:
+    """Print every finding and the summary; 0 when every kind of certification in ``wanted`` can run here, 1 when
+    one cannot (a missing piece that only other kinds need does not fail it)."""
     results = findings()
+    source = checkout()
+    print(f"kit: responses-driver-kit {_version()} from {'its checkout at ' + str(source) if source else 'a wheel'}")
     for result in results:
         print(result.render())
     print()
     for line in summary(results):
         print(line)
-    return 0 if all(result.found for result in results) else 1
+    ok = _present(results)
+    blocked = [capability for capability in CAPABILITIES if capability.key in wanted and not capability.needs <= ok]
+    if blocked:
+        print(f"cannot run what was asked for: {', '.join(capability.what for capability in blocked)}")
+    return 1 if blocked else 0
 
 
-__all__ = ["Finding", "findings", "run", "summary"]
+def _version() -> str:
+    try:
+        return metadata.version("responses-driver-kit")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+__all__ = ["CAPABILITIES", "DEFAULT_FOR", "Capability", "Finding", "checkout", "findings", "run", "summary"]

@@ -103,3 +103,35 @@ def test_a_named_chromium_that_is_not_executable_is_missing(tmp_path: Path, monk
     assert "unset DRIVERKIT_CHROMIUM" in finding.render()
     monkeypatch.setenv("DRIVERKIT_CHROMIUM", _executable(tmp_path / "mine"))
     assert doctor._playwright_chromium().found
+
+
+def test_advice_fits_a_wheel_install(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(doctor, "checkout", lambda: None)
+    monkeypatch.setattr(doctor.shutil, "which", lambda name: "/usr/bin/docker" if name == "docker" else None)
+    monkeypatch.setattr(doctor, "_run", lambda argv: None)  # no engine answers
+    monkeypatch.setattr(Path, "is_file", lambda self: False)  # no node_modules/openai anywhere
+    results = {result.name: result for result in doctor.findings()}
+    assert results["Docker engine"].fix == "service docker start (or dockerd &)"
+    assert results["npm openai"].fix.startswith(f"npm install openai@{doctor.NPM_OPENAI} in the driver's project")
+    assert all("setup.sh" not in result.fix and "checkout" not in result.fix for result in results.values())
+
+
+def test_advice_in_a_checkout_names_its_scripts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(doctor, "checkout", lambda: tmp_path)
+    monkeypatch.setattr(Path, "is_file", lambda self: False)
+    npm = next(result for result in doctor.findings() if result.name == "npm openai")
+    assert npm.fix == f"bash {tmp_path / 'scripts' / 'setup.sh'}"
+
+
+def test_the_exit_status_answers_for_the_certification_asked_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    everything = [doctor.Finding("x", name, True, "here") for name in ("Python", "openai", "pytest", "playwright")]
+    everything += [doctor.Finding("browser", "browser", True, "here"), doctor.Finding("node", "npm openai", False, "")]
+    monkeypatch.setattr(doctor, "findings", lambda: everything)
+    assert main(["doctor"]) == 0  # the main job (browser drivers) can run; only the npm openai is missing
+    assert main(["doctor", "--for", "sdk"]) == 0
+    capsys.readouterr()
+    assert main(["doctor", "--for", "browser", "--for", "node-sdk"]) == 1
+    assert "cannot run what was asked for: the npm openai (--sdk=node)" in capsys.readouterr().out
+    assert main(["doctor", "--for", "all"]) == 1
