@@ -17,16 +17,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from conformance import atomic
 from conformance._safe_text import bounded, for_markdown, for_terminal, markdown_code, valid_unicode
+from conformance.certificate_format import FORMAT, FORMAT_VERSION, Certificate, Evidence, Status
 from conformance.clauses import DOCUMENTS
 from conformance.session import ClauseResult, RootCause, fix_first
 
-FORMAT = "driverkit.certificate"
-# 2: clauses say why they were not checked and what blocked them; fix_first lists the root causes.
-FORMAT_VERSION = 2
 STATUS_LABELS: Mapping[str, str] = {
     "passed": "passed",
     "failed": "FAILED",
@@ -102,7 +100,7 @@ def build(
     incomplete: Sequence[str] = (),
     notes: Sequence[str] = (),
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> Certificate:
     """The certificate as JSON data. Its versions are the kit's, the SDK's and Python's plus what each subject's
     profile says its driver runs on (never anything of the kit's own reference browser); ``incomplete`` says what
     cut the run short (it caps the verdict at "not fully checked"); ``notes`` are harness findings that concern
@@ -130,7 +128,7 @@ def build(
             {"kind": subject.kind, "spec": subject.spec, "profile": dict(subject.profile or {})} for subject in subjects
         ],
         "run": {"complete": not incomplete, "incomplete": list(incomplete), "notes": list(notes)},
-        "summary": {status: counts[status] for status in STATUS_LABELS},
+        "summary": cast(dict[Status, int], {status: counts[status] for status in STATUS_LABELS}),
         "clauses": [
             {
                 "id": result.clause.id,
@@ -150,8 +148,11 @@ def build(
             {"clause": cause.clause.clause.id, "blocks": list(cause.blocks), "members": list(cause.members)}
             for cause in fix_first(results)
         ],
-        "evidence": _within_budget(
-            {check: dict(found) for check, found in sorted((evidence or {}).items()) if check in explained}
+        "evidence": cast(
+            dict[str, Evidence],
+            _within_budget(
+                {check: dict(found) for check, found in sorted((evidence or {}).items()) if check in explained}
+            ),
         ),
     }
 

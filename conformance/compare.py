@@ -12,14 +12,15 @@ error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.certificate import FORMAT, STATUS_LABELS
+from conformance import certificate_format
+from conformance.certificate import STATUS_LABELS
+from conformance.certificate_format import Certificate
 
 # Outcomes that say something about the SDK; "not checked" and "not implemented" say the check did not run there.
 CHECKED = frozenset({"passed", "failed", "deviation", "unverified"})
@@ -37,16 +38,12 @@ class Difference:
     node: Mapping[str, Any]
 
 
-def load(path: Path) -> dict[str, Any]:
-    """The certificate JSON at ``path`` (a certificate folder or its certificate.json)."""
-    file = path / "certificate.json" if path.is_dir() else path
+def load(path: Path) -> Certificate:
+    """The certificate at ``path`` (a certificate folder or its certificate.json), checked against its format."""
     try:
-        data = json.loads(file.read_text("utf-8"))
-    except (OSError, ValueError) as error:
-        raise CertificateError(f"{file}: cannot read a certificate: {error}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CertificateError(f"{file}: not a driverkit certificate (format is not {FORMAT!r})")
-    return data
+        return certificate_format.load(path)
+    except certificate_format.CertificateFormatError as error:
+        raise CertificateError(str(error)) from None
 
 
 def _functions(clause: Mapping[str, Any]) -> set[str]:

@@ -15,14 +15,13 @@ the same page and the same atomic write as one from a single run.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from conformance import certificate
+from conformance import certificate, certificate_format
 from conformance.clauses import UnknownClauseError, registry
 from conformance.session import DESELECTED, PRECEDENCE, WHY_PRECEDENCE, ClauseResult, ClauseStatus, NotCheckedWhy
 
@@ -50,41 +49,11 @@ class Shard:
 
 def load(location: Path) -> Shard:
     """Read and check one ``certificate.json`` (``location`` is the file or the folder holding it)."""
+    try:
+        data = certificate_format.load(location)
+    except certificate_format.CertificateFormatError as error:
+        raise MergeError(str(error)) from None
     path = location / "certificate.json" if location.is_dir() else location
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise MergeError(
-            f"{path}: no certificate there (expected a certificate folder or its certificate.json)"
-        ) from None
-    except OSError as error:
-        raise MergeError(f"{path}: cannot read it ({error.strerror or error})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise MergeError(f"{path}: not JSON ({error.msg} at line {error.lineno}); a half-written file?") from None
-    if not isinstance(data, dict) or data.get("format") != certificate.FORMAT:
-        raise MergeError(f"{path}: not a driverkit certificate (its format field is not {certificate.FORMAT!r})")
-    if data.get("format_version") != certificate.FORMAT_VERSION:
-        raise MergeError(
-            f"{path}: certificate format version {data.get('format_version')!r}; this kit merges version "
-            f"{certificate.FORMAT_VERSION}"
-        )
-    for key, kind in (("subjects", list), ("clauses", list), ("versions", dict), ("run", dict)):
-        if not isinstance(data.get(key), kind):
-            raise MergeError(f"{path}: field {key!r} is missing or not a JSON {kind.__name__}")
-    seen: set[str] = set()
-    for index, clause in enumerate(data["clauses"]):
-        if not isinstance(clause, dict) or not isinstance(clause.get("id"), str):
-            raise MergeError(f"{path}: clauses[{index}] has no clause id")
-        if clause.get("status") not in certificate.STATUS_LABELS:
-            raise MergeError(f"{path}: clause {clause['id']} has an unknown status {clause.get('status')!r}")
-        for key in ("reasons", "checks", "members"):
-            if not isinstance(clause.get(key), list):
-                raise MergeError(f"{path}: clause {clause['id']} field {key!r} is missing or not a list")
-        if clause["id"] in seen:
-            raise MergeError(f"{path}: clause {clause['id']} appears twice")
-        seen.add(clause["id"])
     return Shard(path.parent.name or str(path.parent), path, data)
 
 
@@ -169,7 +138,7 @@ def _versions(shards: Sequence[Shard]) -> tuple[dict[str, Any], list[str]]:
     return versions, notes
 
 
-def merge(shards: Sequence[Shard]) -> dict[str, Any]:
+def merge(shards: Sequence[Shard]) -> certificate_format.Certificate:
     """The merged certificate data (format of ``conformance.certificate.build``)."""
     if not shards:
         raise MergeError("no certificates to merge")

@@ -204,6 +204,25 @@ def _run_evidence_reader(code: str, namespace: Namespace, capsys: pytest.Capture
     assert Path("out/certificate-again.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
+def _run_verdict_reader(code: str, namespace: Namespace, capsys: pytest.CaptureFixture[str]) -> None:
+    # A CI job's certificate folder: one clause failed and blocks another.
+    from conformance import certificate
+    from conformance.clauses import registry
+    from conformance.session import ClauseResult
+
+    root, blocked = list(registry().with_prefix("BR"))[:2]
+    built = certificate.build(
+        [certificate.CertifiedSubject("browser driver", "m:f", None)],
+        [
+            ClauseResult(root, "failed", ["m.py::check"], ["it broke"]),
+            ClauseResult(blocked, "not_checked", [], ["blocked"], why="blocked", blocked_by=root.id),
+        ],
+    )
+    certificate.write(Path("out"), built)
+    exec(code, namespace)
+    assert capsys.readouterr().out == f"does not conform ['{root.id}'] ['{root.id}']\n"
+
+
 RUNNERS: dict[str, Callable[..., None]] = {
     "def make_driver(env: Environment)": _run_factory,
     "def test_page_text_has_no_elements": _run_check,
@@ -214,6 +233,7 @@ RUNNERS: dict[str, Callable[..., None]] = {
     "ExecutionLimits(deadline_s=10": _run_execution_limits,
     "def look(endpoint: str, token: str)": _run_javascript_look,
     "render_certificate(certificate)": _run_evidence_reader,
+    'print(certificate["verdict"], failed': _run_verdict_reader,
 }
 
 

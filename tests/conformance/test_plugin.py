@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import pytest
+
+from conformance.certificate_format import load as load_certificate
 
 TINY_DRIVERS = """
 import contextlib
@@ -157,7 +158,7 @@ def test_certificate_names_blamed_clause_and_unimplemented_members(project: pyte
     out = project.path / "cert"
     result = project.runpytest_subprocess("--driver=tinydrivers:plain", f"--certificate={out}", "test_more.py")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    certificate = json.loads((out / "certificate.json").read_text())
+    certificate = dict(load_certificate(out / "certificate.json"))
     statuses = {clause["id"]: clause for clause in certificate["clauses"]}
     assert statuses["BR-SDK-001"]["status"] == "failed"
     assert statuses["BR-SDK-001"]["reasons"] == ["deliberately broken"]
@@ -190,7 +191,7 @@ def test_click(subject):
     out = project.path / "cert"
     result = project.runpytest_subprocess("--driver=tinydrivers:plain", f"--certificate={out}", "test_missing.py")
     assert result.ret == pytest.ExitCode.OK
-    certificate = json.loads((out / "certificate.json").read_text())
+    certificate = dict(load_certificate(out / "certificate.json"))
     clause = next(c for c in certificate["clauses"] if c["id"] == "BR-SDK-001")
     assert clause["status"] == "not_implemented"
     assert clause["reasons"] == ["click"]

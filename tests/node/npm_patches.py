@@ -7,7 +7,6 @@ covers the behaviour must then fail exactly the patch's clause, and an unpatched
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -16,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from conformance.certificate_format import load as load_certificate
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = ROOT / "node_modules" / "openai"
@@ -38,7 +39,7 @@ def certify(tmp_path: Path, *selection: str, openai: Path | None = None) -> dict
         timeout=600,
     )
     assert (out / "certificate.json").is_file(), done.stdout[-3000:] + done.stderr[-3000:]
-    certificate: dict[str, Any] = json.loads((out / "certificate.json").read_text("utf-8"))
+    certificate: dict[str, Any] = dict(load_certificate(out / "certificate.json"))
     certificate["exit"] = done.returncode
     return certificate
 

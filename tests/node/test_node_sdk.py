@@ -7,7 +7,6 @@ certificate must blame exactly the patched clause.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conformance.certificate_format import load as load_certificate
 from conformance.rig.node_subject import node_sdk_version
 from tests.node.npm_patches import (
     ROOT,
@@ -86,7 +86,7 @@ def test_driverkit_certify_keeps_the_rootdir_with_two_workers_and_a_folder_outsi
         timeout=600,
     )
     assert "FAILED" not in done.stdout, done.stdout[-3000:]
-    certificate: dict[str, Any] = json.loads((out / "certificate.json").read_text("utf-8"))
+    certificate: dict[str, Any] = dict(load_certificate(out / "certificate.json"))
     certificate["exit"] = done.returncode
     # Check IDs are the same from any rootdir (the certificate folder's would otherwise show in workers).
     assert all(result.startswith("contracts/") for clause in certificate["clauses"] for result in clause["checks"])

@@ -8,7 +8,6 @@ so the test stays short. Each must write a certificate that fails nothing.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.certificate_format import load as load_certificate
 from tests.broken.certification import run_child
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_the_command_certifies_as_written(words: list[str], tmp_path: Path) -> N
     command = [part.replace("--certificate=out/", f"--certificate={tmp_path / 'out'}") for part in command]
     completed = run_child(command, cwd=REPOSITORY if in_clone else project, timeout=600)
     output = completed.stdout + completed.stderr
-    certificate = json.loads((tmp_path / "out" / "certificate.json").read_text("utf-8"))
+    certificate = dict(load_certificate(tmp_path / "out" / "certificate.json"))
     failed = [clause["id"] for clause in certificate["clauses"] if clause["status"] == "failed"]
     assert not failed, output[-3000:]
     passed = [clause["id"] for clause in certificate["clauses"] if clause["status"] == "passed"]

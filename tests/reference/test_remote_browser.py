@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import socket
 import subprocess
@@ -24,6 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 from rdk_helpers import desktop_image_or_skip
 
+from conformance.certificate_format import load as load_certificate
 from conformance.harness.environment import Environment, SharedResources
 from conformance.harness.fixture_server import FixtureServer
 from reference.browser import (
@@ -447,7 +447,7 @@ def test_the_reference_driver_certifies_over_the_devtools_endpoint_of_a_desktop_
         )
         output = (run.stdout + run.stderr)[-3000:]
         assert run.returncode == 0, output
-        certificate = json.loads((tmp_path / "certificate" / "certificate.json").read_text("utf-8"))
+        certificate = dict(load_certificate(tmp_path / "certificate" / "certificate.json"))
         assert certificate["summary"]["failed"] == 0 and certificate["summary"]["passed"] > 0, output
         profile = certificate["subjects"][0]["profile"]
         assert profile["browser route"].startswith(f"the DevTools endpoint at {_without_secret(endpoint)}")

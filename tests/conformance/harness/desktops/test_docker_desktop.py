@@ -6,7 +6,6 @@ Skipped when no Docker engine answers (start one with containers/start-dockerd.s
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from conformance.certificate_format import load as load_certificate
 from conformance.harness.desktops import DesktopSettings, DesktopStartError, DockerDesktop
 from conformance.harness.desktops.container_owner import LABEL, ContainerOwner, process_started, sweep
 from conformance.harness.desktops.displays import lock_path, socket_path
@@ -210,6 +210,6 @@ def test_two_workers_certify_the_computer_driver_on_two_containers_and_leave_non
     assert most_at_once == 2, (seen, tail)
     assert sorted(seen.values()) == ["gw0", "gw1"], (seen, tail)
     assert client.containers.list(all=True, filters=ours) == [], "a desktop container outlived the run"
-    certificate = json.loads((tmp_path / "certificate" / "certificate.json").read_text("utf-8"))
+    certificate = dict(load_certificate(tmp_path / "certificate" / "certificate.json"))
     assert certificate["verdict"] == "conforms", tail
     client.close()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conformance.certificate_format import load as load_certificate
 from conformance.contracts.computer._support import FREE_LEFT, FREE_TOP, PATH_FRACTIONS, POINT_FRACTIONS, _at
 from conformance.harness.desktops.settings import COMMON_SCREENS, parse_screen_size
 from tests.broken.certification import run_child
@@ -65,7 +65,7 @@ def test_the_reference_computer_driver_conforms_at_each_screen_size(size: str, t
     ]
     completed = run_child(command, cwd=REPOSITORY, timeout=900)
     output = completed.stdout + completed.stderr
-    certificate = json.loads((tmp_path / "certificate.json").read_text("utf-8"))
+    certificate = dict(load_certificate(tmp_path / "certificate.json"))
     profile = certificate["subjects"][0]["profile"]
     assert profile["screen size"] == size
     assert profile["software"]["driver class"] == "reference.computer.driver.XvfbComputerDriver"
