@@ -16,7 +16,8 @@ What is here, by reader:
 - custom checks use :class:`BrowserSubject` and the typed outcomes (:func:`expect`, :func:`violation`,
   :func:`precondition`, :func:`unverified`, :func:`not_implemented`, :func:`not_provoked`, :func:`not_checked`),
   and let :class:`DriverTimeout` through;
-- a certificate's page: :func:`render_certificate` (from ``certificate.json`` alone);
+- reading a certificate: :func:`load_certificate` (checked against the shipped schema,
+  :data:`CERTIFICATE_SCHEMA_FILE`) gives a typed :class:`Certificate`; :func:`render_certificate` makes its page;
 - recording a live run: :func:`record_client`, :func:`record_async_client`, :func:`recorded_run_options`;
 - replaying it: :func:`replay_cassette` (and :class:`ReplayReport`), with cassettes read by :func:`load_cassette`;
 - writing a cassette by hand: :class:`CassetteBuilder` and its item helpers;
@@ -50,6 +51,9 @@ from conformance.cassette_builder import (
     web_search_call,
 )
 from conformance.cassettes import Cassette, CassetteError
+from conformance.certificate_format import SCHEMA_FILE as CERTIFICATE_SCHEMA_FILE
+from conformance.certificate_format import Certificate, CertificateFormatError
+from conformance.certificate_format import load as load_certificate
 from conformance.cassettes import load as load_cassette
 from conformance.cassettes import save as save_cassette
 from conformance.fake_responses import CassetteTransport
@@ -82,11 +86,14 @@ def kit_version() -> str:
 __all__ = [
     "BrowserDriverFactory",
     "BrowserSubject",
+    "CERTIFICATE_SCHEMA_FILE",
     "CallOutcome",
     "Cassette",
     "CassetteBuilder",
     "CassetteError",
     "CassetteTransport",
+    "Certificate",
+    "CertificateFormatError",
     "ClauseViolation",
     "ComputerDriverFactory",
     "ComputerEnvironment",
@@ -105,6 +112,7 @@ __all__ = [
     "function_call",
     "kit_version",
     "load_cassette",
+    "load_certificate",
     "mcp_approval_request",
     "mcp_call",
     "message",
