@@ -51,11 +51,11 @@ from conformance.cassette_builder import (
     web_search_call,
 )
 from conformance.cassettes import Cassette, CassetteError
+from conformance.cassettes import load as load_cassette
+from conformance.cassettes import save as save_cassette
 from conformance.certificate_format import SCHEMA_FILE as CERTIFICATE_SCHEMA_FILE
 from conformance.certificate_format import Certificate, CertificateFormatError
 from conformance.certificate_format import load as load_certificate
-from conformance.cassettes import load as load_cassette
-from conformance.cassettes import save as save_cassette
 from conformance.fake_responses import CassetteTransport
 from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.environment import DriverHints, Effect, EffectTimeout, Environment, FileGrant, ServedRequest
@@ -84,9 +84,9 @@ def kit_version() -> str:
 
 
 __all__ = [
+    "CERTIFICATE_SCHEMA_FILE",
     "BrowserDriverFactory",
     "BrowserSubject",
-    "CERTIFICATE_SCHEMA_FILE",
     "CallOutcome",
     "Cassette",
     "CassetteBuilder",
