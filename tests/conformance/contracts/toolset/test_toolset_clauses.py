@@ -16,9 +16,6 @@ from conformance.clauses import load_clauses, registry
 CLAUSES = load_clauses("toolset")
 
 SUITE = Path(conformance.contracts.toolset.__file__).parent
-SPEC_DIR = Path("/work/shared/spec")
-# The kit cites documents by title; the tests find their files on this machine by key (``000_<hash>.txt``).
-SPEC_FILES = {path.name[:3]: path.name for path in SPEC_DIR.glob("*.txt")}
 
 
 # Run in a child process so the suite's conftest and plugins load as they do for a maintainer, without
@@ -76,13 +73,3 @@ def test_clause_ids_are_unique_and_prefixed() -> None:
     ids = [clause.id for clause in CLAUSES]
     assert len(ids) == len(set(ids))
     assert all(clause_id.startswith("TS-") for clause_id in ids)
-
-
-@pytest.mark.skipif(not SPEC_DIR.is_dir(), reason="the spec documents are not on this machine")
-def test_every_clause_cites_an_existing_heading() -> None:
-    headings: dict[str, set[str]] = {}
-    for key, name in SPEC_FILES.items():
-        lines = (SPEC_DIR / name).read_text(encoding="utf-8").splitlines()
-        headings[key] = {line.lstrip("#").strip() for line in lines if line.strip()}
-    wrong = [(clause.id, clause.section) for clause in CLAUSES if clause.section not in headings[clause.spec]]
-    assert wrong == []
