@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
 
-import pytest
 from openai.lib.responses_tool_runner import (
     AsyncRegisteredFunction,
     RegisteredFunction,
@@ -640,17 +639,6 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-# ------------------------------------------------------------------------------------------ pytest fixture
-
-Replayer = Callable[..., ReplayReport]
-
-
-@pytest.fixture
-def replayer() -> Iterator[Replayer]:
-    """Replay a cassette in a test: ``report = replayer("bug.jsonl", mode="async-eager"); assert report.ok``."""
-    yield replay
-
-
 __all__ = [
     "MODES",
     "ReplayError",
@@ -659,7 +647,6 @@ __all__ = [
     "add_arguments",
     "plan_from",
     "replay",
-    "replayer",
     "run",
     "run_settings_from",
     "unified_diff",

@@ -23,6 +23,10 @@ def test_every_public_name_is_importable_from_the_package(name: str) -> None:
     assert getattr(conformance, name) is getattr(api, name)
 
 
+def test_the_package_knows_the_public_names_without_importing_the_api() -> None:
+    assert set(api.__all__) == conformance.PUBLIC_NAMES
+
+
 def test_an_unknown_name_is_an_attribute_error_naming_it() -> None:
     with pytest.raises(AttributeError, match="no attribute 'Enviroment'"):
         conformance.Enviroment  # noqa: B018

@@ -44,10 +44,11 @@ from conformance.harness import fixtures
 from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.errors import DriverTimeout, bounded, describe_error
 from conformance.harness.subject import BrowserSubject
+from conformance.options import EVIDENCE_MODES
 from conformance.session import USER_PROPERTY, CheckResult
 
 PROPERTY = "driverkit-evidence-rerun"
-MODES = ("rerun", "rerun-all", "first-run", "off")
+MODES = EVIDENCE_MODES
 RERUN_MODES = ("rerun", "rerun-all")
 # The share of a run's elapsed time its reruns may take under ``rerun``. The budget is checked before each rerun,
 # so a run overshoots it by at most one check's rerun, and the first failing check is always rerun.

@@ -18,15 +18,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 from conformance.harness.errors import DriverTimeout
+from conformance.options import DEFAULT_DRIVER_TIMEOUT
 
 T = TypeVar("T")
 
 
-# The longest wait the documents let a caller ask of a driver is 30 seconds (wait_for's and run_script's
-# timeout_ms top out at 30,000 ms). A call into the driver gets twice that before the kit gives up on it, so a
-# slow but correct driver that uses the whole allowance (and reports state around it) still finishes.
-CONTRACT_LONGEST_WAIT_SECONDS: Final = 30.0
-DEFAULT_DRIVER_TIMEOUT: Final = 2 * CONTRACT_LONGEST_WAIT_SECONDS
 # How long the end of the run waits for tasks a driver left on the harness loop once they are cancelled.
 LOOP_SHUTDOWN_SECONDS: Final = 5.0
 

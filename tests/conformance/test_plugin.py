@@ -207,14 +207,16 @@ def test_driver_alone_collects_the_bundled_checks(project: pytest.Pytester) -> N
     assert "test_checks.py" not in result.stdout.str()
 
 
-def test_browser_checks_skip_without_driver(project: pytest.Pytester) -> None:
-    result = project.runpytest_subprocess("test_checks.py", "-rs")
-    result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines(["*--driver=module:factory*"])
+def test_without_a_kit_option_the_kit_registers_no_fixture(project: pytest.Pytester) -> None:
+    # A project's own run, certification or not asked for: the kit is dormant (tests/test_dormant_plugin.py), so
+    # checks written for it find no subject; their markers are known, so nothing warns about them.
+    result = project.runpytest_subprocess("test_checks.py", "-rs", "-W", "error::pytest.PytestUnknownMarkWarning")
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*fixture 'subject' not found*"])
 
 
 def test_a_named_check_module_is_collected_once(project: pytest.Pytester) -> None:
-    from conformance.plugin import CONTRACTS
+    from conformance.certification_plugin import CONTRACTS
 
     module = sorted((CONTRACTS / "browser").glob("check_*.py"))[0]
     result = project.runpytest_subprocess("--driver=tinydrivers:plain", "--collect-only", "-q", str(module))
@@ -228,7 +230,7 @@ def test_sdk_selects_the_toolset_and_runner_suites_and_check_files_are_collected
 ) -> None:
     # A stand-in for conformance/contracts: the hook collects check_*.py from every suite folder under it, so a
     # renamed toolset or runner suite is collected by the same rule as the browser one.
-    import conformance.plugin
+    import conformance.certification_plugin
 
     contracts = pytester.mkdir("contracts")
     for suite, body in (
@@ -240,7 +242,7 @@ def test_sdk_selects_the_toolset_and_runner_suites_and_check_files_are_collected
         (contracts / suite / "helper.py").write_text("def test_never_collected():\n    raise AssertionError\n")
     (contracts / "browser").mkdir()
     (contracts / "browser" / "check_browser.py").write_text("def test_browser_rule():\n    raise AssertionError\n")
-    monkeypatch.setattr(conformance.plugin, "CONTRACTS", contracts)
+    monkeypatch.setattr(conformance.certification_plugin, "CONTRACTS", contracts)
     result = pytester.runpytest_inprocess("--sdk", "-p", "no:cacheprovider", "-q", "--collect-only")
     collected = sorted(line.split("::")[-1] for line in result.stdout.lines if "::" in line)
     assert collected == ["test_runner_rule", "test_toolset_rule"], result.stdout.str()
