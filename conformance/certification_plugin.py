@@ -131,9 +131,6 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = evidence_mode(config)
     if mode in RERUN_MODES:
         config.pluginmanager.register(EvidenceRerun.for_mode(mode), RERUN_PLUGIN_NAME)
-    config.addinivalue_line("markers", "known_deviation(clause, id): set by the known-deviation file, not by hand")
-    config.addinivalue_line("markers", "node_sdk: a check without a mode parameter that also runs on --node-sdk")
-    config.addinivalue_line("markers", "driverkit_outcome(kind, detail): the check ends so at setup (set by the kit)")
     # Like junitxml, the run's results live in an object registered for this config only, so a pytest run
     # inside another (pytester) never mixes its results with the outer run's.
     config.pluginmanager.register(_Recorder(config), _RECORDER_NAME)

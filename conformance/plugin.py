@@ -155,6 +155,9 @@ MARKERS: Final = (
     "page(name): the fixture page a browser check starts on",
     "hints(**fields): DriverHints the check asks the driver factory for",
     "requires(*ids): clauses a check relies on; when one fails elsewhere, its failure is blocked by it",
+    "known_deviation(clause, id): set by the known-deviation file, not by hand",
+    "node_sdk: a check without a mode parameter that also runs on --node-sdk",
+    "driverkit_outcome(kind, detail): the check ends so at setup (set by the kit)",
 )
 
 

@@ -19,7 +19,7 @@ KINDS: Final = ("browser", "desktop", "container", "child_run", "node")
 
 _BROWSERS: Final = ("chromium", "chrome", "headless_shell", "chromium-headless-shell")
 _DESKTOP: Final = ("Xvfb", "xdotool", "openbox", "xauth", "xdpyinfo", "xwd", "xrandr")
-_CONTAINERS: Final = ("docker", "dockerd", "containerd", "podman")
+_CONTAINERS: Final = ("docker", "dockerd", "containerd", "podman", "bwrap", "unshare")
 
 
 def _argv(arguments: object) -> list[str]:

@@ -10,6 +10,9 @@ import pytest
 from conformance import doctor, resources
 from conformance.cli import main
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.container, pytest.mark.node]
+
 
 def test_every_piece_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
     main(["doctor"])

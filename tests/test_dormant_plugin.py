@@ -12,6 +12,9 @@ import json
 
 import pytest
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.child_run]
+
 HEAVY = ("openai", "hypothesis", "playwright", "httpx2", "PIL", "conformance.certification_plugin", "conformance.api")
 KIT_FIXTURES = ("subject", "env", "computer_subject", "computer_environment", "replayer", "shows_start_page")
 

@@ -9,7 +9,11 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
+import pytest
 from _pytest.mark.expression import Expression
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.container]
 
 FANOUT = Path(__file__).resolve().parents[1] / "containers" / "fanout"
 

@@ -23,6 +23,9 @@ from conformance.cli import main
 from conformance.merge import MergeError, load, merge
 from conformance.session import ClauseResult, ClauseStatus, NotCheckedWhy
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.child_run]
+
 DRIVER = "reference.browser:sync_factory"
 FIRST, SECOND, THIRD = (clause.id for clause in registry().with_prefix("BR")[:3])
 Entry = tuple[ClauseStatus, Sequence[str], Sequence[str]]  # status, checks, reasons

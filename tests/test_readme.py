@@ -27,6 +27,9 @@ from conformance.harness.browser import BrowserHarness
 from conformance.replay import replay
 from reference.execution import ExecutionService
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.child_run]
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 TEXT = README.read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```(\w+)\n(.*?)```", TEXT, flags=re.S)

@@ -19,6 +19,9 @@ import pytest
 from conformance.members import DRIVER_METHOD_NAMES
 from tests.broken.certification import certify
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.child_run]
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize(

@@ -10,6 +10,9 @@ import pytest
 
 from conformance.folder_lock import LOCK_NAME, FolderInUseError, FolderLock
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run]
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 

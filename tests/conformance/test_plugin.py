@@ -8,6 +8,9 @@ import pytest
 
 from conformance.certificate_format import load as load_certificate
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run]
+
 TINY_DRIVERS = """
 import contextlib
 

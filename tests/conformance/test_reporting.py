@@ -58,8 +58,8 @@ def test_an_unwritable_folder_is_named_before_any_check_runs(tmp_path: Path) -> 
 
 
 def test_a_note_is_listed_once_though_every_report_of_its_check_carries_it(browser_config: pytest.Config) -> None:
-    from conformance.harness.fixtures import NOTE_PROPERTY
     from conformance.certification_plugin import _RECORDER_NAME
+    from conformance.harness.fixtures import NOTE_PROPERTY
 
     recorder = browser_config.pluginmanager.get_plugin(_RECORDER_NAME)
     note = "c::one: the page barrier did not hold within 3 s"

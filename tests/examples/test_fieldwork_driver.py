@@ -14,6 +14,9 @@ from reference.browser import SyncBrowserProcess
 from reference.examples._support import PageSession, fixture_pages
 from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[SyncBrowserProcess]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conformance.fake_responses import CassetteTransport, fake_client
 from reference.examples import pickup
 from tests.desktops import needs_x
 
-pytestmark = needs_x
+pytestmark = [needs_x, pytest.mark.desktop]
 
 
 def test_rehearsal_reveals_the_code_and_is_verified_by_the_page() -> None:

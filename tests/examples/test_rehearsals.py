@@ -14,6 +14,9 @@ from conformance.fake_responses import CassetteTransport
 from reference.examples import exec_js, exec_py, fieldwork, mixed, reader, review
 from reference.examples._support import REHEARSAL_MODEL, ExampleResult, rehearsal_async_client, rehearsal_client
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop]
+
 
 def approve_all(description: str) -> bool:
     return True

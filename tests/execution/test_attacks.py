@@ -35,6 +35,9 @@ from ._procs import gone_soon, pids_matching, present_soon
 from ._targets import MODES, Factory, Target, target_factory
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 ROOT = Path(__file__).resolve().parents[2]
 FORKS_TRIED = 300
 # The JavaScript runtime's process limit is node.PROCESS_FACTOR times larger (Node and Chromium threads count).

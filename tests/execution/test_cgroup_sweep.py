@@ -16,9 +16,13 @@ from reference.execution.cgroups import _sweep
 
 PIDS = Path("/sys/fs/cgroup/pids")
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not (PIDS / "cgroup.procs").exists(), reason="needs root and a cgroup v1 pids hierarchy"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not (PIDS / "cgroup.procs").exists(), reason="needs root and a cgroup v1 pids hierarchy"
+    ),
+    pytest.mark.desktop,
+    pytest.mark.container,
+]
 
 
 def _dead_pid() -> int:

@@ -7,6 +7,9 @@ import pytest
 from reference.execution import ExecutionService, ExecutionServiceError, execute_in_sandbox, validate_output
 from reference.execution.client import DECLINED
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 
 def test_declined_code_is_never_sent(service: ExecutionService, token: str) -> None:
     seen: list[str] = []

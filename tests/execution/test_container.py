@@ -30,7 +30,11 @@ def _docker_ready() -> bool:
     return probe.returncode == 0
 
 
-pytestmark = pytest.mark.skipif(not _docker_ready(), reason="needs a Docker engine and the kit/desktop image")
+pytestmark = [
+    pytest.mark.skipif(not _docker_ready(), reason="needs a Docker engine and the kit/desktop image"),
+    pytest.mark.desktop,
+    pytest.mark.container,
+]
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,9 @@ from reference.execution import ExecutionService
 from ._http import execute, send
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 
 def test_missing_token_is_401_with_bearer_challenge(service: ExecutionService) -> None:
     reply = send(service.endpoint, b"{}", token=None)

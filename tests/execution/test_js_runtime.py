@@ -21,6 +21,9 @@ from ._http import Reply, execute, texts
 from ._procs import gone_soon, pids_of_uid
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.container]
+
 try:
     node_binary()
 except NodeUnavailable as missing:

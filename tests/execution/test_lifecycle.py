@@ -24,6 +24,9 @@ from ._http import execute, send, texts
 from ._procs import gone_soon, pids_matching, present_soon
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 
 def test_delete_ends_a_session_and_its_runtime(service: ExecutionService, token: str) -> None:
     execute(service.endpoint, token, "ending", "kept = 1")

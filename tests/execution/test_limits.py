@@ -13,6 +13,9 @@ from reference.execution import ExecutionService
 from ._http import execute, texts
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 LIMITS = replace(
     TEST_LIMITS, deadline_s=8.0, cpu_seconds=2, max_open_files=64, max_file_bytes=1 << 20, tmp_bytes=2 << 20
 )

@@ -21,6 +21,9 @@ from ._http import execute, texts
 from ._procs import gone_soon, pids_of_uid
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 
 def test_namespace_persists_within_a_session_only(service: ExecutionService, token: str) -> None:
     assert execute(service.endpoint, token, "keep", "counter = 40").status == 200

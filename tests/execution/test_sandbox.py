@@ -13,6 +13,9 @@ from reference.execution.sandbox import x11_socket
 from ._http import execute, texts
 from .conftest import TEST_LIMITS
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
+
 
 def test_no_bwrap_means_no_service(monkeypatch: pytest.MonkeyPatch, token: str) -> None:
     real_which = shutil.which

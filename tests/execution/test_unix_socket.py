@@ -6,9 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reference.execution import ExecutionService, execute_in_sandbox
 
 from .conftest import TEST_LIMITS
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop, pytest.mark.container]
 
 
 def test_service_on_a_unix_socket(x_display: str, token: str, tmp_path: Path) -> None:

@@ -29,6 +29,9 @@ from conformance.harness.node.driver import NodeSpec
 from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.harness.node.subject import NodeBrowserSubject
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.node]
+
 HERE = Path(__file__).resolve().parent
 PLAIN = f"node:{HERE / 'drivers' / 'plain.mjs'}#makeDriver"
 

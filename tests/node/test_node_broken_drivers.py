@@ -16,6 +16,9 @@ import pytest
 
 from tests.broken.certification import certify
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 BROKEN = "node:tests/node/drivers/broken.mjs"
 SDK = "BR-SDK-001"
 CLICK = "test_click_activates_exactly_the_referenced_control"

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from conformance.rig.node import Data, JsObject, NodeSdk, Signal
 from conformance.rig.node_callbacks import NodeCancellation, as_edited, live_probe, node_callback
 from conformance.rig.node_toolsets import as_node_callable
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
 
 
 def _aborted(sdk: NodeSdk, signal: JsObject) -> bool:

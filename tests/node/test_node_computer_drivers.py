@@ -18,7 +18,7 @@ import pytest
 from tests.broken.certification import REPOSITORY, Certification, certify, run_child
 from tests.desktops import needs_x
 
-pytestmark = needs_x
+pytestmark = [needs_x, pytest.mark.desktop, pytest.mark.child_run, pytest.mark.node]
 
 REFERENCE = "node:reference/node/computer.mjs#makeComputerDriver"
 BROKEN = "node:tests/node/drivers/broken_computer.mjs"

@@ -5,7 +5,12 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from conformance.harness.node.bridge import host_script
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

@@ -26,6 +26,9 @@ from tests.node.npm_patches import (
     statuses,
 )
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 
 def test_the_node_sdk_certificate_names_the_npm_package_and_conforms_on_the_loop(tmp_path: Path) -> None:
     certificate = certify(tmp_path, "conformance/contracts/runner/check_loop.py")

@@ -14,6 +14,9 @@ from conformance.probes import Act, browser_probe
 from conformance.rig.node import NodeSdk, NodeToolRunnerError
 from conformance.rig.node_toolsets import NodeBrowserToolset
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
+
 
 @pytest.fixture(autouse=True)
 def _shared(sdk: NodeSdk, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,9 @@ import pytest
 from conformance.cli import main
 from conformance.compare import compare, render, same_checks
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
+
 
 def certificate(versions: dict[str, str], **statuses: str) -> dict[str, Any]:
     return {

@@ -17,6 +17,9 @@ from tests.node.npm_patches import (
     assert_unpatched_passes,
 )
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 COMPUTER = "helpers/computer.mjs"
 RUNNER = "helpers/responses-tool-runner.mjs"
 TOOLSET_CHECKS = "conformance/contracts/toolset/check_computer.py"

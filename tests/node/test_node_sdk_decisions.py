@@ -25,6 +25,9 @@ from tests.node.npm_patches import (
     statuses,
 )
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 RUNNER = "helpers/decisions-tool-runner.mjs"
 CHECKS = "conformance/contracts/runner/"
 

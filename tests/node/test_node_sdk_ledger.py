@@ -26,6 +26,9 @@ from tests.node.npm_patches import (
     statuses,
 )
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 LEDGER = "conformance/contracts/runner/check_ledger.py"
 CONFIRMATION = "conformance/contracts/toolset/check_confirmation.py"
 DIAGNOSTICS = "conformance/contracts/toolset/check_diagnostics.py"

@@ -22,6 +22,9 @@ from tests.node.npm_patches import (
     assert_unpatched_passes,
 )
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 RUNNER = "helpers/responses-tool-runner.mjs"
 LIVE = "conformance/contracts/runner/check_live_streams.py"
 TURNS = "conformance/contracts/runner/check_turns.py"

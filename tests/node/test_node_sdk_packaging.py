@@ -6,9 +6,14 @@ import fnmatch
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from conformance.harness.node.bridge import host_script
 from conformance.rig.node import sdk_module
 from conformance.rig.node_subject import NODE_DEVIATIONS_DIR
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PACKAGE_DATA = tomllib.loads((REPOSITORY / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-data"]

@@ -18,6 +18,9 @@ import pytest
 from conformance.certificate_format import load as load_certificate
 from tests.broken.certification import run_child
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 TEXT = (REPOSITORY / "README.md").read_text("utf-8")
 SECTION = TEXT[TEXT.index("## Certify a JavaScript driver") :]

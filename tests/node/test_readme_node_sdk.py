@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 TEXT = (REPOSITORY / "README.md").read_text("utf-8")
 SECTION = TEXT[TEXT.index("## Check the Node SDK") :]

@@ -14,6 +14,9 @@ import pytest
 
 from tests.broken.certification import certify
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
 # Every browser member but list_tabs, the SDK's own.
 SUBSET = (
     "navigate",

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCRIPT = REPOSITORY / "scripts" / "setup-node.sh"
 # What the script needs from the system besides node, npm and apt-get.

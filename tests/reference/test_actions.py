@@ -6,6 +6,9 @@ import pytest
 from openai.lib.browser import BrowserCancelledError, BrowserError
 from rdk_helpers import element, read
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def test_click_lands_once_on_the_referenced_control_with_trusted_input(open_driver, env) -> None:
     driver = open_driver("forms.html")

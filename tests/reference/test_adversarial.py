@@ -17,6 +17,9 @@ from rdk_helpers import element, read
 from conformance.harness.environment import Environment
 from reference.browser import BrowserLimits
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def _changes(driver) -> list[dict]:
     return driver.state()["observation"]["changes"]

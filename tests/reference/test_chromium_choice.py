@@ -12,6 +12,9 @@ from reference.browser import _launch
 from reference.browser._errors import LaunchError
 from reference.browser._launch import CHANNEL_VARIABLE, EXECUTABLE_VARIABLE, chromium_executable, launch_options
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def _executable(path: Path) -> str:
     path.write_text("#!/bin/sh\n")

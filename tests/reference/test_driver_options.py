@@ -8,6 +8,9 @@ import pytest
 
 from reference.browser import AsyncPlaywrightBrowserDriver, PlaywrightBrowserDriver
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 class _NoBrowser:
     def new_context(self, **options: object) -> None:

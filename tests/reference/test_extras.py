@@ -12,6 +12,9 @@ from openai.lib.browser import BrowserError
 from PIL import Image
 from rdk_helpers import element, read
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def test_upload_uses_a_grant_once(open_driver, env) -> None:
     driver = open_driver("files.html")

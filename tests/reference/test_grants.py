@@ -7,6 +7,9 @@ import pytest
 from conformance.members import FILE_OUTCOME_PAIRS
 from reference.grants import GrantError, GrantStore, outcome
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 class Clock:
     def __init__(self) -> None:

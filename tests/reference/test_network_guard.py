@@ -12,6 +12,9 @@ import pytest
 from reference.browser._guard import REFUSED_HEADER, NetworkGuard
 from reference.policy import OriginSet
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def _refusal(guard: NetworkGuard, url: str) -> str | None:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": guard.server}))

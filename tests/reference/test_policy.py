@@ -8,6 +8,9 @@ import pytest
 
 from reference.policy import OriginError, OriginSet, async_origin_policy, origin_policy
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 ALLOWED = OriginSet(["https://example.com", "http://127.0.0.1:8080"])
 
 

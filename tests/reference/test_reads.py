@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from rdk_helpers import element, read
 
 from conformance.members import OMISSION_CODES, READ_ROLES
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
 
 
 def test_forms_page_reports_roles_values_and_options(open_driver, env) -> None:

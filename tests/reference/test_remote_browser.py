@@ -52,6 +52,9 @@ from reference.browser._remote import (
 )
 from reference.policy import OriginSet
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.container, pytest.mark.child_run]
+
 KINDS = {"playwright-server": "ws_endpoint", "cdp": "cdp_endpoint"}
 # How the helper's cdp keeper process shows in /proc, which is how stop recognises it.
 _KEEPER_COMMAND_LINE = ("reference.browser.serve", "_keep", "cdp")

@@ -30,10 +30,14 @@ from rdk_helpers import desktop_image_or_skip
 
 from reference.browser import serve
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("setpriv") is None,
-    reason="the attacks run as the unprivileged user 'nobody', and switching to it needs root and setpriv",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        os.geteuid() != 0 or shutil.which("setpriv") is None,
+        reason="the attacks run as the unprivileged user 'nobody', and switching to it needs root and setpriv",
+    ),
+    pytest.mark.browser,
+    pytest.mark.container,
+]
 
 AS_NOBODY = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--")
 # The venv's interpreter may live under root's home, which nobody cannot enter; a system Python of the same version

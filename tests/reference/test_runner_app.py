@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from openai.lib.responses_tool_runner import ResponsesToolRunner
 
 from conformance.cassette_builder import CassetteBuilder, function_call, message
 from conformance.fake_responses import CassetteTransport, fake_client
 from reference.toolsets import read_only_browser
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
 
 
 def test_runner_sends_the_driver_read_back_to_the_model(open_driver, env) -> None:

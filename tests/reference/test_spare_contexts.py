@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from conformance.harness.environment import Environment
 from reference.browser import AsyncBrowserProcess, AsyncPlaywrightBrowserDriver
 from reference.browser._spare import SpareContexts, prepare_context
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
 
 VIEWPORT = (1280, 720)
 HOST = "127.0.0.1"

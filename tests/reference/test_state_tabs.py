@@ -9,6 +9,9 @@ from openai.lib.browser import BrowserError
 
 from reference.browser import BrowserLimits
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def _check_history(state: dict) -> None:
     observation = state["observation"]

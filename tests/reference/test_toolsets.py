@@ -24,6 +24,9 @@ from reference.toolsets import (
     read_only_browser,
 )
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 T = TypeVar("T")
 
 

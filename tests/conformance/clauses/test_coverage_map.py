@@ -25,6 +25,9 @@ from conformance.clauses.documents import (
 )
 from conformance.cli import main
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.node]
+
 PLAIN = """A plain guide
 
 Drivers must report tabs. Each tab has an id, e.g. a number. Use stable IDs!

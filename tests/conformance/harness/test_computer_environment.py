@@ -14,6 +14,9 @@ from conformance.harness.computer_environment import ComputerEnvironment, Deskto
 from conformance.harness.desktops.x11_connection import open_display
 from tests.desktops import needs_x
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop]
+
 NUDGE = (11, 7)
 
 

@@ -13,6 +13,9 @@ from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.loop import HarnessLoop
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop]
+
 SCREENSHOT = {"type": "computer_screenshot", "image_url": "data:image/png;base64,AAAA"}
 
 

@@ -13,6 +13,9 @@ from conformance.harness.fixture_server import FixtureHostUnusable, FixtureServe
 from conformance.harness.profile import ROUTE_NOT_REPORTED
 from tests.conformance.harness.test_resilience import STATE_CHECK, certify
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.container, pytest.mark.child_run]
+
 
 @pytest.mark.parametrize(
     ("text", "bind", "name"),

@@ -26,6 +26,9 @@ from conformance.harness.fixture_server import EffectStore, FixtureServer
 from conformance.harness.page_barrier import BarrierState
 from reference.browser import SyncBrowserProcess
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 def _effects(instance: str, *numbers: int) -> list[Mapping[str, Any]]:
     return [{"kind": "click", "instance": instance, "seq": number, "received": time.monotonic()} for number in numbers]

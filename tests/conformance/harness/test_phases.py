@@ -6,6 +6,9 @@ import re
 
 import pytest
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run]
+
 # A driver whose factory takes 0.3 s and whose cleanup takes 0.2 s; the checks themselves take 0.1 s.
 SLOW_FACTORY = """
 import time

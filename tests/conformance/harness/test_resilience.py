@@ -23,6 +23,9 @@ import pytest
 from conformance.harness.errors import bounded, describe_error
 from tests.resilience.drivers import HUGE
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.container, pytest.mark.child_run]
+
 REPOSITORY = Path(__file__).resolve().parents[3]
 DRIVERS = "tests.resilience.drivers"
 # Guards the outer suite only; every run is bounded by the deadlines it passes the kit.

@@ -24,6 +24,9 @@ from conformance.evidence.rerun import RERUN_PICTURE_NOTE
 from reference.browser import launch
 from tests.broken.certification import Certification, certify
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.child_run]
+
 CHECK = "test_click_at_uses_the_point_button_and_click_count"
 
 

@@ -26,10 +26,15 @@ from tests.broken.certification import run_child
 REPOSITORY = Path(__file__).resolve().parents[3]
 CHECK = "contracts/computer/check_pointer.py::test_click_lands_once_at_the_point"
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("Xvfb") and shutil.which("openbox") and Path("/usr/lib/chromium/chromium").exists()),
-    reason="Xvfb, openbox and Chromium are needed (apt-get install xvfb openbox chromium)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (shutil.which("Xvfb") and shutil.which("openbox") and Path("/usr/lib/chromium/chromium").exists()),
+        reason="Xvfb, openbox and Chromium are needed (apt-get install xvfb openbox chromium)",
+    ),
+    pytest.mark.browser,
+    pytest.mark.desktop,
+    pytest.mark.child_run,
+]
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,9 @@ from conformance.replay import ReplayReport, ReplayTrace, unified_diff
 from conformance.session import CertificationSession, CheckResult, ClauseResult
 from reference.browser import launch
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.child_run]
+
 # Each distinct attack ends with this word, so a test can count that the text was shown, neither dropped nor merged.
 TAIL = "zzend"
 PLAIN = f"plain text {TAIL}"

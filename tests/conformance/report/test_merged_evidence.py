@@ -25,9 +25,17 @@ def _shard(directory: Path, status: ClauseStatus, check: str, evidence: Mapping[
 
 
 def test_the_failing_shards_evidence_survives_the_merge(tmp_path: Path) -> None:
-    seen = {"calls": [], "before": {"image": None, "note": "b"}, "after": {"image": None, "note": "a"}}
+    seen = {
+        "calls": [],
+        "omitted_calls": 0,
+        "effects": None,
+        "omitted_effects": 0,
+        "point": None,
+        "before": {"image": None, "note": "b"},
+        "after": {"image": None, "note": "a"},
+    }
     failing = _shard(tmp_path / "one", "failed", "m.py::test_a", seen)
-    passing = _shard(tmp_path / "two", "passed", "m.py::test_b", {"calls": []})
+    passing = _shard(tmp_path / "two", "passed", "m.py::test_b", {**seen, "before": {"image": None, "note": ""}})
     merged = merge([load(failing), load(passing)])
     assert merged["evidence"] == {"m.py::test_a": seen}
     page = certificate.write(tmp_path / "merged", merged)[2].read_text("utf-8")

@@ -15,6 +15,9 @@ from conformance.replay import add_arguments, replay, run
 from reference.browser import launch
 from tests.conformance.recorded_runs import lookup_source, record_lookup_run
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser]
+
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> Path:

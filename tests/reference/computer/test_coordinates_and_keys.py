@@ -8,6 +8,9 @@ from Xlib import XK
 from reference.computer.coordinates import CoordinateMap, OffScreenError, Region
 from reference.computer.keys import UnknownKeyError, char_keysym, key_keysym
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.desktop]
+
 
 def test_native_scale_maps_points_unchanged() -> None:
     mapping = CoordinateMap(Region(0, 0, 1280, 800))

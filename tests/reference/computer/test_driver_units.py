@@ -25,7 +25,7 @@ from reference.computer import (
 )
 from tests.desktops import needs_x
 
-pytestmark = needs_x
+pytestmark = [needs_x, pytest.mark.desktop]
 
 
 def _png(url: str) -> Image.Image:

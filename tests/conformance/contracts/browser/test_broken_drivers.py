@@ -30,6 +30,9 @@ from conformance.members import DRIVER_METHOD_NAMES
 from tests.broken import drivers
 from tests.broken.certification import certify
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run]
+
 MODULE = "tests.broken.drivers"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.desktops import needs_x
 
-pytestmark = needs_x
+pytestmark = [needs_x, pytest.mark.desktop, pytest.mark.child_run]
 
 
 def _certify(

@@ -26,6 +26,9 @@ from conformance.harness.desktops.docker_desktop import DEFAULT_IMAGE
 from reference.computer import XvfbComputerDriver
 from tests.desktops import PAGES
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.container, pytest.mark.child_run]
+
 docker = pytest.importorskip("docker")
 REPOSITORY = Path(__file__).resolve().parents[4]
 

@@ -11,7 +11,7 @@ from conformance.harness.desktops import DesktopNotRunningError, DesktopSettings
 from conformance.harness.desktops.displays import lock_path, socket_path
 from tests.desktops import PAGES, needs_x
 
-pytestmark = needs_x
+pytestmark = [needs_x, pytest.mark.desktop]
 
 
 def _alive(pid: int) -> bool:

@@ -13,6 +13,9 @@ from conformance.contracts.computer._support import FREE_LEFT, FREE_TOP, PATH_FR
 from conformance.harness.desktops.settings import COMMON_SCREENS, parse_screen_size
 from tests.broken.certification import run_child
 
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.child_run]
+
 REPOSITORY = Path(__file__).resolve().parents[4]
 
 
