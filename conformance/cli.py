@@ -185,7 +185,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(command).parse_args(arguments)
     if getattr(args, "pytest_args", None) and args.pytest_args[0] == "--":
         args.pytest_args = args.pytest_args[1:]
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except BrokenPipeError:
+        # The reader went away (``driverkit clauses | head``): what it wanted was printed; say nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
