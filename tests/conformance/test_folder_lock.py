@@ -16,6 +16,12 @@ pytestmark = [pytest.mark.child_run]
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
+def _collect_into(folder: Path) -> subprocess.CompletedProcess[str]:
+    """A run that only collects, writing its certificate into ``folder`` (so it takes the folder's lock)."""
+    command = [sys.executable, "-m", "pytest", f"--certificate={folder}", "-p", "no:cacheprovider", "--co", "-q"]
+    return subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, timeout=120, check=False)
+
+
 def test_a_second_lock_on_the_folder_is_refused_naming_the_holder(tmp_path: Path) -> None:
     first = FolderLock(tmp_path)
     first.acquire()
@@ -32,14 +38,7 @@ def test_a_run_into_a_folder_another_run_holds_is_a_usage_error(tmp_path: Path) 
     holder = FolderLock(tmp_path)
     holder.acquire()
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", f"--certificate={tmp_path}", "-p", "no:cacheprovider", "--co", "-q"],
-            cwd=REPOSITORY,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = _collect_into(tmp_path)
     finally:
         holder.release()
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
@@ -48,14 +47,7 @@ def test_a_run_into_a_folder_another_run_holds_is_a_usage_error(tmp_path: Path) 
 
 
 def test_a_run_releases_the_folder_when_it_ends(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", f"--certificate={tmp_path}", "-p", "no:cacheprovider", "--co", "-q"],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _collect_into(tmp_path)
     assert done.returncode in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), done.stdout + done.stderr
     assert not (tmp_path / LOCK_NAME).exists()
     FolderLock(tmp_path).acquire()
