@@ -16,6 +16,7 @@ from typing import Final
 
 import pytest
 
+from conformance.explore import options as explore_options
 from conformance.options import DEFAULT_DRIVER_TIMEOUT, DEFAULT_SCREEN_SIZE, EVIDENCE_MODES
 
 # Options that ask for a certification (or write one) and so wake the kit.
@@ -100,6 +101,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=f"the computer desktop's screen size (default {DEFAULT_SCREEN_SIZE}); the computer checks scale to it",
     )
+    # --explore and --explore-seed: the browser suite's exploration check (conformance.explore) reads them.
+    explore_options.add_options(group)
     parser.addini(
         "driverkit_driver_timeout",
         f"deadline in seconds of every call into a certified driver (default {DEFAULT_DRIVER_TIMEOUT:g})",
