@@ -25,19 +25,26 @@ class Region:
     height: int
 
 
+MAX_SCALE = 4.0
+
+
 @dataclass(frozen=True)
 class CoordinateMap:
     """Maps screenshot pixels to screen pixels for one screen ``region`` shown at ``scale``.
 
-    ``scale`` is screenshot pixels per screen pixel: 0.5 sends a 1600x1200 region as 800x600.
+    ``scale`` is screenshot pixels per screen pixel: 0.5 sends a 1600x1200 region as 800x600. Above 1 the
+    screenshot is enlarged (at most 4x): the documents ask only that screenshots and actions share one coordinate
+    space, so a consumer that wants more pixels than the screen has may have them.
     """
 
     region: Region
     scale: float = 1.0
 
     def __post_init__(self) -> None:
-        if not 0 < self.scale <= 1:
-            raise ValueError(f"scale must be in (0, 1] (screenshot pixels per screen pixel), got {self.scale}")
+        if not 0 < self.scale <= MAX_SCALE:
+            raise ValueError(
+                f"scale must be in (0, {MAX_SCALE:g}] (screenshot pixels per screen pixel), got {self.scale}"
+            )
         if self.region.width <= 0 or self.region.height <= 0:
             raise ValueError(f"capture region must have a positive size, got {self.region}")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from conformance.harness.computer_environment import ComputerEnvironment
 from reference.computer import XvfbComputerDriver
-from reference.computer.coordinates import Region
+from reference.computer.coordinates import CoordinateMap, OffScreenError, Region
 from reference.computer.factories import DesktopEnvironment
 from reference.computer.keys import UnknownKeyError
 
@@ -58,6 +58,38 @@ def cropped_screenshot_factory(environment: ComputerEnvironment) -> Iterator[Xvf
     width, height = environment.screen_size
     region = Region(CROP_LEFT, CROP_TOP, width - CROP_LEFT, height - CROP_TOP)
     with XvfbComputerDriver(environment.display, scale=0.5, region=region) as driver:
+        yield driver
+
+
+class _StretchedMap(CoordinateMap):
+    """Half the screen's height but its whole width: a screenshot squeezed vertically, points mapped back per axis."""
+
+    @property
+    def screenshot_size(self) -> tuple[int, int]:
+        return self.region.width, max(1, self.region.height // 2)
+
+    def to_screen(self, x: int, y: int) -> tuple[int, int]:
+        width, height = self.screenshot_size
+        if not (0 <= x < width and 0 <= y < height):
+            raise OffScreenError(f"point ({x}, {y}) is outside the {width}x{height} screenshot")
+        return self.region.left + x, self.region.top + min(self.region.height - 1, y * 2)
+
+
+def stretched_screenshot_factory(environment: DesktopEnvironment) -> Iterator[XvfbComputerDriver]:
+    """Screenshots squeezed to half height but not half width: two scales, one per axis. Every action point is
+    mapped back per axis, so clicks still land where the screenshot shows; the one defect is the screenshot's
+    second scale factor (CO-SHOT-002), which the documents' single coordinate space rules out."""
+    with XvfbComputerDriver(environment.display) as driver:
+        stretched = _StretchedMap(driver.coordinates.region)
+        driver.coordinates = stretched
+        driver._capture._mapping = stretched  # the capture resizes to its map's screenshot size
+        yield driver
+
+
+def upscaled_screenshot_factory(environment: DesktopEnvironment) -> Iterator[XvfbComputerDriver]:
+    """Not a defect: screenshots twice the screen's size, every action point halved back. The documents ask for one
+    coordinate space for screenshots and actions, not for screenshots no larger than the screen."""
+    with XvfbComputerDriver(environment.display, scale=2.0) as driver:
         yield driver
 
 

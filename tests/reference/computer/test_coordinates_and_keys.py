@@ -39,10 +39,16 @@ def test_non_integer_coordinates_are_refused(value: object) -> None:
         CoordinateMap(Region(0, 0, 10, 10)).to_screen(value, 1)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("scale", [0, -0.5, 1.5])
-def test_scale_must_shrink_or_keep(scale: float) -> None:
+@pytest.mark.parametrize("scale", [0, -0.5, 4.5])
+def test_scale_must_be_positive_and_at_most_four(scale: float) -> None:
     with pytest.raises(ValueError, match="scale must be in"):
         CoordinateMap(Region(0, 0, 10, 10), scale=scale)
+
+
+def test_an_enlarged_screenshot_maps_each_point_back() -> None:
+    enlarged = CoordinateMap(Region(0, 0, 10, 10), scale=2.0)
+    assert enlarged.screenshot_size == (20, 20)
+    assert enlarged.to_screen(0, 0) == (0, 0) and enlarged.to_screen(19, 19) == (9, 9)
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,24 @@ def test_a_driver_sending_cropped_scaled_screenshots_conforms(
     output = result.stdout.str()
     assert "verdict: conforms" in output, output[-3000:]
     assert result.parseoutcomes().get("skipped") is None, output[-3000:]
+
+
+def test_a_driver_sending_enlarged_screenshots_conforms(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One coordinate space is what the documents ask for; a screenshot larger than the screen keeps it when every
+    # point is scaled back, so neither the screenshot clauses nor the pointer ones may fail it.
+    result = _certify(pytester, monkeypatch, "upscaled_screenshot_factory", "check_screenshots or check_pointer")
+    output = result.stdout.str()
+    assert "FAILED" not in output, output[-3000:]
+    assert result.parseoutcomes().get("passed", 0) >= 5, output[-3000:]
+
+
+def test_a_screenshot_with_two_scales_fails_only_the_screenshot_scale_clause(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _certify(pytester, monkeypatch, "stretched_screenshot_factory", "check_screenshots or click_lands")
+    output = result.stdout.str()
+    assert "FAILED CO-SHOT-002" in output, output[-3000:]
+    failed = sorted({line.split()[2] for line in result.stdout.lines if re.match(r"\s+\d+\. FAILED ", line)})
+    assert failed == ["CO-SHOT-002"], output[-3000:]
