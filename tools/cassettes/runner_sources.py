@@ -762,3 +762,44 @@ def _context_images_function_then_read() -> CassetteBuilder:
 
 
 # ---- end of scenarios
+
+
+# ------------------------------------------------------------------------------------------ registration, dispatch
+
+
+@source("browser-prefixed-function")
+def _browser_prefixed_function() -> CassetteBuilder:
+    return (
+        _b("browser-prefixed-function", "A call to an ordinary function whose name starts with browser_.")
+        .turn(call("browser_notes", "c1"))
+        .turn(message("Done."))
+    )
+
+
+@source("unregistered-function-second")
+def _unregistered_function_second() -> CassetteBuilder:
+    # The known call comes first, so a runner that dispatches before validating the whole response shows it.
+    return (
+        _b("unregistered-function-second", "A registered call, then a call to a function nobody registered.")
+        .turn(call("lookup", "c1"), call("unregistered", "c2"))
+        .turn(message("unreachable"))
+    )
+
+
+@source("duplicate-call-id")
+def _duplicate_call_id() -> CassetteBuilder:
+    return (
+        _b("duplicate-call-id", "Two calls in one response share call ID c1 (distinct item IDs).")
+        .turn(call("lookup", "c1"), function_call("note", {"reference": "c1"}, call_id="c1", item_id="fc_second"))
+        .turn(message("unreachable"))
+    )
+
+
+@source("completed-drops-eager-item")
+def _completed_drops_eager_item() -> CassetteBuilder:
+    return (
+        _b("completed-drops-eager-item", "A streamed call the completed response no longer contains.")
+        .turn(call("lookup", "c1"))
+        .fault("completed_output", output=[message("Nothing to do.")])
+        .turn(message("unreachable"))
+    )

@@ -1,0 +1,273 @@
+"""The registration and dispatch-validation checks can fail (conformance/contracts/runner/check_registration.py):
+each test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause;
+the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import openai.lib.responses_tool_runner as rtr
+import pytest
+
+from conformance.assertions import ClauseViolation
+from conformance.contracts.runner import check_registration as reg
+from conformance.rig import parse_mode as _mode
+
+
+def _fails_on(clause: str, check: Callable[[], None]) -> None:
+    with pytest.raises(ClauseViolation) as caught:
+        check()
+    assert caught.value.clause_id == clause, f"failed on {caught.value.clause_id}, expected {clause}: {caught.value}"
+
+
+def _proven(monkeypatch: pytest.MonkeyPatch, clause: str, check: Callable[[], None], patch: Callable[[], None]) -> None:
+    check()
+    patch()
+    _fails_on(clause, check)
+
+
+def _registry_with(monkeypatch: pytest.MonkeyPatch, edit: Callable[[Any, list[Any]], list[Any]]) -> None:
+    """``_registry`` seeing the functions ``edit`` leaves of the registered ones (given the browser toolset)."""
+    original = rtr._registry
+
+    def patched(browser: Any, computer: Any, functions: Any) -> Any:
+        return original(browser, computer, edit(browser, list(functions)))
+
+    monkeypatch.setattr(rtr, "_registry", patched)
+
+
+def _run_init_with(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Every run built from the params ``edit`` makes of the caller's."""
+    original: Any = rtr._Run.__init__
+
+    def patched(run: Any, params: Any, *args: Any, **kwargs: Any) -> None:
+        original(run, edit(dict(params)), *args, **kwargs)
+
+    monkeypatch.setattr(rtr._Run, "__init__", patched)
+
+
+def test_silently_merged_duplicates_fail_rn_reg_001(monkeypatch: pytest.MonkeyPatch) -> None:
+    def first_of_each_name(browser: Any, functions: list[Any]) -> list[Any]:
+        kept: dict[str, Any] = {}
+        for function in functions:
+            kept.setdefault(function.tool["name"], function)
+        return list(kept.values())
+
+    _proven(
+        monkeypatch,
+        "RN-REG-001",
+        lambda: reg.test_duplicate_function_names_are_refused(_mode("sync-plain")),
+        lambda: _registry_with(monkeypatch, first_of_each_name),
+    )
+
+
+def test_dropped_shadowing_function_fails_rn_reg_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    def without_browser_names(browser: Any, functions: list[Any]) -> list[Any]:
+        taken = {tool["name"] for tool in browser.tools} if browser is not None else set()
+        return [function for function in functions if function.tool["name"] not in taken]
+
+    _proven(
+        monkeypatch,
+        "RN-REG-002",
+        lambda: reg.test_function_named_like_an_enabled_browser_tool_is_refused(_mode("async-plain")),
+        lambda: _registry_with(monkeypatch, without_browser_names),
+    )
+
+
+def test_refusing_every_browser_prefix_fails_rn_reg_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_browser_prefix(browser: Any, functions: list[Any]) -> list[Any]:
+        if any(function.tool["name"].startswith("browser_") for function in functions):
+            raise ValueError("Function names must not start with browser_.")
+        return functions
+
+    _proven(
+        monkeypatch,
+        "RN-REG-003",
+        lambda: reg.test_browser_prefixed_function_reaches_its_executor(_mode("sync-stream")),
+        lambda: _registry_with(monkeypatch, no_browser_prefix),
+    )
+
+
+def _names_unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validation that lets any function name through (the runner then finds no executor only at dispatch)."""
+    original = rtr._Run.validate
+
+    def validate(run: Any, item: Any, seen: set[str]) -> bool:
+        if item.type == "function_call" and item.name not in run.function_names:
+            run.tools.append({"type": "function", "name": item.name, "parameters": {"type": "object"}})
+            run.function_names.add(item.name)
+            run.selected_functions.add(item.name)
+        return bool(original(run, item, seen))
+
+    monkeypatch.setattr(rtr._Run, "validate", validate)
+
+
+class _AnswerEveryName(dict[str, Any]):
+    """A runner's function table that answers any name with a fallback executor (a recovery 'feature')."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+    def __missing__(self, name: str) -> Any:
+        return rtr.RegisteredFunction(
+            tool={"type": "function", "name": name, "parameters": {"type": "object"}},  # type: ignore[typeddict-item]
+            execute=lambda arguments: f"No function named {name}.",
+        )
+
+
+def test_answering_unknown_calls_fails_rn_reg_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    def patch() -> None:
+        original_init = rtr.ResponsesToolRunner.__init__
+
+        def init(runner: Any, **kwargs: Any) -> None:
+            original_init(runner, **kwargs)
+            runner._functions = _AnswerEveryName(runner._functions)
+
+        monkeypatch.setattr(rtr.ResponsesToolRunner, "__init__", init)
+        _names_unchecked(monkeypatch)
+
+    _proven(
+        monkeypatch,
+        "RN-REG-004",
+        lambda: reg.test_call_without_executor_never_runs_or_is_answered(_mode("sync-plain")),
+        patch,
+    )
+
+
+def test_names_checked_only_at_dispatch_fail_rn_reg_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-REG-005",
+        lambda: reg.test_whole_response_is_validated_before_dispatch(
+            "unregistered-function-second", _mode("sync-stream")
+        ),
+        lambda: _names_unchecked(monkeypatch),
+    )
+
+
+def test_completed_response_taken_on_trust_fails_rn_stream_013(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-STREAM-013",
+        lambda: reg.test_eager_item_missing_from_completed_response_stops_with_receipts(_mode("sync-eager")),
+        lambda: monkeypatch.setattr(rtr, "_same_stream_output", lambda streamed, completed: True),
+    )
+
+
+def test_computer_choice_let_through_fails_rn_choice_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    def patch() -> None:
+        original: Any = rtr._Run.__init__
+
+        def init(run: Any, params: Any, *args: Any, **kwargs: Any) -> None:
+            # The choice checked without the computer case, then sent as the caller gave it.
+            choice = params.get("tool_choice")
+            if choice == {"type": "computer"}:
+                original(run, {key: value for key, value in params.items() if key != "tool_choice"}, *args, **kwargs)
+                run.request["tool_choice"] = choice
+            else:
+                original(run, params, *args, **kwargs)
+
+        monkeypatch.setattr(rtr._Run, "__init__", init)
+
+    _proven(
+        monkeypatch,
+        "RN-CHOICE-003",
+        lambda: reg.test_choice_forcing_the_computer_is_refused(_mode("sync-plain")),
+        patch,
+    )
+
+
+def test_ignored_computer_declarations_fail_rn_server_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    def without_computer(params: dict[str, Any]) -> dict[str, Any]:
+        params["tools"] = [tool for tool in params.get("tools") or [] if tool.get("type") != "computer"]
+        return params
+
+    _proven(
+        monkeypatch,
+        "RN-SERVER-004",
+        lambda: reg.test_computer_declaration_needs_one_registered_computer(
+            False, [{"type": "computer"}], _mode("async-stream")
+        ),
+        lambda: _run_init_with(monkeypatch, without_computer),
+    )
+
+
+def test_undeclared_computer_fails_rn_server_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._registry
+
+    def patch() -> None:
+        monkeypatch.setattr(
+            rtr,
+            "_registry",
+            lambda browser, computer, functions: [
+                tool for tool in original(browser, computer, functions) if tool["type"] != "computer"
+            ],
+        )
+
+    _proven(
+        monkeypatch,
+        "RN-SERVER-005",
+        lambda: reg.test_registered_computer_is_declared_by_default(_mode("sync-plain")),
+        patch,
+    )
+
+
+def test_storage_turned_on_fails_rn_server_006(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-SERVER-006",
+        lambda: reg.test_runner_never_turns_storage_on(None, _mode("async-plain")),
+        lambda: _run_init_with(monkeypatch, lambda params: {**params, "store": True}),
+    )
+
+
+@pytest.mark.parametrize("limit", [0, 1.5, True])
+def test_coerced_concurrency_limit_fails_rn_conc_011(monkeypatch: pytest.MonkeyPatch, limit: object) -> None:
+    original = rtr.ResponsesToolRunner.iterate
+
+    def coercing(runner: Any, client: Any, params: Any, **kwargs: Any) -> Any:
+        if "max_concurrent_calls" in kwargs:
+            kwargs["max_concurrent_calls"] = max(1, int(kwargs["max_concurrent_calls"]))
+        return original(runner, client, params, **kwargs)
+
+    _proven(
+        monkeypatch,
+        "RN-CONC-011",
+        lambda: reg.test_max_concurrent_calls_must_be_a_positive_integer(limit, _mode("sync-stream")),
+        lambda: monkeypatch.setattr(rtr.ResponsesToolRunner, "iterate", coercing),
+    )
+
+
+def test_lenient_early_names_fail_rn_early_008(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._early_execution
+
+    def lenient(early: Any, tools: Any) -> Any:
+        registered = {tool["name"] for tool in tools if tool["type"] == "function"}
+        if isinstance(early, dict) and isinstance(early.get("functions"), list):
+            names = [name for name in dict.fromkeys(early["functions"]) if name in registered]
+            early = {**early, "functions": names}
+        return original(early, tools)
+
+    _proven(
+        monkeypatch,
+        "RN-EARLY-008",
+        lambda: reg.test_early_execution_names_must_be_registered_and_unique(["missing"], _mode("sync-plain")),
+        lambda: monkeypatch.setattr(rtr, "_early_execution", lenient),
+    )
+
+
+def test_streaming_by_default_fails_rn_param_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr.ResponsesToolRunner.run
+
+    def streaming(runner: Any, client: Any, params: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("stream", True)
+        return original(runner, client, params, **kwargs)
+
+    _proven(
+        monkeypatch,
+        "RN-PARAM-002",
+        lambda: reg.test_runs_are_not_streamed_unless_asked("sync"),
+        lambda: monkeypatch.setattr(rtr.ResponsesToolRunner, "run", streaming),
+    )
