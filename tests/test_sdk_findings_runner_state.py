@@ -10,11 +10,13 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+import openai.lib.computer as computer_module
 import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_checkpoint_privacy as privacy
+from conformance.contracts.runner import check_compaction as compaction
 from conformance.rig import parse_mode as _mode
 
 
@@ -108,3 +110,97 @@ def test_resuming_with_saved_secrets_fails_rn_ledger_008(monkeypatch: pytest.Mon
         "RN-LEDGER-008",
         lambda: privacy.test_resume_sends_the_secret_supplied_to_the_resumed_run(_mode("async-eager-ledger")),
     )
+
+
+def _wrap_init(monkeypatch: pytest.MonkeyPatch, after: Callable[[Any, Any], None]) -> None:
+    original = rtr._Run.__init__
+
+    def patched(run: Any, params: Any, *args: Any, **kwargs: Any) -> None:
+        original(run, params, *args, **kwargs)
+        after(run, params)
+
+    monkeypatch.setattr(rtr._Run, "__init__", patched)
+
+
+def test_dropping_context_management_fails_rn_compact_001(monkeypatch: pytest.MonkeyPatch) -> None:
+    compaction.test_runner_sends_context_management_and_replays_the_item(_mode("async-stream"))
+    _wrap_init(monkeypatch, lambda run, params: run.request.pop("context_management", None))
+    _fails_on(
+        "RN-COMPACT-001",
+        lambda: compaction.test_runner_sends_context_management_and_replays_the_item(_mode("async-stream")),
+    )
+
+
+def _complete_compaction(output: Any) -> None:
+    for item in output:
+        if getattr(item, "type", None) == "compaction" and getattr(item, "encrypted_content", None) is None:
+            item.encrypted_content = "invented"
+
+
+def test_accepting_a_malformed_compaction_item_fails_rn_compact_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    compaction.test_malformed_compaction_item_stops_the_run(_mode("sync-plain"))
+    original = rtr._Run.preflight
+
+    def lenient(run: Any, response: Any, **kwargs: Any) -> Any:
+        _complete_compaction(response.output)
+        return original(run, response, **kwargs)
+
+    monkeypatch.setattr(rtr._Run, "preflight", lenient)
+    _fails_on("RN-COMPACT-002", lambda: compaction.test_malformed_compaction_item_stops_the_run(_mode("sync-plain")))
+
+
+def test_losing_compaction_on_resume_fails_rn_compact_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    compaction.test_resumed_run_replays_the_saved_compaction_item(_mode("sync-eager-ledger"))
+
+    def without_compaction(run: Any, checkpoint: dict[str, Any]) -> None:
+        run.history = [item for item in run.history if item.get("type") != "compaction"]
+        run.request["input"] = run.history
+
+    _after_restore(monkeypatch, without_compaction)
+    _fails_on(
+        "RN-COMPACT-003",
+        lambda: compaction.test_resumed_run_replays_the_saved_compaction_item(_mode("sync-eager-ledger")),
+    )
+
+
+@pytest.mark.parametrize("params", [{"context_management": compaction.MANAGEMENT}, {"truncation": "auto"}])
+def test_unchecked_budget_combination_fails_rn_compact_004(monkeypatch: pytest.MonkeyPatch, params: Any) -> None:
+    check = compaction.test_budget_mode_refuses_server_side_context_handling
+    check(params, _mode("async-plain"))
+    original = rtr._Run.__init__
+
+    def unchecked(run: Any, given: Any, *args: Any, **kwargs: Any) -> None:
+        # Validates without the server-side options, then sends them anyway.
+        hidden = {key: given.pop(key) for key in ("context_management", "truncation") if key in given}
+        original(run, given, *args, **kwargs)
+        run.request.update(hidden)
+
+    monkeypatch.setattr(rtr._Run, "__init__", unchecked)
+    _fails_on("RN-COMPACT-004", lambda: check(params, _mode("async-plain")))
+
+
+def test_computer_loop_dropping_context_management_fails_rn_compact_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = compaction.test_computer_loop_accepts_compaction_and_replays_the_item
+    check(_mode("sync-plain"))
+    original = computer_module._snapshot_request
+
+    def without(params: Any) -> Any:
+        request = original(params)
+        request.pop("context_management", None)
+        return request
+
+    monkeypatch.setattr(computer_module, "_snapshot_request", without)
+    _fails_on("RN-COMPACT-005", lambda: check(_mode("sync-plain")))
+
+
+def test_computer_loop_accepting_a_malformed_item_fails_rn_compact_006(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = compaction.test_computer_loop_stops_on_a_malformed_compaction_item
+    check(_mode("async-plain"))
+    original = computer_module._calls
+
+    def lenient(response: Any, *args: Any) -> Any:
+        _complete_compaction(response.output)
+        return original(response, *args)
+
+    monkeypatch.setattr(computer_module, "_calls", lenient)
+    _fails_on("RN-COMPACT-006", lambda: check(_mode("async-plain")))

@@ -332,6 +332,62 @@ def _context_budget_browser() -> CassetteBuilder:
     )
 
 
+# ------------------------------------------------------------------------------------------ native compaction
+
+# What the API's context_management compaction hands back: an opaque item the caller must replay unchanged.
+COMPACTION: JSONObject = {"type": "compaction", "id": "cmp_1", "encrypted_content": "compacted-canary-3f8e=="}
+
+
+@source("compaction-then-function")
+def _compaction_then_function() -> CassetteBuilder:
+    return (
+        _b("compaction-then-function", "A compaction item beside a function call; the next request replays it.")
+        .turn(dict(COMPACTION), call("lookup", "c1"))
+        .turn(message("Done."))
+    )
+
+
+@source("compaction-malformed")
+def _compaction_malformed() -> CassetteBuilder:
+    # The call comes after the malformed item, so a runner that acts before checking the whole response shows it.
+    return (
+        _b("compaction-malformed", "A compaction item without its encrypted content, then a function call.")
+        .turn({"type": "compaction", "id": "cmp_1"}, call("lookup", "c1"))
+        .turn(message("unreachable"))
+    )
+
+
+@source("compaction-computer")
+def _compaction_computer() -> CassetteBuilder:
+    return (
+        _b("compaction-computer", "A compaction item beside a native computer click, then an answer.")
+        .turn(dict(COMPACTION), computer_call({"type": "click", "x": 10, "y": 20, "button": "left"}, call_id="c1"))
+        .turn(message("Done."))
+    )
+
+
+@source("compaction-computer-malformed")
+def _compaction_computer_malformed() -> CassetteBuilder:
+    return (
+        _b("compaction-computer-malformed", "A compaction item without encrypted content beside a computer click.")
+        .turn(
+            {"type": "compaction", "id": "cmp_1"},
+            computer_call({"type": "click", "x": 10, "y": 20, "button": "left"}, call_id="c1"),
+        )
+        .turn(message("unreachable"))
+    )
+
+
+@source("compaction-resume")
+def _compaction_resume() -> CassetteBuilder:
+    return (
+        _b("compaction-resume", "Run 1: a compaction item and a call, then HTTP 500. The resumed run gets an answer.")
+        .turn(dict(COMPACTION), call("lookup", "c1"))
+        .http_error(500)
+        .turn(message("Done."))
+    )
+
+
 # ------------------------------------------------------------------------------------------ MCP
 
 
