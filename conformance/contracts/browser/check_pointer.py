@@ -261,3 +261,25 @@ def test_coordinates_stay_in_the_full_viewport_after_a_zoom(subject: BrowserSubj
         "BR-PTR-010",
         f"after zooming, click_at{TARGET_A} landed at ({click.get('x')}, {click.get('y')})",
     )
+
+
+# A name no keyboard has: no driver can claim to support it, so hold_keys must refuse the whole call.
+UNSUPPORTED_KEY = "KitNoSuchKey"
+
+
+@pytest.mark.page("keys.html")
+@pytest.mark.clause("BR-PTR-011")
+def test_hold_keys_with_an_unsupported_key_holds_nothing(subject: BrowserSubject, env: Environment) -> None:
+    subject.require("hold_keys")
+    await_effect(
+        subject, "BR-PTR-011", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
+    )
+    position = mark(subject)
+    # The supported key comes first: a driver that presses keys one by one before looking at the rest would
+    # already hold Shift when it meets the unknown name.
+    outcome = subject.call("hold_keys", tab_id=None, keys=["Shift", UNSUPPORTED_KEY], duration_ms=300)
+    expect_refused(outcome, "BR-PTR-011", f"{UNSUPPORTED_KEY!r} is not a key any driver supports")
+    subject.env.settle()
+    pressed = [e for e in since(env, position) if e.get("kind") in ("keydown", "keyup", "input")]
+    expect(not pressed, "BR-PTR-011", f"hold_keys with an unsupported key still pressed keys: {brief(pressed, 10)}")
+    outcome.expect_sdk_accepted()

@@ -69,3 +69,19 @@ def test_error_messages_keep_private_fields_private(subject: BrowserSubject, env
     messages = [str(outcome.raised) for outcome in failures if is_browser_error(outcome.raised)]
     leaked = contains_any(messages, PRIVATE_VALUES)
     expect(not leaked, "BR-PRIV-005", f"BrowserError messages disclose private values {leaked}: {messages}")
+
+
+@pytest.mark.page("profile.html")
+@pytest.mark.clause("BR-PRIV-006")
+def test_the_session_starts_from_a_fresh_profile(subject: BrowserSubject, env: Environment) -> None:
+    # profile.html reports what it finds on arrival, before it stores anything itself: cookies or stored data
+    # from anyone else's browsing (or from an earlier check's session, which leaves both) mean a reused profile.
+    found = env.wait_for_effect("profile", timeout=10)
+    cookies, stored = found.get("cookies") or [], found.get("stored") or []
+    expect(
+        not cookies and not stored,
+        "BR-PRIV-006",
+        f"the session's first page found cookies {cookies} and stored data {stored} it never made",
+    )
+    answered = [request for request in env.requests() if request.path == "profile.html" and request.authorization]
+    expect(not answered, "BR-PRIV-006", "the session's first request for its page carried HTTP credentials")

@@ -216,3 +216,32 @@ def test_reads_change_nothing_on_the_page(subject: BrowserSubject, env: Environm
         if effect.get("kind") in INTERACTION_KINDS
     ]
     expect(not caused, "BR-READ-021", f"reading the page ({', '.join(available)}) caused page effects {caused}")
+
+
+@pytest.mark.page("sections.html")
+@pytest.mark.hints(members=("read_page_scoped", "read_diagnostics"))
+@pytest.mark.clause("BR-READ-022")
+def test_opt_in_reads_change_nothing_on_the_page(subject: BrowserSubject, env: Environment) -> None:
+    available = [member for member in ("read_page_scoped", "read_diagnostics") if subject.implements(member)]
+    if not available:
+        not_implemented("read_page_scoped or read_diagnostics")
+    env.settle()
+    before = len(env.effects())
+    if "read_page_scoped" in available:
+        discovered = subject.call("read_page_scoped", tab_id=None, root=None, depth=32, filter="all")
+        raw = discovered.raw
+        scopes = raw.get("scopes") if isinstance(raw, dict) else None
+        # Every section is read too, not only discovered: a driver could touch the page only inside a scope.
+        for scope in scopes if isinstance(scopes, list) else []:
+            if isinstance(scope, dict) and isinstance(scope.get("ref"), str):
+                subject.call("read_page_scoped", tab_id=None, root=scope["ref"], depth=32, filter="all")
+    if "read_diagnostics" in available:
+        for source in ("console", "network"):
+            subject.call("read_diagnostics", tab_id=None, source=source, limit=20)
+    env.settle()
+    caused = [
+        (effect.get("kind"), effect.get("target"))
+        for effect in env.effects()[before:]
+        if effect.get("kind") in INTERACTION_KINDS
+    ]
+    expect(not caused, "BR-READ-022", f"reading the page ({', '.join(available)}) caused page effects {caused}")

@@ -16,7 +16,7 @@ from conformance.harness.subject import BrowserSubject, CallOutcome
 
 from ._expectations import expect_browser_error
 from ._reads import PRIVATE_VALUES, check_read_report, contains_any, squash, strings_in, utf8_length, valid_unicode
-from ._refs import act_on, first_action, read_elements
+from ._refs import act_on, first_action, read_elements, require_ref
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -161,3 +161,35 @@ def test_scope_refs_expire_with_their_document(subject: BrowserSubject, env: Env
     moved = subject.call("navigate", url=env.url("forms.html"), tab_id=None)
     precondition(moved.raised is None, "BR-NAV-001", f"navigating to a permitted page: {moved.describe()}")
     expect_browser_error(scoped(subject, payment), "BR-SCOPE-009", "read_page_scoped with a scope ref of the old page")
+
+
+def _change_sections(subject: BrowserSubject, env: Environment, button: str, fragment: str, effect: str) -> None:
+    """Re-render or hide a section of sections-live.html: by its button, or by its fragment without click."""
+    if subject.implements("click"):
+        moved = subject.call("click", target=require_ref(subject, "click", button), tab_id=None)
+    else:
+        subject.require("navigate")
+        moved = subject.call("navigate", url=env.url(f"sections-live.html#{fragment}"), tab_id=None)
+    precondition(moved.raised is None, "BR-SCOPE-011", f"changing the section: {moved.describe()}")
+    env.wait_for_effect(effect, timeout=10)
+
+
+@pytest.mark.page("sections-live.html")
+@pytest.mark.clause("BR-SCOPE-011")
+# It re-renders and hides sections by clicking buttons (when the driver has click).
+@pytest.mark.requires("BR-ACT-002")
+def test_scope_refs_expire_when_their_section_is_re_rendered_or_hidden(
+    subject: BrowserSubject, env: Environment
+) -> None:
+    subject.require("read_page_scoped")
+    report = discover(subject)
+    offers, notes = scope_ref(report, "Live offers"), scope_ref(report, "Trip notes")
+    precondition(offers and notes, "BR-SCOPE-002", "discovery offered no 'Live offers' and 'Trip notes' scope refs")
+    _change_sections(subject, env, "Re-render live offers", "rerender", "rerendered")
+    expect_browser_error(
+        scoped(subject, offers), "BR-SCOPE-011", "read_page_scoped with the scope ref of a section since re-rendered"
+    )
+    _change_sections(subject, env, "Hide trip notes", "hide", "hidden")
+    expect_browser_error(
+        scoped(subject, notes), "BR-SCOPE-011", "read_page_scoped with the scope ref of a section since hidden"
+    )

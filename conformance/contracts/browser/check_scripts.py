@@ -11,12 +11,13 @@ import time
 
 import pytest
 
-from conformance.assertions import expect, violation
+from conformance.assertions import expect, precondition, violation
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
 from ._expectations import is_browser_error
 from ._reads import valid_unicode
+from ._tabs import tabs_of
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -90,4 +91,31 @@ def test_a_throwing_script_fails_without_echoing_the_error(subject: BrowserSubje
             "BR-SCRIPT-004",
             "the BrowserError message repeats the page's exception text",
         )
+    outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("script.html")
+@pytest.mark.hints(members=("run_script",))
+@pytest.mark.clause("BR-SCRIPT-005")
+def test_a_script_in_a_page_nobody_allowed_is_refused(subject: BrowserSubject, env: Environment) -> None:
+    # A blank tab shows no page on any permitted origin, so nobody allowed scripts there. The script would tell
+    # the fixture server it ran, which a refused script never does.
+    subject.require("new_tab")
+    before = {str(tab.get("id")) for tab in tabs_of(subject.state())}
+    opened = subject.call("new_tab", url=None)
+    precondition(opened.raised is None, "BR-TAB-002", f"opening a blank tab: {opened.describe()}")
+    added = [str(tab.get("id")) for tab in tabs_of(subject.state()) if str(tab.get("id")) not in before]
+    precondition(len(added) == 1, "BR-TAB-002", f"new_tab(None) added {len(added)} tabs")
+    marker = "kit-script-blank-7710"
+    beacon = env.url(f"blank.html?{marker}=1")
+    source = f"fetch({beacon!r}, {{mode: 'no-cors'}}).then(() => 'sent')"
+    outcome = subject.call("run_script", tab_id=added[0], source=source, timeout_ms=5000)
+    expect(
+        outcome.raised is not None,
+        "BR-SCRIPT-005",
+        f"run_script in a blank tab (no permitted page) completed with {outcome.raw!r}"[:200],
+    )
+    env.settle()
+    reached = [request for request in env.requests() if marker in request.query]
+    expect(not reached, "BR-SCRIPT-005", "the refused script still ran: its request reached the fixture server")
     outcome.expect_sdk_accepted()

@@ -91,3 +91,28 @@ def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject: BrowserSu
     touched = [e for e in since(env, position) if e.get("kind") in ("click", "mousedown", "change")]
     expect(not touched, "BR-CHK-004", f"set_checked on a button still pressed it: {brief(touched)}")
     outcome.expect_sdk_accepted()
+
+
+@pytest.mark.page("checkbox.html")
+@pytest.mark.clause("BR-CHK-005")
+# It replaces the control by clicking a button (when the driver has click).
+@pytest.mark.requires("BR-ACT-002")
+def test_set_checked_no_op_still_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
+    # The replacement box is unchecked, as the old one was: asking for "unchecked" through the old ref needs no
+    # change on either node, so only a driver that checks the ref's own control first can tell it is gone.
+    old_ref = require_ref(subject, "set_checked", "Remember this device")
+    if subject.implements("click"):
+        button = require_ref(subject, "set_checked", "Replace remember control")
+        expect_done(subject.call("click", target=button, tab_id=None), "BR-CHK-005")
+    elif subject.implements("navigate"):
+        expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), "BR-CHK-005")
+    else:
+        subject.require("click")
+    await_effect(subject, "BR-CHK-005", "replaced", what="the control being replaced")
+    position = mark(subject)
+    outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=False)
+    expect_refused(outcome, "BR-CHK-005", "the state asked for already holds, but the ref names a replaced control")
+    subject.env.settle()
+    changed = _changes(env, position, "remember")
+    expect(not changed, "BR-CHK-005", f"the replacement box was changed through the old ref: {brief(changed)}")
+    outcome.expect_sdk_accepted()

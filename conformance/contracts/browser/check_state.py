@@ -150,3 +150,16 @@ def test_a_long_page_address_still_gets_a_state_report(subject: BrowserSubject, 
         "BR-URL-002",
         f"the long-URL page is reported with origin {origin_of(tab['url'])!r}",
     )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.clause("BR-STATE-006")
+def test_the_driver_leaves_list_tabs_to_the_toolset(subject: BrowserSubject, env: Environment) -> None:
+    # The toolset answers list_tabs from state(); a driver method of that name would be a second, competing
+    # source of tab information that the SDK never calls.
+    own = getattr(subject.driver, "list_tabs", None)
+    expect(
+        not callable(own),
+        "BR-STATE-006",
+        f"the driver has a list_tabs method of its own ({type(own).__name__}); list_tabs comes from state()",
+    )
