@@ -1,17 +1,22 @@
-"""The registration and dispatch-validation checks can fail (conformance/contracts/runner/check_registration.py):
+"""The registration and dispatch-validation checks (conformance/contracts/runner/check_registration.py) and the
+Decisions contract checks (check_decisions_contract.py) can fail:
 each test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause;
 the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
+from conformance.contracts.runner import check_decisions_contract as decisions
 from conformance.contracts.runner import check_registration as reg
 from conformance.rig import parse_mode as _mode
 
@@ -270,4 +275,120 @@ def test_streaming_by_default_fails_rn_param_002(monkeypatch: pytest.MonkeyPatch
         "RN-PARAM-002",
         lambda: reg.test_runs_are_not_streamed_unless_asked("sync"),
         lambda: monkeypatch.setattr(rtr.ResponsesToolRunner, "run", streaming),
+    )
+
+
+# ------------------------------------------------------------------------------------------ Decisions
+
+
+def _decisions_run_wrapped(monkeypatch: pytest.MonkeyPatch, name: str, around: Callable[..., Any]) -> None:
+    """``dtr._Run.<name>`` replaced by ``around(original, run, *args, **kwargs)``."""
+    original = getattr(dtr._Run, name)
+    monkeypatch.setattr(dtr._Run, name, lambda run, *args, **kwargs: around(original, run, *args, **kwargs))
+
+
+def test_descriptions_filled_in_fail_rn_dec_013(monkeypatch: pytest.MonkeyPatch) -> None:
+    def described(original: Any, run: Any, values: Any) -> Any:
+        values = [{**value, "description": value.get("description") or value.get("id")} for value in values]
+        return original(run, values)
+
+    _proven(
+        monkeypatch,
+        "RN-DEC-013",
+        lambda: decisions.test_invalid_candidates_are_refused_before_any_request(
+            decisions._without("description"), "sync"
+        ),
+        lambda: _decisions_run_wrapped(monkeypatch, "candidates", described),
+    )
+
+
+def test_result_without_decisions_fails_rn_dec_014(monkeypatch: pytest.MonkeyPatch) -> None:
+    def bare(original: Any, run: Any, status: Any) -> Any:
+        return {**original(run, status), "decisions": []}
+
+    _proven(
+        monkeypatch,
+        "RN-DEC-014",
+        lambda: decisions.test_result_carries_the_native_decisions("async"),
+        lambda: _decisions_run_wrapped(monkeypatch, "result", bare),
+    )
+
+
+def test_failed_executor_reported_completed_fails_rn_dec_015(monkeypatch: pytest.MonkeyPatch) -> None:
+    def everything_completed(original: Any, run: Any, reason: Any) -> Any:
+        run.completed = list(run.attempted)
+        return original(run, reason)
+
+    _proven(
+        monkeypatch,
+        "RN-DEC-015",
+        lambda: decisions.test_failed_executor_is_attempted_not_completed("sync"),
+        lambda: _decisions_run_wrapped(monkeypatch, "error", everything_completed),
+    )
+
+
+def test_cancelled_predicate_ignored_fails_rn_dec_016(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-DEC-016",
+        lambda: decisions.test_cancelled_predicate_stops_requests_and_executors("async"),
+        lambda: monkeypatch.setattr(dtr._Run, "check", lambda run: None),
+    )
+
+
+def test_plain_cancellation_fails_rn_dec_017(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-DEC-017",
+        decisions.test_async_cancellation_raises_decisions_cancelled_error,
+        lambda: monkeypatch.setattr(
+            dtr, "DecisionsToolRunnerCancelledError", lambda attempted, completed: asyncio.CancelledError()
+        ),
+    )
+
+
+def test_safety_identifier_dropped_fails_rn_dec_018(monkeypatch: pytest.MonkeyPatch) -> None:
+    def without(original: Any, run: Any, observation: Any, candidates: Any) -> Any:
+        request = dict(original(run, observation, candidates))
+        request.pop("safety_identifier", None)
+        return request
+
+    _proven(
+        monkeypatch,
+        "RN-DEC-018",
+        lambda: decisions.test_model_task_and_safety_identifier_are_sent("sync"),
+        lambda: _decisions_run_wrapped(monkeypatch, "request", without),
+    )
+
+
+def test_unknown_params_dropped_fails_rn_dec_019(monkeypatch: pytest.MonkeyPatch) -> None:
+    def filtered(original: Any, run: Any, params: Any, *args: Any) -> Any:
+        kept = {key: value for key, value in params.items() if key in ("model", "input", "safety_identifier")}
+        return original(run, kept, *args)
+
+    _proven(
+        monkeypatch,
+        "RN-DEC-019",
+        lambda: decisions.test_responses_params_and_streaming_are_refused({"store": True}, "sync"),
+        lambda: _decisions_run_wrapped(monkeypatch, "__init__", filtered),
+    )
+
+
+def test_fallback_to_responses_fails_rn_dec_020(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = dtr.DecisionsToolRunner.run
+
+    def falling_back(runner: Any, client: Any, params: Any, **kwargs: Any) -> Any:
+        try:
+            return original(runner, client, params, **kwargs)
+        except dtr.DecisionsToolRunnerError:
+            # A "helpful" retry through Responses when Decisions is unavailable: what the documents rule out.
+            with contextlib.suppress(Exception):
+                client.responses.create(model=params["model"], input=params["input"])
+            raise
+
+    _proven(
+        monkeypatch,
+        "RN-DEC-020",
+        lambda: decisions.test_decisions_errors_never_fall_back_to_responses("decisions-access-denied", "sync"),
+        lambda: monkeypatch.setattr(dtr.DecisionsToolRunner, "run", falling_back),
     )

@@ -123,13 +123,15 @@ def run_decisions(
     max_retries: int = 0,
     done: object = True,
     application_candidates: Callable[[Callable[[Any], list[Any]]], Any] | None = None,
+    params: Mapping[str, Any] | None = None,
     **run_options: Any,
 ) -> DecisionsRun:
     """Run ``cassette`` (or the bundled cassette of that name) once; ``on_diagnostic`` (if given) is called after
     the diagnostic is recorded, and ``run_options`` (e.g. ``max_steps``) go to ``runner.run``. ``done`` is the
     value of the done candidate's ``done`` flag (a check may offer a look-alike of True), and
     ``application_candidates`` (if given) makes the registered candidates callback from the scripted one (an
-    application that does more than answer: :class:`SharedObservation`). A runner error is captured, not raised."""
+    application that does more than answer: :class:`SharedObservation`). ``params`` (if given) replace the run
+    parameters, the default model and task. A runner error is captured, not raised."""
     loaded = cassettes.bundled(cassette) if isinstance(cassette, str) else cassette
     transport = CassetteTransport(loaded, match="endpoint")
     run = DecisionsRun(None, None, transport.sent)
@@ -157,7 +159,7 @@ def run_decisions(
 
     candidates = scripted if application_candidates is None else application_candidates(scripted)
 
-    params = {"model": "gpt-test", "input": task}
+    params = {"model": "gpt-test", "input": task} if params is None else dict(params)
     options = {"on_diagnostic": record, **run_options}
     if flavour == NODE:
         from conformance.rig.node_decisions import run_in_node

@@ -859,3 +859,21 @@ def _completed_drops_eager_item() -> CassetteBuilder:
         .fault("completed_output", output=[message("Nothing to do.")])
         .turn(message("unreachable"))
     )
+
+
+@source("decisions-access-denied")
+def _decisions_access_denied() -> CassetteBuilder:
+    return (
+        _b("decisions-access-denied", "The first Decisions request is refused: the project has no access (HTTP 403).")
+        .decision("review")
+        .fault("http_status", status=403, message="This project does not have access to Decisions.")
+    )
+
+
+@source("decisions-model-not-found")
+def _decisions_model_not_found() -> CassetteBuilder:
+    return (
+        _b("decisions-model-not-found", "The first Decisions request names a model the API does not offer (HTTP 404).")
+        .decision("review")
+        .fault("http_status", status=404, message="The model gpt-test does not exist.")
+    )
