@@ -168,6 +168,14 @@ export async function construct({ name, args = [], call = false }, { events }) {
   return running(events, () => (call ? made(...decode(args)) : new made(...decode(args))));
 }
 
+/** An SDK export as a value (a constant list, say), with whether it is frozen against the caller's edits. */
+export async function exported({ name }) {
+  const loaded = await loadSdk();
+  if (!(name in loaded)) throw new TypeError(`the Node SDK exports no ${name}`);
+  const value = loaded[name];
+  return { value: encode(value), frozen: Object.isFrozen(value), array: Array.isArray(value) };
+}
+
 /** `target[name](...args)`, awaited. */
 export async function call({ target, name, args = [] }, { events }) {
   await loadSdk();

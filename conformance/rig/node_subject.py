@@ -62,6 +62,11 @@ _TASK_CANCELLATION: Final = (
     "stopped through its AbortSignal (the cancelled-predicate checks)"
 )
 
+_PYTHON_TYPES: Final = (
+    "the Python module's typing protocols and typed dicts; the Node SDK's types are TypeScript declarations, "
+    "which do not exist when the toolset runs"
+)
+
 # Checks about what only the Python SDK has, by test name (relative to conformance/contracts/), with why.
 PYTHON_ONLY: Final[dict[str, str]] = {
     "toolset/check_flavour.py": "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form",
@@ -83,6 +88,8 @@ PYTHON_ONLY: Final[dict[str, str]] = {
         "AbortSignal (checked by RN-CANCEL-001 and RN-CONC-010) and lets a running function finish unless the "
         "function honours the signal, which a Python function cannot (only a snapshot of the signal crosses)"
     ),
+    "toolset/check_schemas.py::test_driver_protocols_are_exported": _PYTHON_TYPES,
+    "toolset/check_schemas.py::test_named_argument_and_result_types_are_exported": _PYTHON_TYPES,
     "runner/check_decisions_contract.py::test_async_cancellation_raises_decisions_cancelled_error": (
         "cancelling the asyncio task of a Decisions run is the Python async runner's; a Node Decisions run is "
         "stopped through its AbortSignal"

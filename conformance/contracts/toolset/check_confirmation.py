@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.assertions import expect
+from conformance.assertions import expect, precondition
 from conformance.contracts._answers import NOT_TRUE
 from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
@@ -329,3 +329,27 @@ def test_blank_new_tab_asks_confirm_without_url_policy(flavour: Flavour) -> None
         "TS-CONF-011",
         f"blank new_tab went through {steps}",
     )
+
+
+RAW_URL = "https://agent:hunter2@probe.example:8443/account/secret?token=abc123#pin"
+PROJECTED_ORIGIN = "https://probe.example:8443"
+
+
+@pytest.mark.clause("TS-CONF-012")
+@pytest.mark.parametrize("member", ["click", "navigate"])
+def test_callbacks_see_the_projected_state(flavour: Flavour, member: str) -> None:
+    # A driver that reports the raw URL (credentials, path, query) must not leak it to consent code either: the
+    # callbacks get the state the model would be shown, reduced to the origin.
+    state = {"tabs": [{"id": "tab-1", "title": "Account", "url": RAW_URL, "active": True}]}
+    toolset, driver = gated(flavour, [member], replies={"state": state})
+    report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
+    precondition(report.get("ok") is True, "TS-CONF-003", f"an approved {member} did not run: {report.get('error')}")
+    for name in ("confirm", "url_policy") if member == "navigate" else ("confirm",):
+        calls = driver.log.of(name)
+        precondition(len(calls) == 1, "TS-CONF-001", f"{name} was called {len(calls)} times for one {member}")
+        seen = calls[0].argument
+        tabs = seen.get("state", {}).get("tabs", []) if isinstance(seen, dict) else []
+        urls = [tab.get("url") for tab in tabs if isinstance(tab, dict)]
+        expect(urls == [PROJECTED_ORIGIN], "TS-CONF-012", f"{name} saw tab URLs {urls}, not the projected origin")
+        leaked = [secret for secret in ("hunter2", "agent", "secret", "abc123") if secret in json.dumps(seen)]
+        expect(leaked == [], "TS-CONF-012", f"{name}'s context carries {leaked} from the driver's raw URL")

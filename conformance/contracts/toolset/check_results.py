@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from openai.lib.browser import BrowserError
 
-from conformance.assertions import expect
+from conformance.assertions import expect, precondition
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.flavours import Flavour
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
@@ -224,6 +224,26 @@ def test_checked_is_dropped_on_roles_without_it(flavour: Flavour) -> None:
         "button with checked",
     )
     expect("checked" not in report["result"]["elements"][0], "TS-RES-003", "checked kept on a button")
+
+
+@pytest.mark.clause("TS-RES-003")
+@pytest.mark.parametrize("role", ["combobox", "button"])
+def test_selected_is_dropped_on_options_of_roles_without_it(flavour: Flavour, role: str) -> None:
+    # Only listbox options may say which are selected; a combobox is the role a driver most plausibly mixes up.
+    options = [{"label": "A", "value": "a", "selected": True}, {"label": "B", "value": "b", "selected": False}]
+    report, _ = _succeeds(
+        flavour,
+        "read_page",
+        _read(elements=[_element(role=role, options=options)]),
+        "TS-RES-003",
+        f"{role} with selected options",
+    )
+    kept = report["result"]["elements"][0].get("options", [])
+    expect(
+        all("selected" not in option for option in kept),
+        "TS-RES-003",
+        f"selected kept on the options of a {role}: {kept}",
+    )
 
 
 # --- images --------------------------------------------------------------------------------------------------
@@ -611,3 +631,39 @@ def test_results_are_copied_before_the_final_state_read(flavour: Flavour, member
     if isinstance(sent, dict):
         sent = {key: value for key, value in sent.items() if value is not None}
     expect(sent == original, "TS-RES-015", f"a change made during the final state read reached the model: {sent}")
+
+
+# --- the output item -----------------------------------------------------------------------------------------
+
+CALL_IDS = ("call_abc123", "call-é-✓", "x" * 200)
+
+
+@pytest.mark.clause("TS-RES-018")
+@pytest.mark.parametrize("member", ["get_page_text", "click", "screenshot"])
+@pytest.mark.parametrize("call_id", CALL_IDS, ids=["plain", "unicode", "long"])
+def test_output_carries_the_call_id(flavour: Flavour, member: str, call_id: str) -> None:
+    toolset, _ = gated(flavour, [member])
+    output = execute(toolset, function_call(member, VALID_ARGUMENTS[member], call_id=call_id))
+    expect(
+        output.get("type") == "function_call_output",
+        "TS-RES-018",
+        f"browser_{member} was answered with {output.get('type')!r}, not a function_call_output",
+    )
+    expect(
+        output.get("call_id") == call_id,
+        "TS-RES-018",
+        f"browser_{member} output names call {output.get('call_id')!r}, not {call_id!r}",
+    )
+
+
+@pytest.mark.clause("TS-RES-018")
+def test_refused_call_output_carries_the_call_id(flavour: Flavour) -> None:
+    # A refusal is still the answer to that call: the model pairs outputs with calls by call_id alone.
+    toolset, _ = gated(flavour, ["click"], confirm_reply=False)
+    output = execute(toolset, function_call("click", VALID_ARGUMENTS["click"], call_id="call-refused-7"))
+    precondition(payload(output).get("ok") is False, "TS-CONF-004", "a refused click was reported as done")
+    expect(
+        output.get("call_id") == "call-refused-7",
+        "TS-RES-018",
+        f"the refused click's output names call {output.get('call_id')!r}",
+    )

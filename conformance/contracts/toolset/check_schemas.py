@@ -3,9 +3,14 @@ contract"). Snapshots record the declared field schemas so an SDK upgrade shows 
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
+import openai.lib.browser as sdk_browser
 import pytest
+
+# typing's own is_typeddict misses the typing_extensions typed dicts the SDK declares.
+from typing_extensions import is_typeddict
 
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import browser_toolset
@@ -157,3 +162,43 @@ def test_selections_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
             f"additional_members=[{name!r}] does not add exactly {name} to the defaults",
         )
     assert declared == snapshot
+
+
+# The names the documents tell Python driver authors to import: the driver protocols (a partial driver types
+# itself with the narrower ones) and the typed dicts of each member's argument and of the structured results.
+_PROTOCOLS = ("BrowserDriver", "BrowserReadDriver", "BrowserNavigationDriver", "BrowserClickDriver")
+DRIVER_PROTOCOLS = tuple(prefix + name for name in (*_PROTOCOLS, "BrowserScreenshotDriver") for prefix in ("", "Async"))
+TYPED_DICTS = (
+    *("NavigateInput", "ReadPageInput", "TabInput", "FindInput", "ClickInput", "TypeInput", "KeyInput"),
+    *("ScrollInput", "WaitForInput", "SelectOptionInput", "ZoomInput", "NewTabInput"),
+    *("ReadPageScopedInput", "ClickAtInput", "DragPathInput", "HoldKeysInput", "HoverAtInput", "SetCheckedInput"),
+    *("ReadDiagnosticsInput", "RunScriptInput", "BrowserFileInput", "BrowserFileOutcome"),
+    *("BrowserReadV1", "BrowserScopedReadV1"),
+)
+
+
+@pytest.mark.clause("TS-SCHEMA-004")
+@pytest.mark.parametrize("name", DRIVER_PROTOCOLS)
+def test_driver_protocols_are_exported(flavour: Flavour, name: str) -> None:
+    # The flavour parameter keeps the check in both suite forms; the exports do not depend on it.
+    exported = getattr(sdk_browser, name, None)
+    expect(exported is not None, "TS-SCHEMA-004", f"openai.lib.browser does not export {name}")
+    expect(
+        isinstance(exported, type) and getattr(exported, "_is_protocol", False),
+        "TS-SCHEMA-004",
+        f"openai.lib.browser.{name} is not a typing protocol: {exported!r}",
+    )
+
+
+@pytest.mark.clause("TS-SCHEMA-004")
+@pytest.mark.parametrize("name", TYPED_DICTS)
+def test_named_argument_and_result_types_are_exported(flavour: Flavour, name: str) -> None:
+    exported = getattr(sdk_browser, name, None)
+    expect(exported is not None, "TS-SCHEMA-004", f"openai.lib.browser does not export {name}")
+    # A union of typed dicts (a file outcome is one of several shapes) is as good as one typed dict.
+    members = typing.get_args(exported) or (exported,)
+    expect(
+        all(is_typeddict(member) for member in members),
+        "TS-SCHEMA-004",
+        f"openai.lib.browser.{name} is not a typed dict: {exported!r}",
+    )

@@ -19,6 +19,7 @@ from conformance.contracts.toolset._toolsets import (
 from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES, READ_ONLY_NAMES
 from conformance.probes import browser_probe
+from conformance.rig.node import shared_sdk
 
 
 def _names(toolset: Any) -> list[str]:
@@ -140,24 +141,32 @@ def test_selection_is_copied_at_construction(flavour: Flavour, option: str) -> N
     expect(_names(toolset) == before, "TS-SEL-008", "changing the caller's list changed the exposed tools")
 
 
+def _vocabulary(flavour: Flavour, name: str) -> tuple[tuple[Any, ...], bool]:
+    """The SDK's exported member list ``name`` and whether the caller cannot change it: a tuple in Python, a
+    frozen array in Node (the npm package's own export, read in Node, not the Python module's)."""
+    if flavour == "node":
+        found = shared_sdk().invoke("exported", {"name": name})
+        value = found["value"]
+        return tuple(value) if isinstance(value, list) else (value,), bool(found["array"] and found["frozen"])
+    value = getattr(sdk_browser, name)
+    return tuple(value), type(value) is tuple
+
+
 @pytest.mark.clause("TS-SEL-009")
 def test_exported_member_tuples_are_the_documented_vocabulary(flavour: Flavour) -> None:
-    # The vocabulary is flavour-independent; the flavour parameter keeps this check in both suite forms.
-    expect(
-        type(sdk_browser.BROWSER_MEMBERS) is tuple and type(sdk_browser.DEFAULT_BROWSER_MEMBERS) is tuple,
-        "TS-SEL-009",
-        "member vocabularies are not immutable tuples",
-    )
-    expect(
-        sdk_browser.BROWSER_MEMBERS == ALL_NAMES,
-        "TS-SEL-009",
-        f"BROWSER_MEMBERS differs from the documents: {sdk_browser.BROWSER_MEMBERS}",
-    )
-    expect(
-        sdk_browser.DEFAULT_BROWSER_MEMBERS == DEFAULT_NAMES,
-        "TS-SEL-009",
-        f"DEFAULT_BROWSER_MEMBERS differs from the documents: {sdk_browser.DEFAULT_BROWSER_MEMBERS}",
-    )
+    # The vocabulary is the same for both Python flavours; the flavour parameter keeps this check in every
+    # suite form, and on the Node SDK reads its exports.
+    every, every_fixed = _vocabulary(flavour, "BROWSER_MEMBERS")
+    defaults, defaults_fixed = _vocabulary(flavour, "DEFAULT_BROWSER_MEMBERS")
+    expect(every_fixed and defaults_fixed, "TS-SEL-009", "member vocabularies can be changed by the caller")
+    if flavour == "node":
+        # The declarations give the Node lists no order (BrowserMember is a key union), only their names, once each.
+        every, defaults = tuple(sorted(every)), tuple(sorted(defaults))
+        wanted, wanted_defaults = tuple(sorted(ALL_NAMES)), tuple(sorted(DEFAULT_NAMES))
+    else:
+        wanted, wanted_defaults = ALL_NAMES, DEFAULT_NAMES
+    expect(every == wanted, "TS-SEL-009", f"BROWSER_MEMBERS differs from the documents: {every}")
+    expect(defaults == wanted_defaults, "TS-SEL-009", f"DEFAULT_BROWSER_MEMBERS differs from the documents: {defaults}")
 
 
 @pytest.mark.clause("TS-SEL-010")

@@ -303,6 +303,63 @@ LIMITS: tuple[Limit, ...] = (
         st.booleans(),
         st.one_of(st.integers(), st.text(max_size=5), st.none()),
     ),
+    # Plain text fields: any string (even empty: the documents set no length), nothing else.
+    *(
+        Limit(member, field, "TS-VAL-013", ("", "x", TWO_BYTE * 300), (None, 7, True, ["x"], {"x": 1}))
+        for member, field in (
+            ("navigate", "url"),
+            ("find", "query"),
+            ("click", "target"),
+            ("hover", "target"),
+            ("scroll_to", "target"),
+            ("select_option", "target"),
+            ("set_checked", "target"),
+            ("type", "text"),
+        )
+    ),
+    # Lists of strings: the documents bound neither length nor content, so an empty list is valid too.
+    *(
+        Limit(
+            member,
+            field,
+            "TS-VAL-013",
+            ([], ["a"], ["a", "a", ""]),
+            ("a", None, [1], ["a", None], [["a"]], {"a": "b"}),
+            st.lists(st.text(max_size=8), max_size=5),
+            st.one_of(
+                st.text(max_size=5),
+                st.lists(st.integers(), min_size=1, max_size=3),
+                st.none(),
+            ),
+        )
+        for member, field in (("key", "keys"), ("select_option", "values"))
+    ),
+    Limit(
+        "read_page",
+        "filter",
+        "TS-VAL-013",
+        ("all", "interactive"),
+        ("visible", "All", "", None, 1),
+        st.sampled_from(["all", "interactive"]),
+        st.text(max_size=12).filter(lambda s: s not in ("all", "interactive")),
+    ),
+    Limit(
+        "scroll",
+        "direction",
+        "TS-VAL-013",
+        ("up", "down", "left", "right"),
+        ("Down", "forward", "", None, 1, ["down"]),
+        st.sampled_from(["up", "down", "left", "right"]),
+        st.text(max_size=8).filter(lambda s: s not in ("up", "down", "left", "right")),
+    ),
+    Limit(
+        "scroll",
+        "amount",
+        "TS-VAL-013",
+        (0, SAFE_MAX),
+        (-1, SAFE_MAX + 1, True, False, 1.5, math.inf, "3", None),
+        *_int_range(0, SAFE_MAX),
+    ),
 )
 BY_ID = {limit.id: limit for limit in LIMITS}
 
@@ -431,3 +488,28 @@ def test_invalid_protected_read_asks_no_consent(flavour: Flavour, member: str) -
     report = payload(execute(toolset, function_call(member, {"tab_id": 5})))
     expect(report.get("ok") is False, "TS-VAL-001", "an invalid protected read succeeded")
     expect(driver.log.names() == [], "TS-VAL-001", f"an invalid protected read reached {driver.log.names()}")
+
+
+def _unfinished_call(member: str, status: str) -> Any:
+    call = function_call(member, VALID_ARGUMENTS[member])
+    return call.model_copy(update={"status": status})
+
+
+@pytest.mark.clause("TS-VAL-014")
+@pytest.mark.parametrize("member", ["get_page_text", "click", "navigate"])
+@pytest.mark.parametrize("status", ["in_progress", "incomplete"])
+def test_unfinished_call_is_refused_before_any_work(flavour: Flavour, member: str, status: str) -> None:
+    # The documents say the status is checked before any driver work, not how the refusal looks: an exception
+    # and an output with ok false both count, a state read, consent or a driver call never does.
+    toolset, driver = gated(flavour, [member])
+    try:
+        report: dict[str, Any] | None = payload(execute(toolset, _unfinished_call(member, status)))
+    except Exception:
+        # Any refusal form is allowed; only the work done is judged.
+        report = None
+    expect(
+        report is None or report.get("ok") is False,
+        "TS-VAL-014",
+        f"a {status} browser_{member} call was executed: {report}",
+    )
+    expect(driver.log.names() == [], "TS-VAL-014", f"a {status} browser_{member} call reached {driver.log.names()}")

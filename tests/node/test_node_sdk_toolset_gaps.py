@@ -1,0 +1,62 @@
+"""The toolset checks added for the coverage gaps fail on a Node SDK with the matching defect: each patch plants
+one defect in a copy of npm ``openai`` (tests/node/npm_patches.py) and the check must blame exactly its clause,
+while an unpatched copy passes the same checks (the Python SDK's patches: tests/test_sdk_findings_toolset_gaps.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.node.npm_patches import NpmPatch, assert_fails_exactly_its_clause, assert_unpatched_passes
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.child_run, pytest.mark.node]
+
+BROWSER = "helpers/browser.mjs"
+TOOLSET = "conformance/contracts/toolset"
+
+PATCHES: dict[str, NpmPatch] = {
+    # Any string passes as a scroll direction.
+    "any-direction": NpmPatch.one(
+        BROWSER,
+        "direction: (value) => typeof value === 'string' && ['up', 'down', 'left', 'right'].includes(value),",
+        "direction: (value) => typeof value === 'string',",
+        f"{TOOLSET}/check_validation.py::test_value_past_the_limit_is_refused[node-scroll.direction-1]",
+        "TS-VAL-013",
+    ),
+    # execute no longer looks at the call's status.
+    "any-status": NpmPatch.one(
+        BROWSER,
+        "            typeof snapshot.call_id !== 'string' ||\n            snapshot.status !== 'completed') {",
+        "            typeof snapshot.call_id !== 'string') {",
+        f"{TOOLSET}/check_validation.py::test_unfinished_call_is_refused_before_any_work",
+        "TS-VAL-014",
+    ),
+    # The output names a shortened call ID, which no longer pairs with a long one.
+    "cut-call-id": NpmPatch.one(
+        BROWSER,
+        "output: { type: 'function_call_output', call_id: callId, output: content },",
+        "output: { type: 'function_call_output', call_id: callId.slice(0, 64), output: content },",
+        f"{TOOLSET}/check_results.py::test_output_carries_the_call_id",
+        "TS-RES-018",
+    ),
+    # BROWSER_MEMBERS is an ordinary array a caller could edit.
+    "editable-members": NpmPatch.one(
+        BROWSER,
+        "export const BROWSER_MEMBERS = Object.freeze(",
+        "export const BROWSER_MEMBERS = (",
+        f"{TOOLSET}/check_selection.py::test_exported_member_tuples_are_the_documented_vocabulary",
+        "TS-SEL-009",
+    ),
+}
+
+
+@pytest.mark.parametrize("patch", sorted(PATCHES))
+def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
+    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
+
+
+def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
+    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
