@@ -1,5 +1,6 @@
-"""The registration and dispatch-validation checks (conformance/contracts/runner/check_registration.py) and the
-Decisions contract checks (check_decisions_contract.py) can fail:
+"""The registration and dispatch-validation checks (conformance/contracts/runner/check_registration.py) , the
+Decisions contract checks (check_decisions_contract.py) and the runner lifecycle checks
+(check_runner_lifecycle.py) can fail:
 each test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause;
 the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
 """
@@ -11,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import openai.lib._tool_lifecycle as tool_lifecycle
 import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
 import pytest
@@ -18,6 +20,7 @@ import pytest
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_decisions_contract as decisions
 from conformance.contracts.runner import check_registration as reg
+from conformance.contracts.runner import check_runner_lifecycle as lifecycle
 from conformance.rig import parse_mode as _mode
 
 
@@ -391,4 +394,50 @@ def test_fallback_to_responses_fails_rn_dec_020(monkeypatch: pytest.MonkeyPatch)
         "RN-DEC-020",
         lambda: decisions.test_decisions_errors_never_fall_back_to_responses("decisions-access-denied", "sync"),
         lambda: monkeypatch.setattr(dtr.DecisionsToolRunner, "run", falling_back),
+    )
+
+
+# ------------------------------------------------------------------------------------------ runner lifecycle
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_close_reporting_closed_while_active_fails_rn_life_001(monkeypatch: pytest.MonkeyPatch, flavour: str) -> None:
+    kind = rtr.ResponsesToolRunner if flavour == "sync" else rtr.AsyncResponsesToolRunner
+    _proven(
+        monkeypatch,
+        "RN-LIFE-001",
+        lambda: lifecycle.test_responses_runner_close_drains_then_refuses(flavour),
+        lambda: monkeypatch.setattr(kind, "close", lambda runner: {"status": "closed"}),
+    )
+
+
+def test_decisions_close_reporting_closed_fails_rn_life_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-LIFE-002",
+        lambda: lifecycle.test_decisions_runner_close_drains_then_refuses("sync"),
+        lambda: monkeypatch.setattr(dtr.DecisionsToolRunner, "close", lambda runner: {"status": "closed"}),
+    )
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda: lifecycle.test_responses_runner_refuses_a_second_run_while_busy("sync"),
+        lambda: lifecycle.test_decisions_runner_refuses_a_second_run_while_busy("async"),
+    ],
+    ids=["responses-sync", "decisions-async"],
+)
+def test_admitting_concurrent_runs_fails_rn_life_003(
+    monkeypatch: pytest.MonkeyPatch, check: Callable[[], None]
+) -> None:
+    def enter(lifecycle_state: Any) -> None:
+        # Still refuses a closed helper, but no longer notices one that is busy.
+        with lifecycle_state._lock:
+            if lifecycle_state._closed:
+                raise RuntimeError("closed")
+            lifecycle_state._active = True
+
+    _proven(
+        monkeypatch, "RN-LIFE-003", check, lambda: monkeypatch.setattr(tool_lifecycle.ToolLifecycle, "enter", enter)
     )
