@@ -193,8 +193,20 @@ class BrowserSubject:
             record.finished, record.ended = True, time.monotonic()
         return record.returned
 
-    def call(self, member: str, *, cancelled: Callable[[], bool] | None = None, **arguments: Any) -> CallOutcome:
-        """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring."""
+    def call(
+        self,
+        member: str,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        while_deciding: Callable[[], None] | None = None,
+        **arguments: Any,
+    ) -> CallOutcome:
+        """Execute ``member`` with wire ``arguments`` through the SDK toolset; see the module docstring.
+
+        ``while_deciding`` runs inside the approval callback, after the SDK's prior state read and before the
+        member: what a page does while a person decides (it runs where the driver's code runs, so it must not
+        call the driver).
+        """
         self.require(member)
         if member not in BY_NAME:
             raise ValueError(f"{member!r} is not a browser member")
@@ -208,14 +220,26 @@ class BrowserSubject:
             arguments=json.dumps(arguments),
             status="completed",
         )
+        confirm, confirm_async = _approve, _approve_async
+        if while_deciding is not None:
+            deciding = while_deciding
+
+            def confirm(*_args: object) -> bool:
+                deciding()
+                return True
+
+            async def confirm_async(*_args: object) -> bool:
+                deciding()
+                return True
+
         try:
             if self.flavour == "async":
                 async_toolset = AsyncBrowserToolset(
-                    proxy, members=[member], confirm=_approve_async, url_policy=_approve_async
+                    proxy, members=[member], confirm=confirm_async, url_policy=_approve_async
                 )
                 output = self._on_driver(lambda: async_toolset.execute(call, cancelled=cancelled), member)
             else:
-                toolset = BrowserToolset(proxy, members=[member], confirm=_approve, url_policy=_approve)
+                toolset = BrowserToolset(proxy, members=[member], confirm=confirm, url_policy=_approve)
                 output = self._on_driver(lambda: toolset.execute(call, cancelled=cancelled), member)
         except DriverTimeout as timeout:
             raise naming_the_pending_call(timeout, outcome.calls, member) from None

@@ -105,6 +105,7 @@ def scroll(session: BrowserSession, action: ScrollInput, cancelled: Cancelled) -
     """Scroll with trusted wheel events, ``amount`` notches of 100 CSS pixels (at most 100 notches)."""
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
+    yield from session.bound_to_observed(tab)
     steps = min(action["amount"], MAX_WHEEL_STEPS)
     if steps == 0:
         return "Nothing to scroll."

@@ -39,6 +39,7 @@ def _modifiers(keys: Sequence[str]) -> list[str]:
 def click_at(session: BrowserSession, action: ClickAtInput, cancelled: Cancelled) -> Flow[str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
+    yield from session.bound_to_observed(tab)
     modifiers = _modifiers(action["keys"])
     width, height = yield from viewport(tab)
     _inside(width, height, [(action["x"], action["y"])])
@@ -65,6 +66,7 @@ def click_at(session: BrowserSession, action: ClickAtInput, cancelled: Cancelled
 def hover_at(session: BrowserSession, action: HoverAtInput, cancelled: Cancelled) -> Flow[str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
+    yield from session.bound_to_observed(tab)
     width, height = yield from viewport(tab)
     _inside(width, height, [(action["x"], action["y"])])
     yield call(tab.page.mouse, "move", action["x"], action["y"])
@@ -74,6 +76,7 @@ def hover_at(session: BrowserSession, action: HoverAtInput, cancelled: Cancelled
 def drag_path(session: BrowserSession, action: DragPathInput, cancelled: Cancelled) -> Flow[str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
+    yield from session.bound_to_observed(tab)
     modifiers = _modifiers(action["keys"])
     points = [(point["x"], point["y"]) for point in action["path"]]
     if not 2 <= len(points) <= 100:

@@ -73,6 +73,9 @@ class Tab:
     network: deque[dict[str, Any]] = field(default_factory=deque)
     blocked_downloads: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=8))
     dialog_times: deque[float] = field(default_factory=deque)
+    # Main-frame navigations seen: with bound consent, an action without a ref is tied to the document the last
+    # state() report showed (the one the caller approved against), and this tells whether it is still there.
+    documents: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ class BrowserSession:
         self.tabs: dict[int, Tab] = {}
         self.active: Tab | None = None
         self.log = ChangeLog(limits.history)
+        # Tab ID -> its document count when state() last reported it (see Tab.documents).
+        self.observed: dict[str, int] = {}
         self._next_tab = 0
         self._installed = False
 
@@ -223,9 +228,23 @@ class BrowserSession:
         if tabs and not any(item["active"] for item in tabs):
             tabs[-1]["active"] = True
             self.active = list(self.tabs.values())[-1]
+        self.observed = {tab.id: tab.documents for tab in self.tabs.values()}
         if not self.observation:
             return {"tabs": tabs}
         return {"tabs": tabs, "observation": self.log.snapshot(truncated)}
+
+    def bound_to_observed(self, tab: Tab) -> Flow[None]:
+        """With bound consent, refuse input that has no ref once the tab left the document state() reported.
+
+        spec/002 "Approve actions and own the session": approval is given against a prior observation, and the
+        page may navigate while a person decides, so coordinate input and scrolling must not land on its successor.
+        """
+        if not self.bind_targets:
+            return
+        # Deliver navigation events that arrived since the last call (the sync API queues them until one).
+        yield Pause(0, tab.page)
+        if self.observed.get(tab.id) != tab.documents:
+            raise BrowserError("The page changed since it was last observed; read the state again before acting.")
 
     # ----- page agent --------------------------------------------------------------------------------------
     def agent(self, tab: Tab, method: str, *args: Any) -> Flow[Any]:
@@ -304,6 +323,7 @@ class BrowserSession:
     def _navigated(self, tab: Tab, frame: Any) -> None:
         if frame.parent_frame is not None:
             return
+        tab.documents += 1
         if self.origins.allows(str(frame.url)):
             tab.committed = True
         self.log.add({"type": "navigation", "tab_id": tab.id})

@@ -122,6 +122,17 @@ class ProfileCarriesUserCookies(BrokenDriver):
         self.reference("navigate", {"url": env.start_url, "tab_id": None})
 
 
+class CoordinatesFollowTheNewPage(BrokenDriver):
+    """With bound consent, click_at first re-reads the state, so it acts on whatever document is there now.
+
+    That is the reference before it bound coordinate input: the approval's document is forgotten.
+    """
+
+    def broken_click_at(self, arguments: Arguments, forward: Forward) -> Any:
+        self.reference_state()
+        return forward(arguments)
+
+
 set_checked_no_op_skips_the_ref = factory_for(SetCheckedNoOpSkipsTheRef)
 hold_keys_skips_unknown_keys = factory_for(HoldKeysSkipsUnknownKeys)
 scope_refs_follow_their_label = factory_for(ScopeRefsFollowTheirLabel)
@@ -129,3 +140,4 @@ scoped_read_clicks_a_button = factory_for(ScopedReadClicksAButton)
 scripts_run_in_blank_tabs = factory_for(ScriptsRunInBlankTabs)
 defines_list_tabs = factory_for(DefinesListTabs)
 profile_carries_user_cookies = factory_for(ProfileCarriesUserCookies)
+coordinates_follow_the_new_page = factory_for(CoordinatesFollowTheNewPage)

@@ -3,18 +3,20 @@
 The check asks the factory for ``bind_targets=True``. A driver that shows no sign of that mode (both ``key``
 and ``type`` with a null target still work, or it never had ``key`` and ``type`` works) is reported as not
 implementing it rather than failing, since hints may be ignored; dropping ``key`` for the session is a sign.
-Clauses: BR-BIND-001..003.
+Clauses: BR-BIND-001..004.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from conformance.assertions import expect, not_implemented
+from conformance.assertions import expect, not_implemented, precondition, precondition_failed
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, await_new_effect, brief, input_effects_since, mark, since
+from ._effects import await_effect, await_new_effect, brief, effect_with, input_effects_since, mark, since
 from ._expectations import expect_refused
 from ._refs import require_ref
 
@@ -77,3 +79,41 @@ def test_bound_consent_refuses_a_ref_from_a_replaced_document(subject: BrowserSu
     clicks = since(env, position, "click")
     expect_refused(stale, "BR-BIND-003", "the ref belongs to a document that has been replaced")
     expect(not clicks, "BR-BIND-003", f"a ref from the old document clicked the new one: {brief(clicks)}")
+
+
+@pytest.mark.page("bound-shift.html")
+@pytest.mark.hints(bind_targets=True)
+@pytest.mark.clause("BR-BIND-004")
+def test_bound_consent_refuses_coordinate_input_after_the_page_changed(
+    subject: BrowserSubject, env: Environment
+) -> None:
+    # Coordinates name no control, so with target-bound consent they are bound to the document the approval saw.
+    # bound-shift.html replaces itself with a look-alike three seconds after loading; the check lets that happen
+    # while the approval is pending, after the SDK's prior state read.
+    member = next((m for m in ("click_at", "hover_at", "scroll") if subject.implements(m)), None)
+    if member is None:
+        not_implemented("click_at, hover_at or scroll (input that names no control)")
+    arguments: dict[str, Any] = {"tab_id": None}
+    if member == "click_at":
+        arguments.update(x=180, y=130, button="left", click_count=1, keys=[])
+    elif member == "hover_at":
+        arguments.update(x=180, y=130)
+    else:
+        arguments.update(direction="down", amount=3)
+    second_document = effect_with(second=True)
+    changed_early: list[bool] = []
+
+    def page_navigates_meanwhile() -> None:
+        changed_early.append(env.poll_effect("document", second_document, 0) is not None)
+        env.wait_for_effect("document", second_document, timeout=10)
+        env.settle()
+
+    position = mark(subject)
+    outcome = subject.call(member, while_deciding=page_navigates_meanwhile, **arguments)
+    if changed_early and changed_early[0]:
+        precondition_failed("BR-BIND-004", "the page changed before the approval's state read (a slow machine)")
+    precondition(bool(changed_early), "BR-BIND-004", f"{member} was never put to the approval callback")
+    subject.env.settle()
+    landed = [e for e in input_effects_since(env, position) if e.get("kind") not in ("focus",)]
+    expect_refused(outcome, "BR-BIND-004", f"the page {member} was approved against has been replaced")
+    expect(not landed, "BR-BIND-004", f"{member} still reached the replacement page: {brief(landed)}")

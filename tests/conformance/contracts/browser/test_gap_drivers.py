@@ -56,6 +56,12 @@ GAP_DEFECTS: tuple[Case, ...] = (
         (SDK,),
     ),
     Case(
+        "coordinates_follow_the_new_page",
+        "test_bound_consent_refuses_coordinate_input_after_the_page_changed"
+        " or test_bound_consent_refuses_focus_dependent_input",
+        ("BR-BIND-004",),
+    ),
+    Case(
         "profile_carries_user_cookies",
         "test_the_session_starts_from_a_fresh_profile or test_read_page_keeps_private_fields_private",
         ("BR-PRIV-006",),
