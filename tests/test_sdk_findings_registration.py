@@ -1,6 +1,6 @@
 """The registration and dispatch-validation checks (conformance/contracts/runner/check_registration.py) , the
-Decisions contract checks (check_decisions_contract.py) and the runner lifecycle checks
-(check_runner_lifecycle.py) can fail:
+Decisions contract checks (check_decisions_contract.py) , the runner lifecycle checks
+(check_runner_lifecycle.py) and the turn rules (check_turn_rules.py) can fail:
 each test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause;
 the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +23,7 @@ from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_decisions_contract as decisions
 from conformance.contracts.runner import check_registration as reg
 from conformance.contracts.runner import check_runner_lifecycle as lifecycle
+from conformance.contracts.runner import check_turn_rules as turns
 from conformance.rig import parse_mode as _mode
 
 
@@ -440,4 +443,96 @@ def test_admitting_concurrent_runs_fails_rn_life_003(
 
     _proven(
         monkeypatch, "RN-LIFE-003", check, lambda: monkeypatch.setattr(tool_lifecycle.ToolLifecycle, "enter", enter)
+    )
+
+
+# ------------------------------------------------------------------------------------------ turn rules
+
+
+def test_every_call_eligible_for_supplied_outputs_fails_rn_turn_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    def turn(run: Any, response: Any, snapshot: Any, step: int, final: bool, reject: bool, names: Any) -> Any:
+        # Eligibility over the whole response, attempted and native calls included.
+        run.active_step = step
+        eligible = frozenset(item.call_id for item in snapshot.output if getattr(item, "call_id", None))
+        return rtr.ResponsesRunnerTurn(
+            response=response,
+            step=step,
+            final=final,
+            tools_executed=bool(run.outputs),
+            attempted_call_ids=tuple(run.attempted),
+            completed_call_ids=tuple(run.completed),
+            _supply=functools.partial(run.supply, step, eligible, reject),
+            _append=functools.partial(run.append_user_text, step, final),
+        )
+
+    for check in (
+        lambda: turns.test_supply_outputs_refuses_an_attempted_function(_mode("sync-eager")),
+        lambda: turns.test_supply_outputs_refuses_a_computer_call(
+            {"type": "function_call_output", "call_id": "c1", "output": turns.CANARY}, _mode("async-plain")
+        ),
+    ):
+        check()
+    monkeypatch.setattr(rtr._Run, "turn", turn)
+    _fails_on("RN-TURN-004", lambda: turns.test_supply_outputs_refuses_an_attempted_function(_mode("sync-eager")))
+    _fails_on(
+        "RN-TURN-004",
+        lambda: turns.test_supply_outputs_refuses_a_computer_call(
+            {"type": "function_call_output", "call_id": "c1", "output": turns.CANARY}, _mode("async-plain")
+        ),
+    )
+
+
+def test_text_on_stale_turns_fails_rn_turn_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    def append(run: Any, step: int, final: bool, text: str) -> None:
+        if final or type(text) is not str or not text.strip():
+            raise ValueError("Only a non-final turn can append user text.")
+        run.user_text.append(text)
+
+    _proven(
+        monkeypatch,
+        "RN-TURN-005",
+        lambda: turns.test_append_user_text_refused_on_stale_and_closed_turns(_mode("sync-stream")),
+        lambda: monkeypatch.setattr(rtr._Run, "append_user_text", append),
+    )
+
+
+def test_objects_serialised_as_text_fail_rn_turn_006(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.append_user_text
+
+    def append(run: Any, step: int, final: bool, text: Any) -> None:
+        original(run, step, final, text if isinstance(text, str) else json.dumps(text))
+
+    _proven(
+        monkeypatch,
+        "RN-TURN-006",
+        lambda: turns.test_append_user_text_accepts_only_text(
+            {"type": "function_call_output", "call_id": "c1", "output": turns.CANARY}, _mode("async-plain")
+        ),
+        lambda: monkeypatch.setattr(rtr._Run, "append_user_text", append),
+    )
+
+
+def test_guidance_restarting_the_budget_fails_rn_turn_007(monkeypatch: pytest.MonkeyPatch) -> None:
+    def patch() -> None:
+        original_append = rtr._Run.append_boundary_text
+        original_begin = rtr._Run.begin
+
+        def append(run: Any) -> bool:
+            appended = bool(original_append(run))
+            if appended:
+                run.guided = True
+            return appended
+
+        def begin(run: Any, last_step: bool) -> None:
+            # After guidance the last allowed request is no longer treated as the last one.
+            original_begin(run, last_step and not getattr(run, "guided", False))
+
+        monkeypatch.setattr(rtr._Run, "append_boundary_text", append)
+        monkeypatch.setattr(rtr._Run, "begin", begin)
+
+    _proven(
+        monkeypatch,
+        "RN-TURN-007",
+        lambda: turns.test_append_user_text_keeps_the_request_budget(_mode("sync-plain")),
+        patch,
     )
