@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
+from conformance.contracts.runner import check_budget_details as budget
 from conformance.contracts.runner import check_checkpoint_privacy as privacy
 from conformance.contracts.runner import check_compaction as compaction
 from conformance.rig import parse_mode as _mode
@@ -204,3 +206,167 @@ def test_computer_loop_accepting_a_malformed_item_fails_rn_compact_006(monkeypat
 
     monkeypatch.setattr(computer_module, "_calls", lenient)
     _fails_on("RN-COMPACT-006", lambda: check(_mode("async-plain")))
+
+
+def test_escaped_spaced_measurement_fails_rn_budget_011(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_input_bytes_are_compact_utf8_json(_mode("sync-plain"))
+    original = rtr._Run.context_size
+
+    def ascii_json(history: Any) -> tuple[int, int]:
+        return len(json.dumps(history).encode("utf-8")), original(history)[1]
+
+    monkeypatch.setattr(rtr._Run, "context_size", staticmethod(ascii_json))
+    _fails_on("RN-BUDGET-011", lambda: budget.test_input_bytes_are_compact_utf8_json(_mode("sync-plain")))
+
+
+def _wrap_context_input(monkeypatch: pytest.MonkeyPatch, after: Callable[[Any, Any, list[Any]], list[Any]]) -> None:
+    original = rtr._Run.context_input
+
+    def patched(run: Any, decision: Any, eligible: Any) -> Any:
+        return after(run, decision, list(original(run, decision, eligible)))
+
+    monkeypatch.setattr(rtr._Run, "context_input", patched)
+
+
+def test_nameless_receipts_fail_rn_budget_012(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = budget.test_receipt_names_the_function_and_the_summary_stands_apart
+    check(_mode("async-stream"))
+
+    def nameless(run: Any, decision: Any, items: list[Any]) -> list[Any]:
+        return [
+            {**item, "content": item["content"].replace(',"name":"lookup"', "")}
+            if isinstance(item.get("content"), str)
+            else item
+            for item in items
+        ]
+
+    _wrap_context_input(monkeypatch, nameless)
+    _fails_on("RN-BUDGET-012", lambda: check(_mode("async-stream")))
+
+
+def test_uncounted_summary_fails_rn_budget_013(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_receipt_and_summary_count_against_the_limit(_mode("sync-eager"))
+    original = rtr._Run.context_input
+
+    def uncounted(run: Any, decision: Any, eligible: Any) -> Any:
+        # Checks the projected input against a limit that ignores the added messages.
+        limit = run.context_budget
+        run.context_budget = {**limit, "max_input_bytes": 10**9}
+        try:
+            return original(run, decision, eligible)
+        finally:
+            run.context_budget = limit
+
+    monkeypatch.setattr(rtr._Run, "context_input", uncounted)
+    _fails_on("RN-BUDGET-013", lambda: budget.test_receipt_and_summary_count_against_the_limit(_mode("sync-eager")))
+
+
+def _history_becomes_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    def compacted(run: Any, decision: Any, items: list[Any]) -> list[Any]:
+        run.history = items
+        run.request["input"] = items
+        return items
+
+    _wrap_context_input(monkeypatch, compacted)
+
+
+def test_compacted_ledger_fails_rn_budget_014(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_ledger_keeps_the_full_history(_mode("sync-plain-ledger"))
+    _history_becomes_the_request(monkeypatch)
+    _fails_on("RN-BUDGET-014", lambda: budget.test_ledger_keeps_the_full_history(_mode("sync-plain-ledger")))
+
+
+def test_remembered_budget_fails_rn_budget_020(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = budget.test_resume_without_budget_sends_the_full_history
+    check(_mode("async-eager-ledger"))
+    original = rtr.AsyncResponsesToolRunner.run
+    remembered: list[Any] = []
+
+    def sticky(runner: Any, client: Any, params: Any, **options: Any) -> Any:
+        # The budget of an earlier invocation carries over to one that gives none.
+        if options.get("context_budget") is not None:
+            remembered[:] = [options["context_budget"]]
+        elif remembered:
+            options["context_budget"] = remembered[0]
+        return original(runner, client, params, **options)
+
+    monkeypatch.setattr(rtr.AsyncResponsesToolRunner, "run", sticky)
+    _fails_on("RN-BUDGET-020", lambda: check(_mode("async-eager-ledger")))
+
+
+def test_dropping_reasoning_fails_rn_budget_015(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_reasoning_is_never_dropped(_mode("sync-stream"))
+    _wrap_context_input(monkeypatch, lambda run, decision, items: [i for i in items if i.get("type") != "reasoning"])
+    _fails_on("RN-BUDGET-015", lambda: budget.test_reasoning_is_never_dropped(_mode("sync-stream")))
+
+
+def test_forgetting_dropped_ids_fails_rn_budget_016(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_dropped_call_id_coming_back_stops_the_run(_mode("sync-plain"))
+    dropped: set[str] = set()
+
+    def remember(run: Any, decision: Any, items: list[Any]) -> list[Any]:
+        dropped.update(decision["drop_call_ids"])
+        return items
+
+    _wrap_context_input(monkeypatch, remember)
+    original = rtr._Run.validate
+
+    def forgetful(run: Any, item: Any, seen: set[str]) -> Any:
+        return original(run, item, set(seen) - dropped)
+
+    monkeypatch.setattr(rtr._Run, "validate", forgetful)
+    _fails_on("RN-BUDGET-016", lambda: budget.test_dropped_call_id_coming_back_stops_the_run(_mode("sync-plain")))
+
+
+def test_live_snapshot_fails_rn_budget_017(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_snapshot_edits_change_nothing(_mode("async-plain"))
+    original = rtr._Run.context_snapshot
+
+    def live(run: Any) -> Any:
+        result = original(run)
+        if result is not None:
+            result[0]["history"] = run.history
+        return result
+
+    monkeypatch.setattr(rtr._Run, "context_snapshot", live)
+    _fails_on("RN-BUDGET-017", lambda: budget.test_snapshot_edits_change_nothing(_mode("async-plain")))
+
+
+def test_unawaited_policy_fails_rn_budget_018(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_async_runner_awaits_an_async_policy(_mode("async-plain"))
+    original = rtr.isawaitable
+    # Only the policy's coroutine goes unawaited: the scenario's executors return plain values through it too.
+    monkeypatch.setattr(rtr, "isawaitable", lambda value: original(value) and "compact" not in repr(value))
+    _fails_on("RN-BUDGET-018", lambda: budget.test_async_runner_awaits_an_async_policy(_mode("async-plain")))
+
+
+def test_none_as_a_default_budget_fails_rn_budget_019(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_none_budget_is_no_budget(_mode("sync-plain"))
+    original = rtr.ResponsesToolRunner.run
+
+    def defaulted(runner: Any, client: Any, params: Any, **options: Any) -> Any:
+        if "context_budget" in options and options["context_budget"] is None:
+            options["context_budget"] = {"max_input_bytes": 10**9, "max_input_images": 10**6}
+        return original(runner, client, params, **options)
+
+    monkeypatch.setattr(rtr.ResponsesToolRunner, "run", defaulted)
+    _fails_on("RN-BUDGET-019", lambda: budget.test_none_budget_is_no_budget(_mode("sync-plain")))
+
+
+def test_reading_custom_input_fails_rn_budget_021(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_budget_refuses_custom_input_containers_unread(_mode("sync-plain"))
+
+    def converting(run: Any, params: Any, *args: Any, **kwargs: Any) -> None:
+        if not isinstance(params.get("input"), (list, str)):
+            params = {**params, "input": list(params["input"])}
+        original(run, params, *args, **kwargs)
+
+    original = rtr._Run.__init__
+    monkeypatch.setattr(rtr._Run, "__init__", converting)
+    _fails_on("RN-BUDGET-021", lambda: budget.test_budget_refuses_custom_input_containers_unread(_mode("sync-plain")))
+
+
+def test_policy_before_answers_fails_rn_budget_022(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget.test_unanswered_call_stops_before_the_policy(_mode("async-stream"))
+    monkeypatch.setattr(rtr._Run, "validate_boundary", lambda run: None)
+    _fails_on("RN-BUDGET-022", lambda: budget.test_unanswered_call_stops_before_the_policy(_mode("async-stream")))

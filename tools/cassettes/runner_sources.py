@@ -19,6 +19,7 @@ from conformance.cassette_builder import (
     mcp_approval_request,
     mcp_call,
     message,
+    reasoning,
     web_search_call,
 )
 from conformance.cassettes import JSONObject
@@ -329,6 +330,44 @@ def _context_budget_browser() -> CassetteBuilder:
         _b("context-budget-browser", "A function and a browser read; the browser state stays pinned.")
         .turn(call("lookup", "c1"), page_text("c2"))
         .turn(message("Done."))
+    )
+
+
+@source("context-budget-reasoning")
+def _context_budget_reasoning() -> CassetteBuilder:
+    return (
+        _b(
+            "context-budget-reasoning",
+            "Reasoning beside the first call, two large outputs, then an over-limit request.",
+        )
+        .turn(reasoning("rs_1"), call("lookup", "c1"))
+        .turn(call("lookup", "c2"))
+        .turn(message("Done."))
+    )
+
+
+@source("context-budget-resume")
+def _context_budget_resume() -> CassetteBuilder:
+    return (
+        _b(
+            "context-budget-resume",
+            "Two large outputs; the compacted third request fails, the resumed run is answered.",
+        )
+        .turn(call("lookup", "c1"))
+        .turn(call("lookup", "c2"))
+        .http_error(500)
+        .turn(message("Done."))
+    )
+
+
+@source("context-budget-reused-id")
+def _context_budget_reused_id() -> CassetteBuilder:
+    return (
+        _b("context-budget-reused-id", "After the compacted request, the model calls the dropped call ID again.")
+        .turn(call("lookup", "c1"))
+        .turn(call("lookup", "c2"))
+        .turn(function_call("lookup", {"reference": "c1"}, call_id="c1", item_id="fc_c1_again"))
+        .turn(message("unreachable"))
     )
 
 
