@@ -1,6 +1,7 @@
 """The registration and dispatch-validation checks (conformance/contracts/runner/check_registration.py) , the
 Decisions contract checks (check_decisions_contract.py) , the runner lifecycle checks
-(check_runner_lifecycle.py) and the turn rules (check_turn_rules.py) can fail:
+(check_runner_lifecycle.py) the turn rules (check_turn_rules.py) and the typed-function and server-result checks
+(check_typed_and_server.py) can fail:
 each test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause;
 the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
 """
@@ -24,6 +25,8 @@ from conformance.contracts.runner import check_decisions_contract as decisions
 from conformance.contracts.runner import check_registration as reg
 from conformance.contracts.runner import check_runner_lifecycle as lifecycle
 from conformance.contracts.runner import check_turn_rules as turns
+from conformance.contracts.runner import check_typed_and_server as typed
+from conformance.contracts.runner._scenario import ReferenceArguments
 from conformance.rig import parse_mode as _mode
 
 
@@ -535,4 +538,109 @@ def test_guidance_restarting_the_budget_fails_rn_turn_007(monkeypatch: pytest.Mo
         "RN-TURN-007",
         lambda: turns.test_append_user_text_keeps_the_request_budget(_mode("sync-plain")),
         patch,
+    )
+
+
+# ------------------------------------------------------------------------------ typed functions, server results
+
+
+def test_dict_instead_of_model_fails_rn_typed_001(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr.parse_function_tool_arguments  # type: ignore[attr-defined]
+
+    def as_dict(**kwargs: Any) -> Any:
+        parsed = original(**kwargs)
+        return parsed.model_dump() if hasattr(parsed, "model_dump") else parsed
+
+    _proven(
+        monkeypatch,
+        "RN-TYPED-001",
+        lambda: typed.test_typed_executor_receives_the_model_instance("async"),
+        lambda: monkeypatch.setattr(rtr, "parse_function_tool_arguments", as_dict),
+    )
+
+
+def test_unvalidated_typed_arguments_fail_rn_typed_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr.parse_function_tool_arguments  # type: ignore[attr-defined]
+
+    def lenient(*, input_tools: Any, function_call: Any) -> Any:
+        try:
+            return original(input_tools=input_tools, function_call=function_call)
+        except Exception:
+            # Built without validation from whatever JSON object arrived.
+            return ReferenceArguments.model_construct(**json.loads(function_call.arguments))
+
+    _proven(
+        monkeypatch,
+        "RN-TYPED-002",
+        lambda: typed.test_arguments_the_model_refuses_never_reach_the_executor(
+            "typed-arguments-missing-field", _mode("sync-plain")
+        ),
+        lambda: monkeypatch.setattr(rtr, "parse_function_tool_arguments", lenient),
+    )
+
+
+def test_outputs_stringified_fail_rn_typed_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._supplied_result
+
+    def stringified(value: Any) -> Any:
+        try:
+            return original(value)
+        except ValueError:
+            return str(value)
+
+    _proven(
+        monkeypatch,
+        "RN-TYPED-003",
+        lambda: typed.test_invalid_typed_output_stops_without_repeating_the_call(42, _mode("sync-stream")),
+        lambda: monkeypatch.setattr(rtr, "_supplied_result", stringified),
+    )
+
+
+def test_file_search_results_trimmed_fail_rn_server_007(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._wire
+
+    def trimmed(item: Any) -> Any:
+        wire = original(item)
+        if isinstance(wire, dict) and wire.get("type") == "file_search_call":
+            wire = {**wire, "results": None}
+        return wire
+
+    _proven(
+        monkeypatch,
+        "RN-SERVER-007",
+        lambda: typed.test_file_search_and_code_interpreter_results_are_kept_unchanged(_mode("sync-plain")),
+        lambda: monkeypatch.setattr(rtr, "_wire", trimmed),
+    )
+
+
+def test_unfinished_server_results_taken_as_done_fail_rn_server_008(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._validate_server_item
+
+    def finished(item: Any, tools: Any) -> None:
+        if item.get("status") in ("in_progress", "incomplete"):
+            item = {**item, "status": "completed"}
+        original(item, tools)
+
+    _proven(
+        monkeypatch,
+        "RN-SERVER-008",
+        lambda: typed.test_unfinished_server_result_stops_before_local_effects(
+            "server-tool-in-progress", _mode("async-stream")
+        ),
+        lambda: monkeypatch.setattr(rtr, "_validate_server_item", finished),
+    )
+
+
+def test_overrides_only_with_a_policy_fail_rn_turn_008(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.turn
+
+    def without_policy(run: Any, response: Any, snapshot: Any, step: int, final: bool, reject: bool, names: Any) -> Any:
+        # No early_execution policy given: nothing counted as replaceable.
+        return original(run, response, snapshot, step, final, reject, frozenset())
+
+    _proven(
+        monkeypatch,
+        "RN-TURN-008",
+        lambda: typed.test_supplied_output_at_server_tool_boundary_of_eager_run(_mode("sync-eager")),
+        lambda: monkeypatch.setattr(rtr._Run, "turn", without_policy),
     )

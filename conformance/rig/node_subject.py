@@ -94,6 +94,10 @@ PYTHON_ONLY: Final[dict[str, str]] = {
         "cancelling the asyncio task of a Decisions run is the Python async runner's; a Node Decisions run is "
         "stopped through its AbortSignal"
     ),
+    "runner/check_typed_and_server.py::test_typed_executor_receives_the_model_instance": (
+        "a Pydantic model instance is the Python SDK's typed form (from_tool over pydantic_responses_function_tool); "
+        "the Node typed registration is checked by the other RN-TYPED checks"
+    ),
     "toolset/check_schemas.py::test_selections_match_snapshot": (
         "the snapshot is a regression record of the Python SDK's declarations (its own clauses are checked by "
         "the selection checks)"

@@ -916,3 +916,62 @@ def _decisions_model_not_found() -> CassetteBuilder:
         .decision("review")
         .fault("http_status", status=404, message="The model gpt-test does not exist.")
     )
+
+
+# ------------------------------------------------------------------------------ typed functions, server results
+
+
+@source("typed-arguments-missing-field")
+def _typed_missing_field() -> CassetteBuilder:
+    return _b("typed-arguments-missing-field", "A JSON object without the model's required reference.").turn(
+        function_call("lookup", {}, call_id="c1")
+    )
+
+
+@source("typed-arguments-wrong-type")
+def _typed_wrong_type() -> CassetteBuilder:
+    return _b("typed-arguments-wrong-type", "A JSON object whose reference is a number, not a string.").turn(
+        function_call("lookup", {"reference": 7}, call_id="c1")
+    )
+
+
+FILE_SEARCH_RESULT: JSONObject = {
+    "type": "file_search_call",
+    "id": "fs_1",
+    "status": "completed",
+    "queries": ["opening hours"],
+    "results": [
+        {"file_id": "file_hours", "filename": "hours.txt", "score": 0.91, "text": "Open 9-17.", "attributes": {}}
+    ],
+}
+CODE_INTERPRETER_RESULT: JSONObject = {
+    "type": "code_interpreter_call",
+    "id": "ci_1",
+    "status": "completed",
+    "code": "print(6 * 7)",
+    "container_id": "cntr_4b1e",
+    "outputs": [{"type": "logs", "logs": "42"}],
+}
+
+
+@source("file-search-and-code-interpreter")
+def _file_search_and_code_interpreter() -> CassetteBuilder:
+    return (
+        _b("file-search-and-code-interpreter", "A file search and a code interpreter result beside a local call.")
+        .turn(FILE_SEARCH_RESULT, CODE_INTERPRETER_RESULT, call("lookup", "c1"))
+        .turn(message("Done."))
+    )
+
+
+@source("server-tool-in-progress")
+def _server_in_progress() -> CassetteBuilder:
+    return _b("server-tool-in-progress", "A web search left in_progress, then a local call.").turn(
+        web_search_call("ws_1", status="in_progress"), call("lookup", "c1")
+    )
+
+
+@source("server-tool-incomplete")
+def _server_incomplete() -> CassetteBuilder:
+    return _b("server-tool-incomplete", "A web search that ended incomplete, then a local call.").turn(
+        web_search_call("ws_1", status="incomplete"), call("lookup", "c1")
+    )
