@@ -168,3 +168,28 @@ def test_consent_given_the_raw_report_fails_ts_conf_012(
     monkeypatch.setattr(browser_module, "_state", state)
     monkeypatch.setattr(browser_module._BrowserBase, "_prepare", prepare)
     _fails_on("TS-CONF-012", lambda: check(flavour, member))
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_missing_confirm_taken_as_approval_fails_ts_conf_007(
+    monkeypatch: pytest.MonkeyPatch, flavour: Flavour
+) -> None:
+    check = check_confirmation.test_protected_read_without_confirm_never_runs
+    check(flavour, "get_page_text")
+    toolset = browser_module.AsyncBrowserToolset if flavour == "async" else browser_module.BrowserToolset
+    original = toolset.__init__
+
+    async def approve_async(context: Any, **_: Any) -> bool:
+        return True
+
+    def approve(context: Any, **_: Any) -> bool:
+        return True
+
+    def init(self: Any, driver: Any, **options: Any) -> None:
+        # Protected reads without a confirm callback get one that approves everything.
+        if options.get("confirm_reads") and options.get("confirm") is None:
+            options["confirm"] = approve_async if flavour == "async" else approve
+        original(self, driver, **options)
+
+    monkeypatch.setattr(toolset, "__init__", init)
+    _fails_on("TS-CONF-007", lambda: check(flavour, "get_page_text"))

@@ -50,6 +50,39 @@ PATCHES: dict[str, NpmPatch] = {
         f"{TOOLSET}/check_selection.py::test_exported_member_tuples_are_the_documented_vocabulary",
         "TS-SEL-009",
     ),
+    # A toolset with confirmReads but no confirm is built, and the missing callback's answer counts as approval.
+    "reads-without-confirm": NpmPatch(
+        BROWSER,
+        (
+            (
+                "[...reads].some((name) => members[name].changes) ||\n"
+                "                typeof configuredOption(options, 'confirm') !== 'function')) {",
+                "[...reads].some((name) => members[name].changes))) {",
+            ),
+            (
+                "const approved = await configuredOption(this.options, 'confirm')?.call(",
+                "const approved = await (configuredOption(this.options, 'confirm') ?? (() => true)).call(",
+            ),
+        ),
+        f"{TOOLSET}/check_confirmation.py::test_protected_read_without_confirm_never_runs",
+        "TS-CONF-007",
+    ),
+    # confirmReads refuses read_diagnostics as if it changed something.
+    "diagnostics-not-a-read": NpmPatch.one(
+        BROWSER,
+        "[...reads].some((name) => members[name].changes) ||",
+        "[...reads].some((name) => members[name].changes || name === 'read_diagnostics') ||",
+        f"{TOOLSET}/check_confirmation.py::test_read_diagnostics_is_a_protectable_read_on_node",
+        "TS-CONF-013",
+    ),
+    # BrowserError no longer names itself: its instances say Error, like any other failure.
+    "unnamed-browser-error": NpmPatch.one(
+        BROWSER,
+        "        this.name = 'BrowserError';\n",
+        "",
+        f"{TOOLSET}/check_results.py::test_browser_errors_report_one_stable_name",
+        "TS-RES-019",
+    ),
 }
 
 

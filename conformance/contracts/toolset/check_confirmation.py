@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.assertions import expect, precondition
+from conformance.assertions import expect, not_implemented, precondition, violation
 from conformance.contracts._answers import NOT_TRUE
 from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
@@ -353,3 +353,41 @@ def test_callbacks_see_the_projected_state(flavour: Flavour, member: str) -> Non
         expect(urls == [PROJECTED_ORIGIN], "TS-CONF-012", f"{name} saw tab URLs {urls}, not the projected origin")
         leaked = [secret for secret in ("hunter2", "agent", "secret", "abc123") if secret in json.dumps(seen)]
         expect(leaked == [], "TS-CONF-012", f"{name}'s context carries {leaked} from the driver's raw URL")
+
+
+@pytest.mark.clause("TS-CONF-007")
+@pytest.mark.parametrize("member", ["get_page_text", "screenshot"])
+def test_protected_read_without_confirm_never_runs(flavour: Flavour, member: str) -> None:
+    # Nothing can approve a protected read when there is no confirm: the toolset is refused at construction or
+    # the read is refused each time, before any state read or driver call.
+    driver = browser_probe(flavour, [member])
+    try:
+        toolset = browser_toolset(flavour, driver, members=[member], confirm_reads=[member])
+    except ValueError:
+        return
+    report = payload(execute(toolset, function_call(member, VALID_ARGUMENTS[member])))
+    expect(report.get("ok") is False, "TS-CONF-007", f"protected {member} ran without any confirm callback")
+    expect(driver.log.names() == [], "TS-CONF-007", f"protected {member} without confirm reached {driver.log.names()}")
+
+
+@pytest.mark.clause("TS-CONF-013")
+def test_read_diagnostics_is_a_protectable_read_on_node(flavour: Flavour) -> None:
+    if flavour != "node":
+        not_implemented(
+            "the Python guide admits only the protectable reads in confirm_reads (TS-CONF-008); read_diagnostics "
+            "as a read member is the Node declarations' rule"
+        )
+    try:
+        toolset, driver = gated(flavour, ["read_diagnostics"], confirm_reads=["read_diagnostics"])
+    except ValueError as error:
+        violation("TS-CONF-013", f"confirmReads naming read_diagnostics was refused: {error}")
+    arguments = VALID_ARGUMENTS["read_diagnostics"]
+    payload(execute(toolset, function_call("read_diagnostics", arguments, call_id="call-diag")))
+    names = driver.log.names()
+    expect(names[:1] == ["confirm"], "TS-CONF-013", f"protected read_diagnostics did not ask confirm first: {names}")
+    context = driver.log.of("confirm")[0].argument
+    expect(
+        isinstance(context, dict) and context.get("phase") == "before_read" and context.get("state") is None,
+        "TS-CONF-013",
+        f"read_diagnostics' confirm context is not before_read with no state: {context}",
+    )

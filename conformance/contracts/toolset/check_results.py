@@ -19,6 +19,7 @@ from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, fu
 from conformance.flavours import Flavour
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
 from conformance.probes import PIXEL_DATA_URL, Act, Script, Shared
+from conformance.rig.node import shared_sdk
 
 TAB = {"id": "tab-1", "title": "Probe page", "url": "https://probe.example/", "active": True}
 
@@ -667,3 +668,22 @@ def test_refused_call_output_carries_the_call_id(flavour: Flavour) -> None:
         "TS-RES-018",
         f"the refused click's output names call {output.get('call_id')!r}",
     )
+
+
+def _error_name(error: BaseException) -> str:
+    # A Node error crosses as a Python exception that keeps the JavaScript name it reported (js_class).
+    return str(getattr(error, "js_class", type(error).__name__))
+
+
+@pytest.mark.clause("TS-RES-019")
+def test_browser_errors_report_one_stable_name(flavour: Flavour) -> None:
+    # Application code tells controlled failures from other errors by name, so every instance must report the
+    # same one, whatever its message. The Node toolset turns its own BrowserErrors into outputs (none reach the
+    # caller), so the instances are made through the SDK's export.
+    messages = ("Unknown tab.", "", "x" * 300)
+    if flavour == "node":
+        made = [shared_sdk().construct("BrowserError", message) for message in messages]
+    else:
+        made = [BrowserError(message) for message in messages]
+    names = {_error_name(error) for error in made}
+    expect(names == {"BrowserError"}, "TS-RES-019", f"BrowserError instances report the names {sorted(names)}")
