@@ -19,6 +19,7 @@ from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_budget_details as budget
 from conformance.contracts.runner import check_checkpoint_privacy as privacy
 from conformance.contracts.runner import check_compaction as compaction
+from conformance.contracts.runner import check_mcp_binding as binding
 from conformance.rig import parse_mode as _mode
 
 
@@ -370,3 +371,108 @@ def test_policy_before_answers_fails_rn_budget_022(monkeypatch: pytest.MonkeyPat
     budget.test_unanswered_call_stops_before_the_policy(_mode("async-stream"))
     monkeypatch.setattr(rtr._Run, "validate_boundary", lambda run: None)
     _fails_on("RN-BUDGET-022", lambda: budget.test_unanswered_call_stops_before_the_policy(_mode("async-stream")))
+
+
+def test_arguments_only_binding_fails_rn_mcp_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = binding.test_call_must_match_approved_server_and_name
+    tools = (binding.MCP_TOOL, binding.WIKI_TOOL)
+    check("mcp-call-other-server", tools, _mode("sync-stream"))
+
+    def arguments_only(item: dict[str, object], approved: dict[str, dict[str, object]]) -> None:
+        request_id = item.get("approval_request_id")
+        request = approved.get(request_id) if isinstance(request_id, str) else None
+        if request is None or request.get("arguments") != item.get("arguments"):
+            raise ValueError("MCP execution has no matching approved original request.")
+        del approved[request_id]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rtr, "_validated_mcp_call", arguments_only)
+    _fails_on("RN-MCP-003", lambda: check("mcp-call-other-server", tools, _mode("sync-stream")))
+
+
+def test_taking_the_models_approval_fails_rn_mcp_012(monkeypatch: pytest.MonkeyPatch) -> None:
+    binding.test_model_approval_items_never_grant(_mode("sync-plain"))
+    original = rtr._Run.validate
+
+    def trusting(run: Any, item: Any, seen: set[str]) -> Any:
+        # Replays the model's approval item as if the application had answered.
+        if item.type == "mcp_approval_response":
+            return False
+        return original(run, item, seen)
+
+    monkeypatch.setattr(rtr._Run, "validate", trusting)
+    _fails_on("RN-MCP-012", lambda: binding.test_model_approval_items_never_grant(_mode("sync-plain")))
+
+
+def test_granting_without_a_callback_fails_rn_mcp_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    binding.test_assistant_message_is_no_consent(_mode("sync-eager"))
+    original = rtr.ResponsesToolRunner._approve_mcp
+
+    def consenting(run: Any, item: Any, approve_mcp: Any) -> bool:
+        return True if approve_mcp is None else original(run, item, approve_mcp)
+
+    monkeypatch.setattr(rtr.ResponsesToolRunner, "_approve_mcp", staticmethod(consenting))
+    _fails_on("RN-MCP-002", lambda: binding.test_assistant_message_is_no_consent(_mode("sync-eager")))
+
+
+def test_live_approval_request_fails_rn_mcp_013(monkeypatch: pytest.MonkeyPatch) -> None:
+    binding.test_callback_edits_change_neither_answer_nor_binding(_mode("sync-plain"))
+    original = rtr.model_copy
+    monkeypatch.setattr(
+        rtr,
+        "model_copy",
+        lambda item, deep=False: item if item.type == "mcp_approval_request" else original(item, deep=deep),
+    )
+    _fails_on("RN-MCP-013", lambda: binding.test_callback_edits_change_neither_answer_nor_binding(_mode("sync-plain")))
+
+
+def test_ignoring_tool_names_fails_rn_mcp_014(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = binding.test_tool_name_filters_are_enforced
+    policy = {"never": {"tool_names": ["search"]}}
+    check(policy, True, _mode("async-plain"))
+    original = rtr._mcp_approval_policy
+
+    def nameless(declaration: Any, name: str) -> Any:
+        policy = declaration.get("require_approval")
+        if isinstance(policy, dict) and any(
+            isinstance(rule, dict) and "tool_names" in rule for rule in policy.values()
+        ):
+            return "always"
+        return original(declaration, name)
+
+    monkeypatch.setattr(rtr, "_mcp_approval_policy", nameless)
+    _fails_on("RN-MCP-014", lambda: check(policy, True, _mode("async-plain")))
+
+
+def test_asking_settled_approvals_again_fails_rn_mcp_015(monkeypatch: pytest.MonkeyPatch) -> None:
+    binding.test_completed_and_refused_approvals_are_left_alone(_mode("async-stream"))
+
+    def every_request(history: Any) -> dict[str, dict[str, object]]:
+        return {item["id"]: item for item in history if item.get("type") == "mcp_approval_request"}
+
+    monkeypatch.setattr(rtr, "_approved_mcp_requests", every_request)
+    _fails_on("RN-MCP-015", lambda: binding.test_completed_and_refused_approvals_are_left_alone(_mode("async-stream")))
+
+
+def test_no_reapproval_with_a_budget_fails_rn_mcp_006(monkeypatch: pytest.MonkeyPatch) -> None:
+    binding.test_open_approval_is_asked_again_with_a_context_budget(_mode("sync-plain"))
+    original = rtr._Run.approvals_to_refresh
+
+    def skipped(run: Any) -> Any:
+        return iter(()) if run.context_budget is not None else original(run)
+
+    monkeypatch.setattr(rtr._Run, "approvals_to_refresh", skipped)
+    _fails_on(
+        "RN-MCP-006", lambda: binding.test_open_approval_is_asked_again_with_a_context_budget(_mode("sync-plain"))
+    )
+
+
+def test_resuming_a_pending_mcp_checkpoint_fails_rn_ledger_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = binding.test_pending_checkpoint_before_a_failed_mcp_request_is_not_resumed
+    check(_mode("sync-plain-ledger"))
+    original = rtr._Run.restore
+
+    def as_boundary(run: Any, checkpoint: Any) -> None:
+        original(run, {**checkpoint, "phase": "boundary", "pending_items": [], "returned_outputs": []})
+
+    monkeypatch.setattr(rtr._Run, "restore", as_boundary)
+    _fails_on("RN-LEDGER-003", lambda: check(_mode("sync-plain-ledger")))
