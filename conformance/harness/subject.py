@@ -170,8 +170,10 @@ class BrowserSubject:
         """``function()`` where this driver's code runs (its worker thread or the loop), under the deadline."""
         return on_driver(self.loop, self.flavour, function, what)
 
-    def state(self) -> Any:
-        """The driver's own state() report, called directly."""
+    def state(self, *, cancelled: Callable[[], bool] | None = None) -> Any:
+        """The driver's own state() report, called directly (``cancelled`` only for a state() that declares it)."""
+        if cancelled is not None:
+            return self._on_driver(lambda: self.driver.state(cancelled=cancelled), "state")  # type: ignore[attr-defined]
         return self._on_driver(lambda: self.driver.state(), "state")  # type: ignore[attr-defined]
 
     def call_direct(

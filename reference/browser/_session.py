@@ -18,6 +18,7 @@ from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
 from openai.lib.browser import BrowserCancelledError, BrowserError, BrowserState, BrowserTab
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from reference.flows import Flow, Pause, call
 from reference.grants import GrantStore
@@ -34,6 +35,8 @@ _AGENT_CALL: Final = (
     "([name, method, args]) => window[name] ? window[name].call(method, args) : JSON.stringify({missing: true})"
 )
 _DIALOG_KINDS: Final = ("alert", "confirm", "prompt", "beforeunload")
+# How long one responsiveness probe of a state() read waits before the stop request is looked at again.
+_ANSWER_PROBE_MS: Final = 250
 Cancelled = Callable[[], bool] | None
 
 ERROR_MESSAGES: Final[dict[str, str]] = {
@@ -212,6 +215,8 @@ class BrowserSession:
         tabs: list[BrowserTab] = []
         truncated = False
         for tab in list(self.tabs.values()):
+            if cancelled is not None:
+                yield from self._until_answering(tab, cancelled)
             try:
                 title = yield call(tab.page, "title")
             except Exception:
@@ -232,6 +237,22 @@ class BrowserSession:
         if not self.observation:
             return {"tabs": tabs}
         return {"tabs": tabs, "observation": self.log.snapshot(truncated)}
+
+    def _until_answering(self, tab: Tab, cancelled: Callable[[], bool]) -> Flow[None]:
+        """Wait, in short steps that heed ``cancelled``, until the tab's page can answer a title read.
+
+        A page whose main thread is busy answers nothing, and a title read cannot be interrupted once sent (the sync
+        API has no timeout for it), so the read starts only once a short probe with a timeout gets through: a stop
+        request then ends a pending state() instead of waiting for the page (spec/002 "Browser driver contract").
+        """
+        while not tab.page.is_closed():
+            try:
+                yield call(tab.page, "wait_for_function", "() => true", timeout=_ANSWER_PROBE_MS)
+                return
+            except PlaywrightTimeoutError:
+                check_cancelled(cancelled)
+            except Exception:
+                return  # navigating or closing: the title read that follows copes with both
 
     def bound_to_observed(self, tab: Tab) -> Flow[None]:
         """With bound consent, refuse input that has no ref once the tab left the document state() reported.

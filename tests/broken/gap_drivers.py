@@ -133,6 +133,13 @@ class CoordinatesFollowTheNewPage(BrokenDriver):
         return forward(arguments)
 
 
+class StateIgnoresCancellation(BrokenDriver):
+    """state() declares cancelled (the wrapper keeps the reference's signature) but never looks at it."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        return self.reference_state()
+
+
 set_checked_no_op_skips_the_ref = factory_for(SetCheckedNoOpSkipsTheRef)
 hold_keys_skips_unknown_keys = factory_for(HoldKeysSkipsUnknownKeys)
 scope_refs_follow_their_label = factory_for(ScopeRefsFollowTheirLabel)
@@ -141,3 +148,4 @@ scripts_run_in_blank_tabs = factory_for(ScriptsRunInBlankTabs)
 defines_list_tabs = factory_for(DefinesListTabs)
 profile_carries_user_cookies = factory_for(ProfileCarriesUserCookies)
 coordinates_follow_the_new_page = factory_for(CoordinatesFollowTheNewPage)
+state_ignores_cancellation = factory_for(StateIgnoresCancellation)

@@ -3,7 +3,7 @@
 These checks call the driver directly (``subject.call_direct``): through the SDK, a predicate that is already
 true stops the call before the driver is reached, which would prove nothing about the driver. Only members that
 declare the ``cancelled`` keyword are exercised; the documents make declaring it optional.
-Clauses: BR-CANCEL-001..003.
+Clauses: BR-CANCEL-001..004.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conformance.assertions import expect, not_implemented
+from conformance.assertions import expect, not_implemented, not_provoked
 from conformance.harness.environment import Environment
 from conformance.harness.profile import declares_cancelled
 from conformance.harness.subject import BrowserSubject
@@ -131,3 +131,21 @@ def test_a_running_navigation_stops_when_cancelled(subject: BrowserSubject, env:
         )
     elapsed = time.monotonic() - started
     expect(elapsed < 5.0, "BR-CANCEL-003", f"navigate ran {elapsed:.1f} s after cancellation at 0.5 s (page takes 8 s)")
+
+
+@pytest.mark.page("busy.html")
+@pytest.mark.clause("BR-CANCEL-004")
+def test_a_pending_state_read_ends_when_cancelled(subject: BrowserSubject, env: Environment) -> None:
+    if not declares_cancelled(subject.driver.state):  # type: ignore[attr-defined]
+        not_implemented("state() with the cancelled keyword")
+    env.wait_for_effect("busy_soon", timeout=10)
+    # The page's main thread is busy from 0.7 s after that record for eight seconds.
+    time.sleep(1.2)
+    started = time.monotonic()
+    # Ending by raising is fine; the point is ending soon.
+    with contextlib.suppress(Exception):
+        subject.state(cancelled=_cancel_after(0.5))
+    elapsed = time.monotonic() - started
+    if elapsed < 0.5:
+        not_provoked("a state() read that waits on a busy page (this driver answered before the stop request)")
+    expect(elapsed < 4.0, "BR-CANCEL-004", f"state() ran {elapsed:.1f} s after cancellation at 0.5 s (page busy 8 s)")

@@ -62,6 +62,11 @@ GAP_DEFECTS: tuple[Case, ...] = (
         ("BR-BIND-004",),
     ),
     Case(
+        "state_ignores_cancellation",
+        "test_a_pending_state_read_ends_when_cancelled or test_a_running_wait_stops_when_cancelled",
+        ("BR-CANCEL-004",),
+    ),
+    Case(
         "profile_carries_user_cookies",
         "test_the_session_starts_from_a_fresh_profile or test_read_page_keeps_private_fields_private",
         ("BR-PRIV-006",),
