@@ -1,9 +1,7 @@
-"""The registration and dispatch-validation checks (conformance/contracts/runner/check_registration.py) , the
-Decisions contract checks (check_decisions_contract.py) , the runner lifecycle checks
-(check_runner_lifecycle.py) the turn rules (check_turn_rules.py) and the typed-function and server-result checks
-(check_typed_and_server.py) can fail:
-each test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause;
-the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
+"""The runner checks of conformance/contracts/runner/ check_registration.py, check_decisions_contract.py,
+check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py and check_typed_and_server.py can fail: each
+test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause; the
+unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ import pytest
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_decisions_contract as decisions
+from conformance.contracts.runner import check_early_policy as early
 from conformance.contracts.runner import check_registration as reg
 from conformance.contracts.runner import check_runner_lifecycle as lifecycle
 from conformance.contracts.runner import check_turn_rules as turns
@@ -643,4 +642,98 @@ def test_overrides_only_with_a_policy_fail_rn_turn_008(monkeypatch: pytest.Monke
         "RN-TURN-008",
         lambda: typed.test_supplied_output_at_server_tool_boundary_of_eager_run(_mode("sync-eager")),
         lambda: monkeypatch.setattr(rtr._Run, "turn", without_policy),
+    )
+
+
+# ------------------------------------------------------------------------------------------ early-execution policy
+
+
+def test_policy_ignored_once_a_hook_answers_fails_rn_early_009(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.receive
+    # Every streamed call is offered to the hook as if the policy listed it: the hook's execute decides alone.
+    _proven(
+        monkeypatch,
+        "RN-EARLY-009",
+        lambda: early.test_hook_cannot_start_a_call_outside_the_policy(_mode("sync-eager")),
+        lambda: monkeypatch.setattr(
+            rtr._Run, "receive", lambda run, index, item, policy: original(run, index, item, None)
+        ),
+    )
+
+
+def test_deferral_holding_only_its_own_call_fails_rn_early_010(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.receive
+
+    def each_on_its_own(run: Any, index: int, item: Any, policy: Any) -> bool:
+        run.deferred = False
+        return bool(original(run, index, item, policy))
+
+    _proven(
+        monkeypatch,
+        "RN-EARLY-010",
+        lambda: early.test_one_deferral_holds_allowed_later_calls(_mode("async-eager")),
+        lambda: monkeypatch.setattr(rtr._Run, "receive", each_on_its_own),
+    )
+
+
+def test_policy_turning_eager_on_fails_rn_early_011(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr.ResponsesToolRunner.iterate
+
+    def eager_with_policy(runner: Any, client: Any, params: Any, **kwargs: Any) -> Any:
+        if runner._early_execution is not None and kwargs.get("stream"):
+            kwargs["eager"] = True
+        return original(runner, client, params, **kwargs)
+
+    _proven(
+        monkeypatch,
+        "RN-EARLY-011",
+        lambda: early.test_policy_needs_eager(_mode("sync-stream")),
+        lambda: monkeypatch.setattr(rtr.ResponsesToolRunner, "iterate", eager_with_policy),
+    )
+
+
+class _LivePolicy(tuple[frozenset[str], bool]):
+    """The runner's policy read through to the caller's dict on every use (no copy taken)."""
+
+    policy: dict[str, Any]
+
+    def __getitem__(self, index: Any) -> Any:
+        if index == 0:
+            return frozenset(self.policy.get("functions", []))
+        return bool(self.policy.get("computer", False))
+
+
+def test_policy_kept_by_reference_fails_rn_early_012(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._early_execution
+
+    def live(policy: Any, tools: Any) -> Any:
+        copied = original(policy, tools)
+        if copied is None:
+            return None
+        view = _LivePolicy(copied)
+        view.policy = policy
+        return view
+
+    _proven(
+        monkeypatch,
+        "RN-EARLY-012",
+        lambda: early.test_policy_is_copied_at_construction(True, _mode("sync-eager")),
+        lambda: monkeypatch.setattr(rtr, "_early_execution", live),
+    )
+
+
+def test_computer_flag_governing_the_function_fails_rn_early_013(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.receive
+
+    def by_flag(run: Any, index: int, item: Any, policy: Any) -> bool:
+        if policy is not None and getattr(item, "name", None) == "computer":
+            names = set(policy[0]) - {"computer"} | ({"computer"} if policy[1] else set())
+            policy = (frozenset(names), policy[1])
+        return bool(original(run, index, item, policy))
+
+    _proven(
+        monkeypatch,
+        "RN-EARLY-013",
+        lambda: early.test_function_named_computer_is_selected_by_name(_mode("async-eager")),
+        lambda: monkeypatch.setattr(rtr._Run, "receive", by_flag),
     )

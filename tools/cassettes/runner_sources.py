@@ -1036,3 +1036,12 @@ def _server_incomplete() -> CassetteBuilder:
     return _b("server-tool-incomplete", "A web search that ended incomplete, then a local call.").turn(
         web_search_call("ws_1", status="incomplete"), call("lookup", "c1")
     )
+
+
+@source("computer-named-function")
+def _computer_named_function() -> CassetteBuilder:
+    return (
+        _b("computer-named-function", "A call to an ordinary function named computer, then commentary (eager start).")
+        .turn(call("computer", "c1"), message("Working on it.", item_id="msg_c", phase="commentary"))
+        .turn(message("Done."))
+    )

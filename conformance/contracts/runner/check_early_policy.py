@@ -1,0 +1,142 @@
+"""What an early_execution policy and before_early_call can and cannot do: the hook cannot widen the policy, one
+deferral holds the whole suffix, the policy needs stream and eager, the runner keeps its own copy of it, and a
+function named computer stays a function.
+
+spec/000 "Choose which tools can run early"; spec/002 "Stream and resume".
+
+"Early" is judged from the timeline: a call that starts before the ``response.completed`` event ran early.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.assertions import expect
+from conformance.contracts.runner._scenario import Function, Mode, Setup, modes, run
+
+BOTH = (Function("lookup"), Function("note"))
+
+
+def _early(entries: list[str], entry: str) -> bool:
+    expect(entry in entries, "RN-EARLY-009", f"{entry} never ran: {entries}")
+    return entries.index(entry) < entries.index("event:response.completed")
+
+
+@pytest.mark.clause("RN-EARLY-009")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_hook_cannot_start_a_call_outside_the_policy(mode: Mode) -> None:
+    asked: list[str] = []
+
+    def hook(call: Any) -> str:
+        asked.append(call.call_id)
+        return "execute"
+
+    setup = Setup(functions=BOTH, early_execution={"functions": ["note"]}, run_options={"before_early_call": hook})
+    outcome = run("function-then-message-same-turn", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-009", f"run failed: {outcome.error!r}")
+    expect(
+        not _early(outcome.timeline.entries, "call:lookup:c1"),
+        "RN-EARLY-009",
+        f"the hook's execute started lookup, which the policy does not list: {outcome.timeline.entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-010")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
+    def hook(call: Any) -> str:
+        return "defer" if call.call_id == "c1" else "execute"
+
+    setup = Setup(
+        functions=BOTH, early_execution={"functions": ["lookup", "note"]}, run_options={"before_early_call": hook}
+    )
+    outcome = run("two-functions-order", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-010", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        entries.index("call:note:c2") > entries.index("event:response.completed"),
+        "RN-EARLY-010",
+        f"note (allowed, after the deferred lookup) ran before the complete response: {entries}",
+    )
+    expect(
+        entries.index("call:lookup:c1") < entries.index("call:note:c2"),
+        "RN-EARLY-010",
+        f"original order lost: {entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-011")
+@pytest.mark.parametrize("mode", modes(stream=True, eager=False))
+def test_policy_needs_eager(mode: Mode) -> None:
+    setup = Setup(early_execution={"functions": ["lookup"]})
+    outcome = run("function-then-message-same-turn", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-011", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        entries.index("call:lookup:c1") > entries.index("event:response.completed"),
+        "RN-EARLY-011",
+        f"a listed call started early without eager: {entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-011")
+@pytest.mark.parametrize("mode", modes(stream=False))
+def test_policy_without_streaming_runs_after_the_response(mode: Mode) -> None:
+    setup = Setup(early_execution={"functions": ["lookup"]})
+    outcome = run("function-then-message-same-turn", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-011", f"run failed: {outcome.error!r}")
+    expect(outcome.timeline.calls() == ["c1"], "RN-EARLY-011", f"calls: {outcome.timeline.calls()}")
+
+
+@pytest.mark.clause("RN-EARLY-012")
+@pytest.mark.parametrize("listed", [True, False], ids=["listed-then-removed", "unlisted-then-added"])
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_policy_is_copied_at_construction(listed: bool, mode: Mode) -> None:
+    # The caller edits its own policy once the run is under way (on the first stream event, before any item).
+    policy: dict[str, Any] = {"functions": ["lookup"] if listed else ["note"]}
+
+    def edit(event: Any) -> None:
+        if event.type == "response.created" and policy["functions"]:
+            policy["functions"] = [] if listed else ["note", "lookup"]
+            policy["computer"] = False
+
+    setup = Setup(functions=BOTH, early_execution=policy, run_options={"on_event": edit})
+    outcome = run("function-then-message-same-turn", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-012", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    ran_early = entries.index("call:lookup:c1") < entries.index("event:response.completed")
+    expect(
+        ran_early == listed,
+        "RN-EARLY-012",
+        f"editing the caller's policy changed when lookup ran (early: {ran_early}): {entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-013")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_function_named_computer_is_selected_by_name(mode: Mode) -> None:
+    setup = Setup(functions=(Function("computer"),), early_execution={"functions": ["computer"], "computer": False})
+    outcome = run("computer-named-function", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-013", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        entries.index("call:computer:c1") < entries.index("event:response.completed"),
+        "RN-EARLY-013",
+        f"the function named computer, listed by name, waited (the computer flag governed it): {entries}",
+    )
+
+
+@pytest.mark.clause("RN-EARLY-013")
+@pytest.mark.parametrize("mode", modes(eager=True))
+def test_computer_flag_does_not_select_a_function_named_computer(mode: Mode) -> None:
+    setup = Setup(functions=(Function("computer"),), computer=True, early_execution={"functions": [], "computer": True})
+    outcome = run("computer-named-function", setup, mode)
+    expect(outcome.error is None, "RN-EARLY-013", f"run failed: {outcome.error!r}")
+    entries = outcome.timeline.entries
+    expect(
+        entries.index("call:computer:c1") > entries.index("event:response.completed"),
+        "RN-EARLY-013",
+        f"the computer flag started the ordinary function named computer early: {entries}",
+    )
