@@ -12,6 +12,7 @@ from conformance.clauses.coverage import (
     StatementMap,
     clauses_without_statements,
     compare_with_documents,
+    coverage_lines,
     load_map,
     parse_statements,
 )
@@ -250,3 +251,10 @@ def test_a_missing_documents_folder_is_one_line_naming_it(tmp_path: Path, capsys
     (tmp_path / "000_a.txt").write_text("# Title\n", encoding="utf-8")
     with pytest.raises(DocumentsNotFoundError, match="exactly one 002_"):
         find_documents(tmp_path)
+
+
+def test_the_readme_states_the_coverage_the_map_gives() -> None:
+    # The README's figures come from the map: regenerate the line with `driverkit clauses --coverage | head -1`.
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    first = coverage_lines(load_map(), None)[0]
+    assert first in readme, f"the README's coverage line is stale; it should read:\n{first}"
