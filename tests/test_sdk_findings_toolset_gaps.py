@@ -193,3 +193,14 @@ def test_a_missing_confirm_taken_as_approval_fails_ts_conf_007(
 
     monkeypatch.setattr(toolset, "__init__", init)
     _fails_on("TS-CONF-007", lambda: check(flavour, "get_page_text"))
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_scroll_amount_declared_from_one_fails_ts_schema_005(
+    monkeypatch: pytest.MonkeyPatch, flavour: Flavour
+) -> None:
+    check = check_schemas.test_declared_field_schemas_match_the_field_kinds
+    check(flavour)
+    kinds = {**browser_module._KIND_SCHEMAS, "amount": {**browser_module._KIND_SCHEMAS["amount"], "minimum": 1}}
+    monkeypatch.setattr(browser_module, "_KIND_SCHEMAS", kinds)
+    _fails_on("TS-SCHEMA-005", lambda: check(flavour))

@@ -12,7 +12,8 @@ import pytest
 # typing's own is_typeddict misses the typing_extensions typed dicts the SDK declares.
 from typing_extensions import is_typeddict
 
-from conformance.assertions import expect
+from conformance.assertions import expect, precondition
+from conformance.contracts.toolset._declared_fields import FIELD_SCHEMAS, MEMBER_FIELDS
 from conformance.contracts.toolset._toolsets import browser_toolset
 from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, BY_NAME, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES
@@ -202,3 +203,28 @@ def test_named_argument_and_result_types_are_exported(flavour: Flavour, name: st
         "TS-SCHEMA-004",
         f"openai.lib.browser.{name} is not a typed dict: {exported!r}",
     )
+
+
+def _without_descriptions(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {key: _without_descriptions(value) for key, value in schema.items() if key != "description"}
+    if isinstance(schema, list):
+        return [_without_descriptions(value) for value in schema]
+    return schema
+
+
+@pytest.mark.clause("TS-SCHEMA-005")
+def test_declared_field_schemas_match_the_field_kinds(flavour: Flavour) -> None:
+    tools = {tool["name"][len("browser_") :]: tool for tool in _every_member_toolset(flavour).tools}
+    precondition(tools, "TS-SEL-003", "a toolset selecting every member declared no tools")
+    for member, fields in MEMBER_FIELDS.items():
+        if member not in tools:
+            continue  # a missing tool is TS-SEL's matter, not this clause's
+        declared = tools[member].get("parameters", {}).get("properties", {})
+        for name, kind in fields.items():
+            schema = _without_descriptions(declared.get(name))
+            expect(
+                schema == FIELD_SCHEMAS[kind],
+                "TS-SCHEMA-005",
+                f"browser_{member}.{name} is declared as {schema}, not the {kind} schema {FIELD_SCHEMAS[kind]}",
+            )
