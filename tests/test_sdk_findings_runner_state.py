@@ -19,6 +19,7 @@ from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_budget_details as budget
 from conformance.contracts.runner import check_checkpoint_privacy as privacy
 from conformance.contracts.runner import check_compaction as compaction
+from conformance.contracts.runner import check_ledger_batches as batches
 from conformance.contracts.runner import check_mcp_binding as binding
 from conformance.rig import parse_mode as _mode
 
@@ -476,3 +477,38 @@ def test_resuming_a_pending_mcp_checkpoint_fails_rn_ledger_003(monkeypatch: pyte
 
     monkeypatch.setattr(rtr._Run, "restore", as_boundary)
     _fails_on("RN-LEDGER-003", lambda: check(_mode("sync-plain-ledger")))
+
+
+def test_saving_only_attempted_items_fails_rn_ledger_009(monkeypatch: pytest.MonkeyPatch) -> None:
+    batches.test_checkpoints_hold_the_batch_and_the_history(_mode("sync-plain-ledger"))
+    original = rtr._Run.checkpoint
+
+    def attempted_only(run: Any, phase: Any, response: Any = None) -> Any:
+        value = dict(original(run, phase, response))
+        value["pending_items"] = [
+            item for item in value["pending_items"] if item.get("call_id") in value["attempted_call_ids"]
+        ]
+        return value
+
+    monkeypatch.setattr(rtr._Run, "checkpoint", attempted_only)
+    _fails_on(
+        "RN-LEDGER-009", lambda: batches.test_checkpoints_hold_the_batch_and_the_history(_mode("sync-plain-ledger"))
+    )
+
+
+def test_resuming_with_unrun_proposals_fails_rn_ledger_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    batches.test_save_with_unrun_proposals_is_not_resumed(_mode("async-stream-ledger"))
+    original = rtr._Run.restore
+
+    def as_boundary(run: Any, checkpoint: Any) -> None:
+        # Folds the finished part of the batch into history and forgets the proposals that never ran.
+        done = set(checkpoint["returned_call_ids"])
+        finished = [item for item in checkpoint["pending_items"] if item.get("call_id") in done]
+        history = [*checkpoint["history"], *finished, *checkpoint["returned_outputs"]]
+        folded = {**checkpoint, "phase": "boundary", "history": history, "pending_items": [], "returned_outputs": []}
+        original(run, {**folded, "attempted_call_ids": list(checkpoint["returned_call_ids"])})
+
+    monkeypatch.setattr(rtr._Run, "restore", as_boundary)
+    _fails_on(
+        "RN-LEDGER-003", lambda: batches.test_save_with_unrun_proposals_is_not_resumed(_mode("async-stream-ledger"))
+    )
