@@ -1,7 +1,7 @@
 """The runner checks of conformance/contracts/runner/ check_registration.py, check_decisions_contract.py,
-check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py and check_typed_and_server.py can fail: each
-test patches one misbehaviour into the installed SDK and requires the check to fail on exactly its clause; the
-unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
+check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py, check_typed_and_server.py and
+check_stream_errors.py can fail: each test patches one misbehaviour into the installed SDK and requires the check
+to fail on exactly its clause; the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from conformance.contracts.runner import check_decisions_contract as decisions
 from conformance.contracts.runner import check_early_policy as early
 from conformance.contracts.runner import check_registration as reg
 from conformance.contracts.runner import check_runner_lifecycle as lifecycle
+from conformance.contracts.runner import check_stream_errors as stream_errors
 from conformance.contracts.runner import check_turn_rules as turns
 from conformance.contracts.runner import check_typed_and_server as typed
 from conformance.contracts.runner._scenario import ReferenceArguments
@@ -736,4 +738,107 @@ def test_computer_flag_governing_the_function_fails_rn_early_013(monkeypatch: py
         "RN-EARLY-013",
         lambda: early.test_function_named_computer_is_selected_by_name(_mode("async-eager")),
         lambda: monkeypatch.setattr(rtr._Run, "receive", by_flag),
+    )
+
+
+# ------------------------------------------------------------------------------------------ stream events, failures
+
+
+def test_cancelled_predicate_ignored_fails_rn_cancel_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-CANCEL-003",
+        lambda: stream_errors.test_cancelled_between_stream_events_stops_everything_after(_mode("sync-stream")),
+        lambda: monkeypatch.setattr(rtr._Run, "check", lambda run: None),
+    )
+
+
+def test_live_events_handed_to_on_event_fail_rn_stream_014(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-STREAM-014",
+        lambda: stream_errors.test_edited_stream_events_change_nothing(_mode("sync-eager")),
+        lambda: monkeypatch.setattr(rtr, "model_copy", lambda model, deep=False: model),
+    )
+
+
+def test_failed_browser_calls_left_out_of_receipts_fail_rn_browser_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.add
+
+    def add(run: Any, item: Any, output: Any) -> Any:
+        result = original(run, item, output)
+        if run.browser_failed and getattr(item, "name", None) in run.browser_names:
+            run.completed = [call_id for call_id in run.completed if call_id != item.call_id]
+        return result
+
+    _proven(
+        monkeypatch,
+        "RN-BROWSER-003",
+        lambda: stream_errors.test_refused_and_skipped_browser_calls_are_completed_receipts(_mode("sync-plain")),
+        lambda: monkeypatch.setattr(rtr._Run, "add", add),
+    )
+
+
+def _executed_twice(monkeypatch: pytest.MonkeyPatch, on_failure_only: bool) -> None:
+    original = rtr.ResponsesToolRunner._execute_function
+
+    def twice(runner: Any, run: Any, item: Any) -> Any:
+        try:
+            result = original(runner, run, item)
+        except Exception:
+            return original(runner, run, item)
+        return result if on_failure_only else original(runner, run, item)
+
+    monkeypatch.setattr(rtr.ResponsesToolRunner, "_execute_function", twice)
+
+
+def test_failed_function_retried_fails_rn_err_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    _proven(
+        monkeypatch,
+        "RN-ERR-003",
+        lambda: stream_errors.test_failed_function_is_never_run_again(_mode("sync-plain")),
+        lambda: _executed_twice(monkeypatch, on_failure_only=True),
+    )
+
+
+def test_action_run_again_fails_rn_err_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not a retry-specific regression: any second dispatch of c1 around the retried requests must be caught.
+    _proven(
+        monkeypatch,
+        "RN-ERR-004",
+        lambda: stream_errors.test_http_retry_never_runs_an_action_again(_mode("sync-stream")),
+        lambda: _executed_twice(monkeypatch, on_failure_only=False),
+    )
+
+
+def test_failure_text_appended_fails_rn_err_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.error
+
+    def detailed(run: Any, message: str) -> Any:
+        cause = sys.exc_info()[1]
+        if message == stream_errors.GENERIC and cause is not None:
+            message = f"{message} ({cause})"
+        return original(run, message)
+
+    _proven(
+        monkeypatch,
+        "RN-ERR-005",
+        lambda: stream_errors.test_driver_parser_and_storage_failures_keep_the_generic_message(
+            "one-function", "executor", _mode("sync-plain")
+        ),
+        lambda: monkeypatch.setattr(rtr._Run, "error", detailed),
+    )
+
+
+def test_mismatch_reported_generically_fails_rn_err_006(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = rtr._Run.error
+
+    def generic(run: Any, message: str) -> Any:
+        return original(run, stream_errors.GENERIC if "differs" in message else message)
+
+    _proven(
+        monkeypatch,
+        "RN-ERR-006",
+        lambda: stream_errors.test_mismatched_stream_output_has_its_own_message(_mode("async-eager")),
+        lambda: monkeypatch.setattr(rtr._Run, "error", generic),
     )
