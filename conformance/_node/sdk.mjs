@@ -176,6 +176,23 @@ export async function exported({ name }) {
   return { value: encode(value), frozen: Object.isFrozen(value), array: Array.isArray(value) };
 }
 
+/**
+ * An object whose methods answer synchronously with plain copies of fixed `replies` (no promise), and a log of
+ * the method names called: the Node declarations let drivers and callbacks answer either way, while a Python
+ * callable always answers through a promise.
+ */
+export async function plainObject({ replies }) {
+  const log = { calls: [] };
+  const made = {};
+  for (const [key, reply] of Object.entries(replies)) {
+    made[key] = () => {
+      log.calls.push(key);
+      return structuredClone(reply);
+    };
+  }
+  return { object: keep(made), log: keep(log) };
+}
+
 /** `target[name](...args)`, awaited. */
 export async function call({ target, name, args = [] }, { events }) {
   await loadSdk();

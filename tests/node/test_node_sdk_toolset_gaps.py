@@ -91,6 +91,14 @@ PATCHES: dict[str, NpmPatch] = {
         f"{TOOLSET}/check_schemas.py::test_declared_field_schemas_match_the_field_kinds",
         "TS-SCHEMA-005",
     ),
+    # Driver methods must answer with a promise: a plain answer fails the call.
+    "promises-only": NpmPatch.one(
+        BROWSER,
+        "result = await handler(args, { signal });",
+        "result = await handler(args, { signal }).then((value) => value);",
+        f"{TOOLSET}/check_plain_answers.py::test_node_honours_plain_answers",
+        "TS-FLAV-003",
+    ),
 }
 
 
