@@ -5,9 +5,11 @@ check to fail on exactly its clause; the unpatched SDK passes the same case firs
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_budget_details as budget
+from conformance.contracts.runner import check_budget_turns as budget_turns
 from conformance.contracts.runner import check_checkpoint_privacy as privacy
 from conformance.contracts.runner import check_compaction as compaction
 from conformance.contracts.runner import check_ledger_batches as batches
@@ -512,3 +515,65 @@ def test_resuming_with_unrun_proposals_fails_rn_ledger_003(monkeypatch: pytest.M
     _fails_on(
         "RN-LEDGER-003", lambda: batches.test_save_with_unrun_proposals_is_not_resumed(_mode("async-stream-ledger"))
     )
+
+
+def test_budget_granting_approval_fails_rn_budget_023(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget_turns.test_compaction_never_approves(_mode("sync-plain"))
+    original = rtr.ResponsesToolRunner._approve_mcp
+
+    def granted(run: Any, item: Any, approve_mcp: Any) -> bool:
+        return True if run.context_budget is not None else original(run, item, approve_mcp)
+
+    monkeypatch.setattr(rtr.ResponsesToolRunner, "_approve_mcp", staticmethod(granted))
+    _fails_on("RN-BUDGET-023", lambda: budget_turns.test_compaction_never_approves(_mode("sync-plain")))
+
+
+def test_policy_on_close_fails_rn_budget_024(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget_turns.test_closing_an_iterator_never_calls_the_policy(_mode("sync-plain"))
+    original = rtr.ResponsesToolRunner.iterate
+
+    def compacting_on_close(runner: Any, client: Any, params: Any, **options: Any) -> Any:
+        # A close path that compacts what it would save, asking the policy once more.
+        try:
+            yield from original(runner, client, params, **options)
+        finally:
+            policy = (options.get("context_budget") or {}).get("compact")
+            if policy is not None:
+                policy({"history": [], "eligible_call_ids": [], "input_bytes": 0, "input_images": 0})
+
+    monkeypatch.setattr(rtr.ResponsesToolRunner, "iterate", compacting_on_close)
+    _fails_on(
+        "RN-BUDGET-024", lambda: budget_turns.test_closing_an_iterator_never_calls_the_policy(_mode("sync-plain"))
+    )
+
+
+def test_uncounted_appended_text_fails_rn_budget_025(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget_turns.test_appended_text_counts_and_steps_go_on(_mode("async-stream"))
+    original = rtr._Run.context_size
+
+    def first_message_only(history: Any) -> tuple[int, int]:
+        users = [index for index, item in enumerate(history) if item.get("role") == "user"]
+        return original([item for index, item in enumerate(history) if index not in users[1:]])
+
+    monkeypatch.setattr(rtr._Run, "context_size", staticmethod(first_message_only))
+    _fails_on("RN-BUDGET-025", lambda: budget_turns.test_appended_text_counts_and_steps_go_on(_mode("async-stream")))
+
+
+def test_fetching_remote_images_fails_rn_budget_026(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = budget_turns.test_remote_images_are_counted_not_fetched
+    with pytest.MonkeyPatch.context() as clean:
+        check(_mode("sync-plain"), clean)
+    original = rtr._Run.context_size
+
+    def fetching(history: Any) -> tuple[int, int]:
+        # Looks each remote image up, as a runner measuring decoded image size would.
+        for item in history:
+            for block in item.get("output") or [] if isinstance(item.get("output"), list) else []:
+                url = block.get("image_url") if isinstance(block, dict) else None
+                if isinstance(url, str) and url.startswith("https://"):
+                    with contextlib.suppress(OSError):
+                        socket.getaddrinfo(url.split("/")[2], 443)
+        return original(history)
+
+    monkeypatch.setattr(rtr._Run, "context_size", staticmethod(fetching))
+    _fails_on("RN-BUDGET-026", lambda: check(_mode("sync-plain"), monkeypatch))

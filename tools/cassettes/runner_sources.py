@@ -371,6 +371,19 @@ def _context_budget_reused_id() -> CassetteBuilder:
     )
 
 
+@source("context-budget-mcp")
+def _context_budget_mcp() -> CassetteBuilder:
+    return (
+        _b("context-budget-mcp", "A large function output, then an MCP approval request, then the approved call.")
+        .turn(call("lookup", "c1"))
+        .turn(mcp_approval_request("apr_1", server_label="docs", name="search", arguments={"q": "x"}))
+        .turn(
+            mcp_call("mcp_1", server_label="docs", name="search", arguments={"q": "x"}, approval_request_id="apr_1"),
+            message("Done."),
+        )
+    )
+
+
 # ------------------------------------------------------------------------------------------ native compaction
 
 # What the API's context_management compaction hands back: an opaque item the caller must replay unchanged.
