@@ -99,6 +99,14 @@ PATCHES: dict[str, NpmPatch] = {
         f"{TOOLSET}/check_plain_answers.py::test_node_honours_plain_answers",
         "TS-FLAV-003",
     ),
+    # A null element value is taken as no value instead of being refused.
+    "null-value-ignored": NpmPatch.one(
+        BROWSER,
+        "if (fieldValue !== undefined) {",
+        "if (fieldValue != null) {",
+        f"{TOOLSET}/check_results.py::test_node_rejects_null_optional_read_fields[node-value]",
+        "TS-RES-020",
+    ),
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from openai.lib.browser import BrowserError
 
-from conformance.assertions import expect, precondition
+from conformance.assertions import expect, not_implemented, precondition, violation
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.flavours import Flavour
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
@@ -687,3 +687,34 @@ def test_browser_errors_report_one_stable_name(flavour: Flavour) -> None:
         made = [BrowserError(message) for message in messages]
     names = {_error_name(error) for error in made}
     expect(names == {"BrowserError"}, "TS-RES-019", f"BrowserError instances report the names {sorted(names)}")
+
+
+# Optional element fields as Node drivers may leave them: undefined (the bridge's marker) or null.
+UNDEFINED = {"$undefined": True}
+OPTIONAL_FIELDS = {"value": "textbox", "options": "listbox", "checked": "checkbox"}
+
+
+@pytest.mark.clause("TS-RES-020")
+@pytest.mark.parametrize("field", sorted(OPTIONAL_FIELDS))
+def test_node_omits_undefined_optional_read_fields(flavour: Flavour, field: str) -> None:
+    if flavour != "node":
+        not_implemented("undefined beside null is JavaScript's; a Python driver has one None")
+    element = _element(role=OPTIONAL_FIELDS[field], **{field: UNDEFINED})
+    report, _ = _succeeds(flavour, "read_page", _read(elements=[element]), "TS-RES-020", f"an undefined {field}")
+    kept = report["result"]["elements"][0]
+    expect(field not in kept, "TS-RES-020", f"an undefined {field} reached the model as {kept.get(field)!r}")
+
+
+@pytest.mark.clause("TS-RES-020")
+@pytest.mark.parametrize("field", sorted(OPTIONAL_FIELDS))
+def test_node_rejects_null_optional_read_fields(flavour: Flavour, field: str) -> None:
+    if flavour != "node":
+        not_implemented("null as distinct from an omitted field is the Node SDK's rule for its drivers")
+    toolset, _ = _run(flavour, "read_page", _read(elements=[_element(role=OPTIONAL_FIELDS[field], **{field: None})]))
+    try:
+        output = execute(toolset, function_call("read_page", VALID_ARGUMENTS["read_page"]))
+    except BrowserError as error:
+        violation("TS-RES-020", f"a null {field} raised BrowserError, which the model would see: {error}")
+    except Exception:
+        return
+    violation("TS-RES-020", f"a null {field} was accepted: {payload(output).get('result')}")
