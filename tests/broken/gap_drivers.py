@@ -10,6 +10,9 @@ tests/conformance/contracts/browser) says which clause the suite must blame for 
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from openai.lib.browser import BrowserError
@@ -17,6 +20,7 @@ from openai.lib.browser import BrowserError
 from conformance.harness.environment import Environment
 from reference.browser._keys import key_name
 from tests.broken.drivers import Arguments, BrokenDriver, Forward, elements_of, factory_for, with_start_url
+from tests.broken.environment_view import EnvironmentView
 
 
 def _supported(name: str) -> bool:
@@ -140,6 +144,75 @@ class StateIgnoresCancellation(BrokenDriver):
         return self.reference_state()
 
 
+def _rewrite_changes(state: Any, rewrite: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """``state`` with each change of its observation passed through ``rewrite`` (counts and order kept)."""
+    state = copy.deepcopy(state)
+    observation = state.get("observation") if isinstance(state, dict) else None
+    if isinstance(observation, dict):
+        observation["changes"] = [rewrite(change) for change in observation["changes"]]
+    return state
+
+
+class SwitchReportedAsNavigation(BrokenDriver):
+    """Switching tabs is reported as a navigation of the tab switched to, not as tab_switched."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        def rewrite(change: dict[str, Any]) -> dict[str, Any]:
+            return {**change, "type": "navigation"} if change["type"] == "tab_switched" else change
+
+        return _rewrite_changes(forward(), rewrite)
+
+
+class PolicyRefusalReportedAsUnsupported(BrokenDriver):
+    """A navigation refused by the URL policy is reported with reason unsupported."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        def rewrite(change: dict[str, Any]) -> dict[str, Any]:
+            refused = change["type"] == "navigation_refused"
+            return {**change, "reason": "unsupported"} if refused else change
+
+        return _rewrite_changes(forward(), rewrite)
+
+
+class DownloadReportedAsRefusedNavigation(BrokenDriver):
+    """A download is reported as a navigation_refused change (as if the page had tried to leave)."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        def rewrite(change: dict[str, Any]) -> dict[str, Any]:
+            if change["type"] != "download":
+                return change
+            return {
+                "type": "navigation_refused",
+                "tab_id": change["tab_id"],
+                "reason": "policy",
+                "sequence": change["sequence"],
+            }
+
+        return _rewrite_changes(forward(), rewrite)
+
+
+class HistoryKeepsTheOldest(BrokenDriver):
+    """The change history keeps its first four changes and counts every later one as dropped.
+
+    The counters stay consistent (sequence = dropped_changes + listed changes); only which changes stay is wrong.
+    The reference underneath keeps its default, longer history, whatever the check asks for.
+    """
+
+    KEPT = 4
+
+    @classmethod
+    def inner_environment(cls, env: Environment) -> Any:
+        return EnvironmentView(env, hints=dataclasses.replace(env.hints, limits={}))
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        observation = state.get("observation")
+        if isinstance(observation, dict) and len(observation["changes"]) > self.KEPT:
+            observation["changes"] = observation["changes"][: self.KEPT]
+            observation["dropped_changes"] = observation["sequence"] - self.KEPT
+        return state
+
+
 set_checked_no_op_skips_the_ref = factory_for(SetCheckedNoOpSkipsTheRef)
 hold_keys_skips_unknown_keys = factory_for(HoldKeysSkipsUnknownKeys)
 scope_refs_follow_their_label = factory_for(ScopeRefsFollowTheirLabel)
@@ -149,3 +222,7 @@ defines_list_tabs = factory_for(DefinesListTabs)
 profile_carries_user_cookies = factory_for(ProfileCarriesUserCookies)
 coordinates_follow_the_new_page = factory_for(CoordinatesFollowTheNewPage)
 state_ignores_cancellation = factory_for(StateIgnoresCancellation)
+switch_reported_as_navigation = factory_for(SwitchReportedAsNavigation)
+policy_refusal_reported_as_unsupported = factory_for(PolicyRefusalReportedAsUnsupported)
+download_reported_as_refused_navigation = factory_for(DownloadReportedAsRefusedNavigation)
+history_keeps_the_oldest = factory_for(HistoryKeepsTheOldest)

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from conformance import resources
-from conformance.assertions import expect, not_implemented
+from conformance.assertions import expect, not_implemented, not_provoked, precondition, precondition_failed
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
 from ._reads import utf8_length
-from ._tabs import active_tab, tab_ids, the_active_tab
+from ._tabs import active_tab, tab_ids, tabs_of, the_active_tab
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -282,4 +283,131 @@ def test_a_long_title_is_cut_on_a_character_boundary(subject: BrowserSubject, en
         outcome.payload["state"]["observation"]["title_truncated"] is True,
         "BR-OBS-008",
         "the model's state shows a cut title without title_truncated",
+    )
+
+
+def _observed_around(subject: BrowserSubject, act: Callable[[], None]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The observation before and after ``act``, each from a state report of its own."""
+    before = observation_of(subject.state())
+    act()
+    after_state = subject.state()
+    after = observation_of(after_state)
+    check_changes(after, after_state, None, "after the action")
+    return before, after
+
+
+def _noticed(before: dict[str, Any], after: dict[str, Any], **fields: object) -> bool:
+    """A new change with ``fields``, or one the history may have dropped already (its bound is the driver's)."""
+    added = new_changes(before, after)
+    return any(all(change.get(k) == v for k, v in fields.items()) for change in added) or (
+        after["dropped_changes"] > before["sequence"]
+    )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-010")
+def test_switching_tabs_is_observed(subject: BrowserSubject, env: Environment) -> None:
+    subject.require("new_tab", "switch_tab")
+    opened = subject.call("new_tab", url=None)
+    precondition(opened.raised is None, "BR-TAB-002", f"new_tab(None) failed: {opened.describe()}")
+    state = subject.state()
+    # Whichever tab new_tab left in the background (a driver may open in the background) is the one to switch to.
+    target = next((tab["id"] for tab in tabs_of(state) if tab.get("active") is not True), None)
+    precondition(target is not None, "BR-TAB-002", "new_tab left no second tab")
+
+    def switch() -> None:
+        switched = subject.call("switch_tab", tab_id=target)
+        precondition(switched.raised is None, "BR-TAB-003", f"switch_tab failed: {switched.describe()}")
+
+    before, after = _observed_around(subject, switch)
+    expect(
+        _noticed(before, after, type="tab_switched", tab_id=target),
+        "BR-OBS-010",
+        f"switching to tab {target!r} added no tab_switched change naming it: {new_changes(before, after)!r}",
+    )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-011")
+def test_a_refused_navigation_is_observed(subject: BrowserSubject, env: Environment) -> None:
+    subject.require("navigate")
+    tab = the_active_tab(subject.state(), "state before navigate")
+
+    def refused_navigation() -> None:
+        outcome = subject.call("navigate", url=env.url("tabs-b.html", origin="other"), tab_id=None)
+        precondition(outcome.raised is not None, "BR-NET-001", "navigate to a non-permitted origin was not refused")
+
+    before, after = _observed_around(subject, refused_navigation)
+    added = new_changes(before, after)
+    expect(
+        any(
+            change.get("type") == "navigation_refused"
+            and change.get("reason") == "policy"
+            and change.get("tab_id") in (tab["id"], None)
+            for change in added
+        )
+        or after["dropped_changes"] > before["sequence"],
+        "BR-OBS-011",
+        f"a navigation refused by the URL policy added no navigation_refused change (reason policy): {added!r}",
+    )
+
+
+@pytest.mark.page("forms.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-OBS-012")
+def test_a_download_attempt_is_observed(subject: BrowserSubject, env: Environment) -> None:
+    # The report on the permitted origin: a download whatever the browser makes of it (a link to another origin
+    # with the download attribute is an ordinary navigation in Chromium). No grant was given, so a driver may
+    # block it or let it run; either way the history says a download happened and what became of it.
+    subject.require("navigate")
+
+    def download_attempt() -> None:
+        outcome = subject.call("navigate", url=env.url("download.html?auto=local-report"), tab_id=None)
+        precondition(outcome.raised is None, "BR-NAV-001", f"navigating to download.html: {outcome.describe()}")
+        attempt = env.poll_effect("attempt", lambda e: e.get("page") == "download.html", 5.0)
+        if attempt is None:
+            not_provoked("download.html never recorded starting its download, so nothing was there to report")
+        env.pause(0.5)  # the download's request, once started, is on its way
+        env.settle()
+
+    before, after = _observed_around(subject, download_attempt)
+    expect(
+        _noticed(before, after, type="download"),
+        "BR-OBS-012",
+        f"a download the page started added no download change: {new_changes(before, after)!r}",
+    )
+
+
+# The history bound the kit asks for; a driver may ignore it (then only the order of what it drops is judged).
+HISTORY_HINT = 4
+
+
+@pytest.mark.page("tabs-a.html")
+@pytest.mark.hints(observation=True, limits={"history": HISTORY_HINT})
+@pytest.mark.clause("BR-OBS-013")
+def test_a_full_change_history_drops_its_oldest_changes(subject: BrowserSubject, env: Environment) -> None:
+    subject.require("navigate")
+    # Straight to the driver: the SDK reads state around each call and stops at a history it finds inconsistent,
+    # which would blame the SDK's acceptance instead of the history rule this check is about.
+    for index in range(HISTORY_HINT + 4):
+        page = "tabs-b.html" if index % 2 == 0 else "tabs-a.html"
+        try:
+            subject.call_direct("navigate", {"url": env.url(page), "tab_id": None})
+        except Exception as error:
+            precondition_failed("BR-NAV-001", f"navigating to {page}: {type(error).__name__}")
+    observation = observation_of(subject.state())
+    changes, dropped, sequence = observation["changes"], observation["dropped_changes"], observation["sequence"]
+    if dropped == 0:
+        not_provoked(
+            f"the history kept all {len(changes)} changes (the hint asked for {HISTORY_HINT}), so nothing was dropped"
+        )
+    listed = sorted(int(change.get("sequence", 0)) for change in changes)
+    latest = list(range(sequence - len(changes) + 1, sequence + 1))
+    expect(
+        listed == latest and dropped == sequence - len(changes),
+        "BR-OBS-013",
+        f"with {dropped} changes dropped of {sequence}, the list holds sequences {listed}; the newest {len(changes)} "
+        f"({latest}) should stay and the older ones count as dropped",
     )
