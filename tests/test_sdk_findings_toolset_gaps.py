@@ -15,9 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 import openai.lib.browser as browser_module
+import openai.lib.computer as computer_module
 import pytest
 
 from conformance.assertions import ClauseViolation
+from conformance.contracts.runner import check_computer_usage
 from conformance.contracts.toolset import (
     check_confirmation,
     check_results,
@@ -26,6 +28,7 @@ from conformance.contracts.toolset import (
     check_validation,
 )
 from conformance.flavours import Flavour
+from conformance.rig import parse_mode
 
 FLAVOURS: tuple[Flavour, ...] = ("sync", "async")
 
@@ -204,3 +207,62 @@ def test_a_scroll_amount_declared_from_one_fails_ts_schema_005(
     kinds = {**browser_module._KIND_SCHEMAS, "amount": {**browser_module._KIND_SCHEMAS["amount"], "minimum": 1}}
     monkeypatch.setattr(browser_module, "_KIND_SCHEMAS", kinds)
     _fails_on("TS-SCHEMA-005", lambda: check(flavour))
+
+
+def _wrap_run(monkeypatch: pytest.MonkeyPatch, change: Callable[[Any, Any, dict[str, Any]], Any]) -> None:
+    """``ComputerToolset.run`` with ``change(self, client, options)`` applied to its client and options first."""
+    original = computer_module.ComputerToolset.run
+
+    def run(self: Any, client: Any, params: Any, **options: Any) -> Any:
+        return original(self, change(self, client, options), params, **options)
+
+    monkeypatch.setattr(computer_module.ComputerToolset, "run", run)
+
+
+def test_request_usage_sent_to_the_observer_fails_ts_diag_003(monkeypatch: pytest.MonkeyPatch) -> None:
+    mode = parse_mode("sync-plain")
+    check_computer_usage.test_computer_run_reports_no_request_usage_to_its_observer(mode)
+
+    def reporting(self: Any, client: Any, options: dict[str, Any]) -> Any:
+        observer = options.get("on_diagnostic")
+        create = client.responses.create
+
+        def create_and_report(*args: Any, **kwargs: Any) -> Any:
+            response = create(*args, **kwargs)
+            if observer is not None:
+                usage = response.usage.model_dump() if response.usage else None
+                observer({"api": "responses", "stage": "request", "reason": "completed", "usage": usage})
+            return response
+
+        monkeypatch.setattr(client.responses, "create", create_and_report)
+        return client
+
+    _wrap_run(monkeypatch, reporting)
+    _fails_on(
+        "TS-DIAG-003", lambda: check_computer_usage.test_computer_run_reports_no_request_usage_to_its_observer(mode)
+    )
+
+
+def test_usage_totalled_over_the_run_fails_ts_diag_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    mode = parse_mode("sync-plain")
+    check = check_computer_usage.test_computer_run_returns_at_most_the_final_request_usage
+    check(mode)
+    original = computer_module.ComputerToolset.run
+
+    def run(self: Any, client: Any, params: Any, **options: Any) -> Any:
+        # Each request's usage is added up and the total put on the final response.
+        totals = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+        create = client.responses.create
+
+        def create_and_count(*args: Any, **kwargs: Any) -> Any:
+            response = create(*args, **kwargs)
+            for name in totals:
+                totals[name] += getattr(response.usage, name)
+            return response
+
+        monkeypatch.setattr(client.responses, "create", create_and_count)
+        response = original(self, client, params, **options)
+        return response.model_copy(update={"usage": response.usage.model_copy(update=totals)})
+
+    monkeypatch.setattr(computer_module.ComputerToolset, "run", run)
+    _fails_on("TS-DIAG-004", lambda: check(mode))
