@@ -577,3 +577,27 @@ def test_fetching_remote_images_fails_rn_budget_026(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(rtr._Run, "context_size", staticmethod(fetching))
     _fails_on("RN-BUDGET-026", lambda: check(_mode("sync-plain"), monkeypatch))
+
+
+def test_offering_refused_calls_fails_rn_budget_027(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The installed SDK has this defect (a known deviation): the check fails on it as it is, and passes once the
+    # refusal is protected, so it turns green when the SDK is fixed.
+    check = budget_turns.test_refused_browser_call_is_never_eligible
+    _fails_on("RN-BUDGET-027", lambda: check(_mode("sync-plain")))
+    original = rtr._Run.context_snapshot
+
+    def protecting_refusals(run: Any) -> Any:
+        result = original(run)
+        if result is None:
+            return None
+        snapshot, _ = result
+        refused = {
+            item["call_id"]
+            for item in snapshot["history"]
+            if item.get("type") == "function_call_output" and '"ok": false' in str(item.get("output"))
+        }
+        eligible = [call_id for call_id in snapshot["eligible_call_ids"] if call_id not in refused]
+        return {**snapshot, "eligible_call_ids": eligible}, frozenset(eligible)
+
+    monkeypatch.setattr(rtr._Run, "context_snapshot", protecting_refusals)
+    check(_mode("sync-plain"))

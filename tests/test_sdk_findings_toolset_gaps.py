@@ -19,8 +19,8 @@ import openai.lib.computer as computer_module
 import pytest
 
 from conformance.assertions import ClauseViolation
-from conformance.contracts.runner import check_computer_usage
 from conformance.contracts.toolset import (
+    check_computer_usage,
     check_confirmation,
     check_results,
     check_schemas,

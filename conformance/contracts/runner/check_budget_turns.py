@@ -12,6 +12,7 @@ import socket
 from typing import Any, Final
 
 import pytest
+from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import MCP_TOOL, Function, Mode, ScenarioRun, Setup, load, modes, run
@@ -166,3 +167,27 @@ def test_remote_images_are_counted_not_fetched(mode: Mode, monkeypatch: pytest.M
         "RN-BUDGET-026",
         f"a request went elsewhere than the Responses API: {paths}",
     )
+
+
+@pytest.mark.clause("RN-BUDGET-027")
+@pytest.mark.parametrize("mode", modes(ledger=False))
+def test_refused_browser_call_is_never_eligible(mode: Mode) -> None:
+    # c1's click is refused by the driver (a recoverable BrowserError, which the SDK answers with a refusal output),
+    # c3's large output then takes a later request over the limit. A ledger run stops at the refusal instead (see
+    # RN-BROWSER-002), so only ledger-free modes reach the policy.
+    offered: list[list[str]] = []
+
+    def compact(snapshot: Any) -> Any:
+        offered.append(list(snapshot["eligible_call_ids"]))
+        return {"drop_call_ids": [call_id for call_id in snapshot["eligible_call_ids"] if call_id == "c3"]}
+
+    setup = Setup(
+        browser=("get_page_text", "click"),
+        browser_replies={"click": BrowserError("The element is gone.")},
+        functions=(Function("lookup", reply=BIG),),
+        run_options={"context_budget": _budget(compact, 900)},
+    )
+    outcome = run("browser-failure-recovered", setup, mode)
+    expect(offered, "RN-BUDGET-027", f"the policy was never asked: {outcome.error!r}")
+    refused_offers = [ids for ids in offered if "c1" in ids]
+    expect(not refused_offers, "RN-BUDGET-027", f"the refused click c1 was offered for dropping: {offered}")
