@@ -98,6 +98,18 @@ PYTHON_ONLY: Final[dict[str, str]] = {
         "a Pydantic model instance is the Python SDK's typed form (from_tool over pydantic_responses_function_tool); "
         "the Node typed registration is checked by the other RN-TYPED checks"
     ),
+    "toolset/check_computer_contract.py::test_computer_names_are_exported_from_openai": (
+        "the Python package's exports; the Node SDK's ComputerToolset export is used by every Node computer check"
+    ),
+    "toolset/check_computer_contract.py::test_wrapped_mismatch_is_refused_at_construction": (
+        "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form"
+    ),
+    "toolset/check_computer_contract.py::test_wrapped_matching_methods_are_accepted": (
+        "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form"
+    ),
+    "toolset/check_computer_contract.py::test_opaque_wrapper_of_the_other_flavour_fails_when_called": (
+        "the sync/async flavour rules are the Python SDK's; the Node SDK has one (async) form"
+    ),
     "toolset/check_schemas.py::test_selections_match_snapshot": (
         "the snapshot is a regression record of the Python SDK's declarations (its own clauses are checked by "
         "the selection checks)"

@@ -1058,3 +1058,13 @@ def _computer_named_function() -> CassetteBuilder:
         .turn(call("computer", "c1"), message("Working on it.", item_id="msg_c", phase="commentary"))
         .turn(message("Done."))
     )
+
+
+@source("computer-only-loop")
+def _computer_only_loop() -> CassetteBuilder:
+    return (
+        _b("computer-only-loop", "A computer-only task: a click, then typing, then an answer.")
+        .turn(computer_call({"type": "click", "x": 10, "y": 20, "button": "left"}, call_id="c1"))
+        .turn(computer_call({"type": "type", "text": "hello"}, call_id="c2"))
+        .turn(message("Done."))
+    )
