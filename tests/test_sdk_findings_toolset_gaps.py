@@ -22,6 +22,7 @@ from conformance.assertions import ClauseViolation
 from conformance.contracts.toolset import (
     check_computer_usage,
     check_confirmation,
+    check_lifecycle,
     check_results,
     check_schemas,
     check_selection,
@@ -266,3 +267,21 @@ def test_usage_totalled_over_the_run_fails_ts_diag_004(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(computer_module.ComputerToolset, "run", run)
     _fails_on("TS-DIAG-004", lambda: check(mode))
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_session_released_under_a_pending_approval_fails_ts_life_004(
+    monkeypatch: pytest.MonkeyPatch, flavour: Flavour
+) -> None:
+    check = check_lifecycle.test_computer_close_drains_while_a_stopped_runs_approval_is_pending
+    check(flavour)
+    toolset = computer_module.AsyncComputerToolset if flavour == "async" else computer_module.ComputerToolset
+    original = toolset.close
+
+    def close(self: Any) -> Any:
+        # Closing at once, as if nothing were pending: the session is handed back under a running callback.
+        original(self)
+        return {"status": "closed"}
+
+    monkeypatch.setattr(toolset, "close", close)
+    _fails_on("TS-LIFE-004", lambda: check(flavour))

@@ -151,3 +151,39 @@ def test_toolsets_never_close_the_driver(flavour: Flavour) -> None:
     helper.close()
     expect(driver.log.count("driver.close") == 0, "TS-LIFE-003", "the browser toolset closed its driver")
     expect(computer.log.count("driver.close") == 0, "TS-LIFE-003", "the computer toolset closed its driver")
+
+
+@pytest.mark.clause("TS-LIFE-004")
+def test_computer_close_drains_while_a_stopped_runs_approval_is_pending(flavour: Flavour) -> None:
+    # The run stops while before_action is still deciding: the session is not released (close() says draining)
+    # until that callback has returned, and once it has, the stopped call runs no action and close() is closed.
+    stopped: list[bool] = []
+    outcome: list[object] = []
+    holder: dict[str, Any] = {}
+
+    def pending(_: object) -> bool:
+        stopped.append(True)
+        outcome.append(holder["toolset"].close())
+        return True
+
+    async def pending_async(action: object) -> bool:
+        return pending(action)
+
+    driver = computer_probe(flavour)
+    holder["toolset"] = toolset = computer_toolset(flavour, driver)
+    try:
+        execute(
+            toolset,
+            computer_call([{"type": "click", "x": 1, "y": 2, "button": "left"}]),
+            before_action=pending_async if flavour == "async" else pending,
+            cancelled=lambda: bool(stopped),
+        )
+    except Exception:
+        pass  # a stopped call may end either way; only what close() said and what ran are judged
+    expect(
+        outcome == [{"status": "draining"}],
+        "TS-LIFE-004",
+        f"close() while the stopped run's approval was pending returned {outcome}",
+    )
+    expect(driver.log.names() == [], "TS-LIFE-004", f"the stopped call still ran {driver.log.names()}")
+    expect(toolset.close() == {"status": "closed"}, "TS-LIFE-004", "close() after the approval settled was not closed")
