@@ -1,7 +1,8 @@
 """The runner checks of conformance/contracts/runner/ check_registration.py, check_decisions_contract.py,
-check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py, check_typed_and_server.py and
-check_stream_errors.py can fail: each test patches one misbehaviour into the installed SDK and requires the check
-to fail on exactly its clause; the unpatched SDK passes the same case first (see tests/test_sdk_findings.py).
+check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py, check_typed_and_server.py,
+check_stream_errors.py and check_stream_closing.py can fail: each test patches one misbehaviour into the installed
+SDK and requires the check to fail on exactly its clause; the unpatched SDK passes the same case first (see
+tests/test_sdk_findings.py).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import openai._streaming as openai_streaming
 import openai.lib._tool_lifecycle as tool_lifecycle
 import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
+import openai.lib.streaming.responses._responses as streaming_responses
 import pytest
 
 from conformance.assertions import ClauseViolation
@@ -24,6 +27,7 @@ from conformance.contracts.runner import check_decisions_contract as decisions
 from conformance.contracts.runner import check_early_policy as early
 from conformance.contracts.runner import check_registration as reg
 from conformance.contracts.runner import check_runner_lifecycle as lifecycle
+from conformance.contracts.runner import check_stream_closing as stream_closing
 from conformance.contracts.runner import check_stream_errors as stream_errors
 from conformance.contracts.runner import check_turn_rules as turns
 from conformance.contracts.runner import check_typed_and_server as typed
@@ -841,4 +845,21 @@ def test_mismatch_reported_generically_fails_rn_err_006(monkeypatch: pytest.Monk
         "RN-ERR-006",
         lambda: stream_errors.test_mismatched_stream_output_has_its_own_message(_mode("async-eager")),
         lambda: monkeypatch.setattr(rtr._Run, "error", generic),
+    )
+
+
+# ------------------------------------------------------------------------------------------ stream lifetime
+
+
+def test_streams_left_open_fail_rn_stream_015(monkeypatch: pytest.MonkeyPatch) -> None:
+    def patch() -> None:
+        # The response streams are abandoned instead of closed (the underlying bodies stay open).
+        monkeypatch.setattr(openai_streaming.Stream, "close", lambda stream: None)
+        monkeypatch.setattr(streaming_responses.ResponseStream, "close", lambda stream: None)
+
+    _proven(
+        monkeypatch,
+        "RN-STREAM-015",
+        lambda: stream_closing.test_stream_closed_when_the_run_is_cancelled_mid_stream(_mode("sync-stream")),
+        patch,
     )
