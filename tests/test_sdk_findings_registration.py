@@ -1,8 +1,8 @@
 """The runner checks of conformance/contracts/runner/ check_registration.py, check_decisions_contract.py,
-check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py, check_typed_and_server.py,
-check_stream_errors.py and check_stream_closing.py can fail: each test patches one misbehaviour into the installed
-SDK and requires the check to fail on exactly its clause; the unpatched SDK passes the same case first (see
-tests/test_sdk_findings.py).
+check_runner_lifecycle.py, check_turn_rules.py, check_early_policy.py, check_early_consent.py,
+check_typed_and_server.py, check_stream_errors.py and check_stream_closing.py can fail: each test patches one
+misbehaviour into the installed SDK and requires the check to fail on exactly its clause; the unpatched SDK passes
+the same case first (see tests/test_sdk_findings.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 import openai._streaming as openai_streaming
 import openai.lib._tool_lifecycle as tool_lifecycle
+import openai.lib.browser as browser_module
 import openai.lib.decisions_tool_runner as dtr
 import openai.lib.responses_tool_runner as rtr
 import openai.lib.streaming.responses._responses as streaming_responses
@@ -24,6 +25,7 @@ import pytest
 
 from conformance.assertions import ClauseViolation
 from conformance.contracts.runner import check_decisions_contract as decisions
+from conformance.contracts.runner import check_early_consent as early_consent
 from conformance.contracts.runner import check_early_policy as early
 from conformance.contracts.runner import check_registration as reg
 from conformance.contracts.runner import check_runner_lifecycle as lifecycle
@@ -862,4 +864,26 @@ def test_streams_left_open_fail_rn_stream_015(monkeypatch: pytest.MonkeyPatch) -
         "RN-STREAM-015",
         lambda: stream_closing.test_stream_closed_when_the_run_is_cancelled_mid_stream(_mode("sync-stream")),
         patch,
+    )
+
+
+def test_consent_bypassed_for_runner_calls_fails_rn_early_014(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = browser_module.BrowserToolset._execute
+
+    def unguarded(toolset: Any, call: Any, **kwargs: Any) -> Any:
+        # The runner's calls approved on the toolset's behalf: its own confirm and url_policy are never asked.
+        saved = toolset.confirm, toolset.url_policy
+        toolset.confirm, toolset.url_policy = (lambda context: True), (lambda context, url: True)
+        try:
+            return original(toolset, call, **kwargs)
+        finally:
+            toolset.confirm, toolset.url_policy = saved
+
+    _proven(
+        monkeypatch,
+        "RN-EARLY-014",
+        lambda: early_consent.test_early_browser_action_is_still_approved_first(
+            "early-navigate", "navigate", ["url_policy", "confirm"], _mode("sync-eager")
+        ),
+        lambda: monkeypatch.setattr(browser_module.BrowserToolset, "_execute", unguarded),
     )

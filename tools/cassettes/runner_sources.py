@@ -1068,3 +1068,22 @@ def _computer_only_loop() -> CassetteBuilder:
         .turn(computer_call({"type": "type", "text": "hello"}, call_id="c2"))
         .turn(message("Done."))
     )
+
+
+@source("early-click")
+def _early_click() -> CassetteBuilder:
+    return (
+        _b("early-click", "A browser click, then commentary in the same response (an eager start).")
+        .turn(click("c1"), message("Working on it.", item_id="msg_c", phase="commentary"))
+        .turn(message("Done."))
+    )
+
+
+@source("early-navigate")
+def _early_navigate() -> CassetteBuilder:
+    navigate = function_call("browser_navigate", {"url": "https://probe.example/next", "tab_id": None}, call_id="c1")
+    return (
+        _b("early-navigate", "A browser navigation, then commentary in the same response (an eager start).")
+        .turn(navigate, message("Working on it.", item_id="msg_c", phase="commentary"))
+        .turn(message("Done."))
+    )
