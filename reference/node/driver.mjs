@@ -262,14 +262,22 @@ export class PlaywrightNodeDriver {
   // focus is) is not offered at all.
   static async create(
     browser,
-    { allowedOrigins, startUrl, viewport = [1280, 720], observation = true, grants = [], bindTargets = false },
+    {
+      allowedOrigins,
+      startUrl,
+      viewport = [1280, 720],
+      observation = true,
+      grants = [],
+      bindTargets = false,
+      history = HISTORY,
+    },
   ) {
     const context = await browser.newContext({
       viewport: { width: viewport[0], height: viewport[1] },
       acceptDownloads: false,
       serviceWorkers: "block",
     });
-    const driver = new PlaywrightNodeDriver(context, allowedOrigins, observation);
+    const driver = new PlaywrightNodeDriver(context, allowedOrigins, observation, history);
     driver.grants = new GrantStore(grants);
     driver.bindTargets = bindTargets;
     // An own property hides the method, so the toolset never registers `key`.
@@ -289,10 +297,10 @@ export class PlaywrightNodeDriver {
     return driver;
   }
 
-  constructor(context, allowedOrigins, observation = true) {
+  constructor(context, allowedOrigins, observation = true, history = HISTORY) {
     this.context = context;
     this.observation = observation;
-    this.log = new ChangeLog(HISTORY);
+    this.log = new ChangeLog(history);
     this.allowed = new Set(allowedOrigins.map(originOf));
     this.agentName = `__rdk_${randomBytes(8).toString("hex")}`;
     this.agentScript = `(${AGENT_SOURCE})(${JSON.stringify(this.agentName)});`;
@@ -797,5 +805,7 @@ export async function makeDriver(env) {
     observation: env.hints.observation,
     grants: env.hints.grants,
     bindTargets: env.hints.bind_targets,
+    // The change-history bound a check asks for (env.hints.limits.history), else the driver's own.
+    history: env.hints.limits?.history ?? HISTORY,
   });
 }

@@ -147,9 +147,12 @@ class NodeDriverView:
         members: dict[str, bool],
         software: dict[str, str],
         timeout: Callable[[], float],
+        state_takes_options: bool = True,
     ) -> None:
         self.host = host
         self.handle = handle
+        # Whether the JavaScript state() declares its options ({signal}): only then does it accept cancellation.
+        self.state_takes_options = state_takes_options
         self.generation = host.generation
         self.takes_options = dict(members)
         self.software = dict(software)
@@ -184,8 +187,9 @@ class NodeDriverView:
             args=arguments,
         )
 
-    def state(self) -> Any:
-        return self.invoke("state", None, None)
+    def state(self, *, cancelled: Callable[[], bool] | None = None) -> Any:
+        # The host hands the JavaScript state() a {signal} whatever it declares, so a stop request reaches it.
+        return self.invoke("state", None, cancelled)
 
     def close(self) -> None:
         """The driver's own ``close()`` (if it has one), unless the host restarted since the driver was made."""
@@ -239,7 +243,14 @@ def node_factory(
 
     def make_driver(env: Environment) -> Iterator[NodeDriverView]:
         opened = host.request("open", timeout=factory_timeout(), what="the driver factory", env=environment_json(env))
-        view = NodeDriverView(host, str(opened["handle"]), dict(opened["members"]), software, driver_timeout)
+        view = NodeDriverView(
+            host,
+            str(opened["handle"]),
+            dict(opened["members"]),
+            software,
+            driver_timeout,
+            bool(opened.get("state_takes_options", True)),
+        )
         try:
             yield view
         finally:
