@@ -408,11 +408,22 @@ export class PlaywrightNodeDriver {
 
   // Legacy state reports page URLs without credentials; with observation metadata, origins only (or
   // about:blank) and titles cut to 1,024 UTF-8 bytes, saying so.
-  async state() {
+  // Declares its options (length 1), so the SDK hands it the run's signal: a title read left waiting on a busy
+  // page ends once the caller stops the run instead of when the page is free again.
+  async state(options) {
+    const signal = options?.signal;
+    stopIfAborted(signal);
     const tabs = [];
     let truncated = false;
     for (const [id, page] of this.tabs) {
-      let title = (await page.title().catch(() => "")).toWellFormed();
+      let title;
+      try {
+        title = await untilAborted(signal, page.title());
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        title = ""; // a page in the middle of navigating has no title to report yet
+      }
+      title = String(title).toWellFormed();
       let url = withoutCredentials(page.url());
       if (this.observation) {
         const [cut, wasCut] = truncateUtf8(title, TITLE_LIMIT_BYTES);
