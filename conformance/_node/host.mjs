@@ -25,6 +25,7 @@ import { computerOps } from "./computer.mjs";
 const hostFile = fileURLToPath(import.meta.url);
 const drivers = new Map(); // handle -> { driver, close }
 const controllers = new Map(); // request id -> AbortController of a running call
+const deciders = new Map(); // request id -> what approves its pending confirm (see execute's `deciding`)
 const shared = new Map(); // key -> { value, close }, one resource per host (so per xdist worker)
 // Promise rejections nobody handled (a route handler that fails after its context closed, say). Node would end
 // the process; a Python driver's failed leftover task does not end the run either, so the host keeps them (at most
@@ -180,7 +181,7 @@ const ops = {
     return recorded(events, member, args, signal !== undefined, () => method.call(driver, args, { signal }));
   },
 
-  async execute({ id, handle, member, args, cancelled, call_id }, events) {
+  async execute({ id, handle, member, args, cancelled, call_id, deciding }, events) {
     const driver = known(handle);
     const proxy = { state: (options) => recorded(events, "state", undefined, options?.signal !== undefined, () => driver.state(options)) };
     if (member !== "list_tabs") {
@@ -188,7 +189,15 @@ const ops = {
         recorded(events, member, value, options?.signal !== undefined, () => driver[member](value, options));
     }
     const approve = () => true;
-    const toolset = new sdk.BrowserToolset(proxy, { members: [member], confirm: approve, urlPolicy: approve });
+    // With `deciding`, approval waits until the kit has done what a page does while a person decides (the kit
+    // answers with the `decided` op).
+    const confirm = deciding
+      ? () => new Promise((resolve) => {
+          deciders.set(id, () => resolve(true));
+          events({ event: "deciding" });
+        })
+      : approve;
+    const toolset = new sdk.BrowserToolset(proxy, { members: [member], confirm, urlPolicy: approve });
     const call = { type: "function_call", call_id, name: `browser_${member}`, arguments: JSON.stringify(args), status: "completed" };
     const signal = signalFor(id, cancelled);
     try {
@@ -205,6 +214,12 @@ const ops = {
     const loaded = await import(pathToFileURL(path.resolve(module)).href);
     if (typeof loaded[member] !== "function") throw new TypeError(`${module} exports no function ${member}`);
     return loaded[member](args ?? {}, { events, signal: signalFor(id, cancelled) });
+  },
+
+  async decided({ call }) {
+    deciders.get(call)?.();
+    deciders.delete(call);
+    return null;
   },
 
   async abort({ call }) {

@@ -305,6 +305,10 @@ export class PlaywrightNodeDriver {
     this.agentName = `__rdk_${randomBytes(8).toString("hex")}`;
     this.agentScript = `(${AGENT_SOURCE})(${JSON.stringify(this.agentName)});`;
     this.tabs = new Map(); // id -> page
+    // Main-frame navigations per tab, and their count at the last state() report: with bound consent, input that
+    // names no control is tied to the document that report showed (the one the caller approved against).
+    this.documents = new Map();
+    this.observed = new Map();
     this.diagnostics = new WeakMap(); // page -> { console, network }
     this.ids = new WeakMap(); // page -> id
     this.active = null;
@@ -346,7 +350,9 @@ export class PlaywrightNodeDriver {
       if (this.active === id) this.active = [...this.tabs.keys()].at(-1) ?? null;
     });
     page.on("framenavigated", (frame) => {
-      if (frame === page.mainFrame()) this.log.add({ type: "navigation", tab_id: id });
+      if (frame !== page.mainFrame()) return;
+      this.documents.set(id, (this.documents.get(id) ?? 0) + 1);
+      this.log.add({ type: "navigation", tab_id: id });
     });
     page.on("download", () => this.log.add({ type: "download", tab_id: id, status: "blocked" }));
     const diagnostics = { console: [], network: [] };
@@ -437,7 +443,17 @@ export class PlaywrightNodeDriver {
       tabs.at(-1).active = true;
       this.active = tabs.at(-1).id;
     }
+    this.observed = new Map([...this.tabs.keys()].map((id) => [id, this.documents.get(id) ?? 0]));
     return this.observation ? { tabs, observation: this.log.snapshot(truncated) } : { tabs };
+  }
+
+  // With bound consent, refuse input that names no control once the tab left the document state() last showed.
+  boundToObserved(tabId) {
+    if (!this.bindTargets) return;
+    const id = tabId ?? this.active;
+    if (this.observed.get(id) !== (this.documents.get(id) ?? 0)) {
+      throw new BrowserError("The page changed since it was last observed; read the state again before acting.");
+    }
   }
 
   refuse(tabId, message) {
@@ -525,6 +541,7 @@ export class PlaywrightNodeDriver {
   async click_at({ tab_id, x, y, button, click_count, keys }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
+    this.boundToObserved(tab_id);
     this.inside(page, [{ x, y }]);
     await this.holding(page, keys, () => page.mouse.click(x, y, { button, clickCount: click_count }));
     return undefined;
@@ -533,6 +550,7 @@ export class PlaywrightNodeDriver {
   async hover_at({ tab_id, x, y }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
+    this.boundToObserved(tab_id);
     this.inside(page, [{ x, y }]);
     await page.mouse.move(x, y);
     return undefined;
@@ -541,6 +559,7 @@ export class PlaywrightNodeDriver {
   async drag_path({ tab_id, path, keys }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
+    this.boundToObserved(tab_id);
     if (path.length < 2 || path.length > 100) throw new BrowserError("A drag path has 2 to 100 points.");
     this.inside(page, path);
     await this.holding(page, keys, async () => {
@@ -623,6 +642,7 @@ export class PlaywrightNodeDriver {
   async scroll({ direction, amount, tab_id }, { signal }) {
     stopIfAborted(signal);
     const page = this.page(tab_id);
+    this.boundToObserved(tab_id);
     const step = amount * SCROLL_STEP_PX;
     const [dx, dy] = { up: [0, -step], down: [0, step], left: [-step, 0], right: [step, 0] }[direction];
     await page.mouse.wheel(dx, dy);

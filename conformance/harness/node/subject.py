@@ -18,7 +18,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conformance.assertions import not_checked
 from conformance.harness.calls import CallRecord, naming_the_pending_call
 from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout
@@ -53,17 +52,25 @@ class NodeBrowserSubject(BrowserSubject):
     ) -> CallOutcome:
         """Execute ``member`` through the Node SDK's ``BrowserToolset``; see the module docstring."""
         self.require(member)
-        if while_deciding is not None:
-            # The host approves inside Node and has no way to wait for kit code there; a check that needs the page to
-            # change while approval is pending cannot be provoked through this bridge (yet).
-            not_checked("the Node bridge cannot run kit code inside the approval callback, so this cannot be provoked")
         if member not in BY_NAME:
             raise ValueError(f"{member!r} is not a browser member")
         outcome = CallOutcome(member, arguments=dict(arguments))
         self.evidence.add(outcome, outcome.arguments, outcome.sdk_view)
         running: list[CallRecord] = []
 
+        deciding_failed: list[BaseException] = []
+
         def on_event(event: dict[str, Any]) -> None:
+            if event.get("event") == "deciding" and while_deciding is not None:
+                # The Node confirm waits for this: run what happens while a person decides, then let it approve.
+                # (This runs on the bridge's reader thread, so a failure is kept for the caller, not raised here.)
+                try:
+                    while_deciding()
+                except BaseException as error:
+                    deciding_failed.append(error)
+                finally:
+                    self.driver.host.notify("decided", call=event["id"])
+                return
             record_driver_call(event, running, outcome.calls)
 
         try:
@@ -77,9 +84,12 @@ class NodeBrowserSubject(BrowserSubject):
                 member=member,
                 args=arguments,
                 call_id=f"call_kit_{next(_call_ids)}",
+                deciding=while_deciding is not None,
             )
         except DriverTimeout as timeout:
             raise naming_the_pending_call(timeout, outcome.calls, member) from None
+        if deciding_failed:
+            raise deciding_failed[0]
         if "sdk_error" in answer:
             outcome.sdk_error = rebuild_error(answer["sdk_error"])
             return outcome
