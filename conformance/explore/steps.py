@@ -105,7 +105,7 @@ class Navigate(Step):
         session.expect_done(outcome, clause, where)
         session.await_load(position, self.page, clause, f"{where} returned")
         state = session.read(where)
-        _landed(session, state, target, self.page, where, named=self.tab is not None)
+        judge_landing(session, state, target, self.page, where, named=self.tab is not None)
         target.page, target.known = self.page, True
         judge_tabs(model, state, where, Blame("BR-TAB-006", "BR-NAV-003", "BR-NAV-002"), [target.name])
         if self.tab is None:
@@ -115,7 +115,9 @@ class Navigate(Step):
         expect_change(earlier, model.observation, "navigation", target.id, "BR-OBS-006", where)
 
 
-def _landed(session: ExploredSession, state: Any, target: TabModel, page: str, where: str, *, named: bool) -> None:
+def judge_landing(
+    session: ExploredSession, state: Any, target: TabModel, page: str, where: str, *, named: bool
+) -> None:
     """The page loaded (its own record says so) in ``target``: not in another tab, and state says so."""
     wanted = title_of(page)
     others = [tab for tab in session.tabs.tabs if tab is not target and tab_by_id(state, tab.id) is not None]
@@ -432,7 +434,7 @@ class VisitDialogs(Step):
         )
         state = session.read(where)
         # Where the page loaded first: dialogs in another tab than expected are that tab's, not a notice's fault.
-        _landed(session, state, target, DIALOGS_PAGE, where, named=False)
+        judge_landing(session, state, target, DIALOGS_PAGE, where, named=False)
         expect(DIALOG_MARKER not in json.dumps(state), "BR-DLG-004", f"after {where} state repeats a dialog's text")
         notices = [change for change in new_changes(earlier, model.observation) if change["type"] == "dialog_dismissed"]
         wrong = [c for c in notices if c.get("kind") not in DIALOG_KINDS or c.get("tab_id") != target.id]

@@ -20,8 +20,6 @@ from typing import Any
 
 import pytest
 
-from conformance.explore import render
-from conformance.explore.steps import CloseTab, NewTab, SwitchTab
 from tests.broken.certification import Certification, certify
 
 pytestmark = [pytest.mark.child_run, pytest.mark.browser, pytest.mark.node]
@@ -136,18 +134,3 @@ def test_a_negative_budget_is_a_usage_error(tmp_path: Path) -> None:
     run = certify("reference.browser:sync_factory", tmp_path, selection=EXPLORATION, options=("--explore=-1",))
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.tail()
     assert "cannot be negative" in run.output, run.tail()
-
-
-# ----- the reason line, without a driver ---------------------------------------------------------------------
-
-
-def test_the_reason_keeps_the_steps_and_the_seed_within_the_certificate_limit() -> None:
-    steps = [NewTab("tabs-b.html", "T2"), SwitchTab("T1"), CloseTab("T2"), NewTab(None, "T3")]
-    detail = "new_tab(url=null) -> T3 gave the new tab the ID 'tab-2', which T2 had " + "x" * 400
-    line = render.reason(steps, detail, 4242)
-    assert len(line) <= render.REASON_LIMIT, len(line)
-    assert line.startswith("a sequence of 4 steps (shrunk): 1. new_tab(url=tabs-b.html) -> T2 2. switch_tab(tab_id=T1)")
-    assert line.endswith(" -- replay with --explore-seed=4242"), line
-    many = render.reason([SwitchTab("T1")] * 30, detail, 7)
-    assert len(many) <= render.REASON_LIMIT and many.endswith("--explore-seed=7"), many
-    assert "30 steps" in many and "30. switch_tab(tab_id=T1)" in many, many
