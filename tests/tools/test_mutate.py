@@ -340,7 +340,7 @@ def test_judging_kills_on_a_failed_clause_a_verdict_a_timeout_or_no_certificate(
 def test_a_control_that_does_not_conform_stops_the_tool(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    def refuse(target: str, base: Path, timeout: float) -> Control:
+    def refuse(target: str, base: Path, timeout: float, origin: Path) -> Control:
         raise ControlFailed("the unmutated reference (browser) does not conform: BR-TAB-001")
 
     monkeypatch.setattr(runner, "run_control", refuse)

@@ -96,22 +96,36 @@ def _progress(done: int, total: int, variant: Variant, outcome: Outcome) -> None
     )
 
 
-def _controls(targets: Sequence[Target], base: Path, jobs: int, timeout: float) -> dict[Target, Control]:
-    tasks = [functools.partial(runner.run_control, target, base, timeout) for target in targets]
+def _controls(targets: Sequence[Target], base: Path, jobs: int, timeout: float, origin: Path) -> dict[Target, Control]:
+    tasks = [functools.partial(runner.run_control, target, base, timeout, origin) for target in targets]
     found: list[Control] = runner.run_parallel(tasks, jobs)
     return {control.target: control for control in found}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
-    started = time.monotonic()
     targets, notes = _targets(options.target)
-    generated = variants.generate(targets)
     if options.list:
-        for variant in generated.variants:
+        listed = variants.generate(targets)
+        for variant in listed.variants:
             print(f"{variant.id}\t{variant.description}")
-        print(f"{len(generated.variants)} variants, {len(generated.incompetent)} incompetent", file=sys.stderr)
+        print(f"{len(listed.variants)} variants, {len(listed.incompetent)} incompetent", file=sys.stderr)
         return 0
+    base = Path(tempfile.mkdtemp(prefix="driverkit-mutation-"))
+    try:
+        return _run(options, targets, notes, base)
+    finally:
+        if options.keep:
+            print(f"working copies kept in {base}", file=sys.stderr)
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _run(options: argparse.Namespace, targets: list[Target], notes: list[str], base: Path) -> int:
+    started = time.monotonic()
+    commit, watched = _commit(), runner.fingerprint()
+    origin = runner.snapshot(base)
+    generated = variants.generate(targets, origin)
     try:
         entries = equivalent.load(options.equivalent)
         explicit = variants.find(generated, options.variant) if options.variant else None
@@ -119,13 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     needed = sorted({variant.target for variant in explicit}) if explicit is not None else targets
-    base = Path(tempfile.mkdtemp(prefix="driverkit-mutation-"))
     out = options.out or Path(tempfile.mkdtemp(prefix="driverkit-mutation-report-"))
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"controls: certifying the unmutated reference ({', '.join(needed)})", file=sys.stderr, flush=True)
     try:
-        controls = _controls(needed, base, options.jobs, options.timeout or 900.0)
+        controls = _controls(needed, base, options.jobs, options.timeout or 900.0, origin)
     except ControlFailed as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -155,9 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         described = f"seeded sample of {len(selection)} (seed {options.seed}) from {len(eligible)} exercised variants"
     print(f"certifying {len(selection)} variants, {options.jobs} at a time", file=sys.stderr, flush=True)
     outcomes = runner.certify_all(
-        selection, base, jobs=options.jobs, timeout=timeout, keep=options.keep, progress=_progress
+        selection, base, jobs=options.jobs, timeout=timeout, keep=options.keep, origin=origin, progress=_progress
     )
 
+    drifted = runner.changed(watched, runner.fingerprint())
+    if drifted:
+        notes.append(
+            f"the checkout changed during the run ({', '.join(drifted[:8])}{', ...' if len(drifted) > 8 else ''}): "
+            "variants certified at different times may have met different checks"
+        )
     valid, stale = equivalent.matching(entries, generated.variants)
     run = report.Run(
         variants=selection,
@@ -177,15 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "timeout": timeout,
             "targets": list(controls),
             "notes": notes,
-            "commit": _commit(),
+            "commit": commit,
+            "changed_during_run": drifted,
             "python": sys.version.split()[0],
         },
     )
     data = report.write(run, out)
-    if options.keep:
-        print(f"working copies kept in {base}", file=sys.stderr)
-    else:
-        shutil.rmtree(base, ignore_errors=True)
     print(f"report: {out / 'report.md'}", file=sys.stderr)
     print(
         f"mutation score: {data['score']['line']} ({report.score(outcomes, valid).killed} killed, "

@@ -188,6 +188,9 @@ def as_markdown(data: dict[str, Any]) -> str:
         f"Run time {_duration(data['seconds'])} with {settings.get('jobs')} jobs; "
         f"selection: {settings.get('selection')}; targets: {', '.join(settings.get('targets', []))}.",
         "",
+        *[f"**Note:** {note}" + "\n" for note in settings.get("notes", [])],
+        f"Checkout: commit {settings.get('commit')} (with its uncommitted changes, as the run found them).",
+        "",
         "Controls (the unmutated reference in the same set-up): "
         + ", ".join(
             f"{control['target']} {control['verdict']} in {_duration(control['seconds'])}"
@@ -267,8 +270,15 @@ def as_markdown(data: dict[str, Any]) -> str:
 
 
 def write(run: Run, folder: Path) -> dict[str, Any]:
+    """Write report.json, report.md and, for each killed or failed run, its output under logs/ (how it died)."""
     folder.mkdir(parents=True, exist_ok=True)
     data = as_json(run)
+    for outcome in run.outcomes:
+        if outcome.log:
+            logs = folder / "logs"
+            logs.mkdir(exist_ok=True)
+            name = "".join(character if character.isalnum() or character in "+-." else "_" for character in outcome.id)
+            (logs / f"{name}.log").write_text(outcome.log, encoding="utf-8")
     (folder / "report.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (folder / "report.md").write_text(as_markdown(data), encoding="utf-8")
     return data

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -64,6 +65,7 @@ class Outcome:
     failed_clauses: tuple[str, ...] = ()
     verdict: str | None = None
     seconds: float = 0.0
+    log: str = field(default="", repr=False, compare=False)  # the child run's output, kept for a killed variant
 
 
 @dataclass(frozen=True)
@@ -106,10 +108,19 @@ def child_environment(extra: dict[str, str]) -> dict[str, str]:
     return environment
 
 
-def prepare_copy(folder: Path, variant: Variant | None) -> None:
-    """Copy the reference package into ``folder`` and apply a source variant's edit to the copy."""
+def snapshot(base: Path) -> Path:
+    """A copy of the checkout's reference package, taken once per run: source variants were generated from it and
+    every child run copies it, so an edit of the checkout's reference during the run (others work in the same
+    checkout) can neither misplace an edit nor give variants different references."""
+    origin = base / "snapshot"
+    prepare_copy(origin, None, REPOSITORY)
+    return origin
+
+
+def prepare_copy(folder: Path, variant: Variant | None, origin: Path = REPOSITORY) -> None:
+    """Copy ``origin``'s reference package into ``folder`` and apply a source variant's edit to the copy."""
     shutil.copytree(
-        REPOSITORY / "reference",
+        origin / "reference",
         folder / "reference",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "node_modules"),
     )
@@ -200,22 +211,55 @@ def _read_certificate(folder: Path) -> dict[str, Any] | None:
 def judge(variant_id: str, run: ChildRun, certificate: dict[str, Any] | None, timeout: float) -> Outcome:
     """Killed or survived, with the first failed clause (or whatever else ended the run) as the reason."""
     seconds = round(run.seconds, 1)
+    log = run.output
     if run.returncode is None:
-        return Outcome(variant_id, "killed", f"timeout: still running after {timeout:.0f} s", seconds=seconds)
+        reason = f"timeout: still running after {timeout:.0f} s"
+        return Outcome(variant_id, "killed", reason, seconds=seconds, log=log)
     certification = Certification(certificate, run.output, run.returncode)
     if certificate is None:
-        last = (certification.tail(1) or "no output").strip()
-        return Outcome(variant_id, "killed", f"no certificate (exit {run.returncode}): {last[:200]}", seconds=seconds)
+        reason = f"no certificate (exit {run.returncode}): {_last_words(run.output)}"
+        return Outcome(variant_id, "killed", reason[:300], seconds=seconds, log=log)
     verdict = str(certificate.get("verdict"))
     failed = tuple(certification.with_status("failed"))
     if failed:
         first = next(clause for clause in certificate["clauses"] if clause["id"] == failed[0])
         reason = f"{failed[0]}: {'; '.join(first.get('reasons') or [])}"
-        return Outcome(variant_id, "killed", reason[:300], failed, verdict, seconds)
+        return Outcome(variant_id, "killed", reason[:300], failed, verdict, seconds, log)
     if verdict != "conforms":
-        incomplete = "; ".join((certificate.get("run") or {}).get("incomplete") or [])
-        return Outcome(variant_id, "killed", f"{verdict}: {incomplete}"[:300], (), verdict, seconds)
+        details = list((certificate.get("run") or {}).get("incomplete") or [])
+        unverified = certification.with_status("unverified")
+        if unverified:
+            details.append(f"unverified: {', '.join(unverified)}")
+        details.append(_last_words(run.output))
+        return Outcome(variant_id, "killed", f"{verdict}: {'; '.join(details)}"[:300], (), verdict, seconds, log)
     return Outcome(variant_id, "survived", "conforms", (), verdict, seconds)
+
+
+def _last_words(output: str) -> str:
+    """What a run that failed without blaming a clause said: pytest's first FAILED/ERROR summary line, else its
+    last non-empty line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    summary = next((line for line in lines if line.startswith(("FAILED ", "ERROR "))), None)
+    return (summary or (lines[-1] if lines else "no output"))[:200]
+
+
+# What the child runs use from the checkout itself (not copied): a change there during a run means different
+# variants may have met different checks, which the report says.
+WATCHED: Final = ("conformance", "fixtures", "tests/broken", "tools/mutate")
+
+
+def fingerprint(root: Path = REPOSITORY) -> dict[str, str]:
+    """SHA-256 of every file under :data:`WATCHED` (caches excluded), by repository-relative path."""
+    found: dict[str, str] = {}
+    for entry in WATCHED:
+        for path in sorted((root / entry).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
 
 def _scratch(base: Path, label: str) -> Path:
@@ -245,12 +289,12 @@ def import_check(folder: Path, modules: Iterable[str]) -> str | None:
     return None
 
 
-def run_control(target: Target, base: Path, timeout: float) -> Control:
+def run_control(target: Target, base: Path, timeout: float, origin: Path = REPOSITORY) -> Control:
     """Certify the unmutated copy of ``target`` with the probe and the tracer; raise ControlFailed unless it
     conforms."""
     folder = _scratch(base, f"control-{target}")
-    prepare_copy(folder, None)
-    modules = [source_ops.module_name(path) for path in source_ops.scope_files(target)]
+    prepare_copy(folder, None, origin)
+    modules = [source_ops.module_name(path) for path in source_ops.scope_files(target, origin)]
     problem = import_check(folder, modules)
     if problem is not None:
         raise ControlFailed(f"the unmutated {target} modules do not import from the copy in {folder}: {problem}")
@@ -278,11 +322,13 @@ def run_control(target: Target, base: Path, timeout: float) -> Control:
     return Control(target, outcome.verdict, round(run.seconds, 1), executed, exercised)
 
 
-def certify_variant(variant: Variant, base: Path, timeout: float, keep: bool = False) -> Outcome:
+def certify_variant(
+    variant: Variant, base: Path, timeout: float, keep: bool = False, origin: Path = REPOSITORY
+) -> Outcome:
     """Certify one variant in its own copy; the copy is removed afterwards unless ``keep``."""
     folder = _scratch(base, variant.id)
     try:
-        prepare_copy(folder, variant)
+        prepare_copy(folder, variant, origin)
         if variant.edit is not None:
             problem = import_check(folder, [source_ops.module_name(variant.edit.path)])
             if problem is not None:
@@ -314,6 +360,7 @@ def certify_all(
     jobs: int,
     timeout: float,
     keep: bool = False,
+    origin: Path = REPOSITORY,
     progress: Callable[[int, int, Variant, Outcome], None] | None = None,
 ) -> list[Outcome]:
     """Certify ``variants`` with ``jobs`` child runs at a time; outcomes come back in the variants' order."""
@@ -322,7 +369,7 @@ def certify_all(
     lock = threading.Lock()
 
     def one(index: int) -> None:
-        outcome = certify_variant(variants[index], base, timeout, keep)
+        outcome = certify_variant(variants[index], base, timeout, keep, origin)
         with lock:
             outcomes[index] = outcome
             finished.append(index)

@@ -13,6 +13,7 @@ import difflib
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from tools.mutate import source_ops, wrapper_ops
@@ -35,10 +36,11 @@ class Generated:
         return {variant.id: variant for variant in self.variants}
 
 
-def generate(targets: Sequence[Target] = ("browser", "computer")) -> Generated:
-    """Behavioural variants (browser only: see README of the tool) followed by source variants."""
+def generate(targets: Sequence[Target] = ("browser", "computer"), root: Path = source_ops.REPOSITORY) -> Generated:
+    """Behavioural variants (browser only: the computer driver's members return nothing to mutate but their
+    effect, which its source variants cover) followed by the source variants of ``root``'s reference package."""
     variants = wrapper_ops.generate() if "browser" in targets else []
-    source, incompetent = source_ops.generate(tuple(targets))
+    source, incompetent = source_ops.generate(tuple(targets), root)
     return Generated(variants + source, incompetent)
 
 
