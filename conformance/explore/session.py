@@ -70,9 +70,9 @@ class ExploredSession:
         """Where the page records stand now; a step's own effects come after it."""
         return len(self.env.effects())
 
-    def quiet_position(self) -> int:
-        """:meth:`position` once every page has reported what it saw so far, for steps that judge an absence."""
-        return self.env.settle()
+    def settle(self) -> None:
+        """Wait until every page has reported what it saw so far, for steps that judge an absence."""
+        self.env.settle()
 
     def read(self, where: str) -> dict[str, Any]:
         """state() read directly after a step, judged on the state rules and the observation history."""

@@ -183,11 +183,12 @@ class NavigateElsewhere(Step):
         model = session.tabs
         target = model.tab(self.tab) if self.tab is not None else model.active_tab()
         where, active = self.words(), model.active_tab()
-        position = session.quiet_position()
+        # Every earlier step waited for the loads it caused, so any load recorded from here on is this step's.
+        position = session.position()
         url = session.env.url(ELSEWHERE_PAGE, origin="other")
         outcome = session.call("navigate", url=url, tab_id=self.tab and target.id)
         session.expect_refused(outcome, "BR-NET-002", "the URL is on an origin the driver does not permit", where)
-        session.quiet_position()
+        session.settle()  # every page has reported what it saw: an absence is now known, not guessed
         contacts = other_origin_contacts(session.env)
         expect(not contacts, "BR-NET-001", f"{where} reached the non-permitted origin: {bounded(repr(contacts), 120)}")
         loads = session.loads_since(position)
@@ -223,11 +224,11 @@ class GoneTab(Step):
         arguments: dict[str, Any] = {"tab_id": tab_id}
         if self.member == "navigate":
             arguments["url"] = session.env.url(ELSEWHERE_PAGE)
-        position = session.quiet_position()
+        position = session.position()  # as in NavigateElsewhere: later loads are this step's
         outcome = session.call(self.member, **arguments)
         gone = "was never issued" if self.tab is None else f"belonged to {self.tab}, which is closed"
         session.expect_refused(outcome, clause, f"the tab ID {tab_id!r} {gone}", where)
-        session.quiet_position()
+        session.settle()
         loads = session.loads_since(position)
         expect(not loads, clause, f"{where} was refused, yet a page loaded: {bounded(repr(loads), 120)}")
         state = session.read(where)
