@@ -206,8 +206,9 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, int) and not isinstance(node.value, bool):
+            written = self.source.text(node)  # as written (0xFF, 30_000), so the description finds it in the file
             for operator, step in (("const+1", 1), ("const-1", -1)):
-                self._add(operator, node, str(node.value + step), node, f"`{node.value}` → `{node.value + step}`", True)
+                self._add(operator, node, str(node.value + step), node, f"`{written}` → `{node.value + step}`", True)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         is_int = isinstance(node.value, ast.Constant) and isinstance(node.value.value, int)
