@@ -251,6 +251,8 @@ class RunSettings:
     ledger: bool = False
     max_steps: int | None = None
     max_concurrent_calls: int | None = None
+    # The client's retries of a failed request (the kit's replays otherwise never retry).
+    max_retries: int | None = None
 
     def describe(self) -> str:
         parts = []
@@ -263,10 +265,12 @@ class RunSettings:
             parts.append(f"max_steps={self.max_steps}")
         if self.max_concurrent_calls is not None:
             parts.append(f"max_concurrent_calls={self.max_concurrent_calls}")
+        if self.max_retries is not None:
+            parts.append(f"max_retries={self.max_retries}")
         return ", ".join(parts)
 
 
-RUN_KEYS: Final = frozenset({"context_budget", "ledger", "max_steps", "max_concurrent_calls"})
+RUN_KEYS: Final = frozenset({"context_budget", "ledger", "max_steps", "max_concurrent_calls", "max_retries"})
 BUDGET_KEYS: Final = frozenset({"max_input_bytes", "max_input_images", "keep_recent_screenshots", "decisions"})
 
 
@@ -307,12 +311,14 @@ def run_settings_from(meta: Mapping[str, object]) -> RunSettings:
         raise ReplayError("header meta.run.ledger must be true or false")
     steps = run.get("max_steps")
     window = run.get("max_concurrent_calls")
+    retries = run.get("max_retries")
     return RunSettings(
         budget_limits=limits,
         budget_decisions=decisions,
         ledger=ledger,
         max_steps=None if steps is None else whole(steps, "meta.run.max_steps"),
         max_concurrent_calls=None if window is None else whole(window, "meta.run.max_concurrent_calls"),
+        max_retries=None if retries is None else whole(retries, "meta.run.max_retries"),
     )
 
 
@@ -531,7 +537,7 @@ def replay(
             run_options["max_steps"] = max_steps
         response: Any = None
         error: BaseException | None = None
-        client = rig.cassette_client(transport, chosen.flavour)
+        client = rig.cassette_client(transport, chosen.flavour, max_retries=plan.settings.max_retries or 0)
         try:
             if subject is None:
                 response = rig.run_to_end(chosen.flavour, runner, client, plan.params, run_options)
