@@ -1,4 +1,4 @@
-"""``driverkit``: certify a driver, list clauses and known deviations, replay a recorded run, check this machine.
+"""``driverkit``: certify a driver, list clauses and deviations, replay or shrink a recorded run, check this machine.
 
 ``driverkit certify`` is pytest with the kit's own checks selected: everything after ``--`` is passed to pytest
 unchanged, so ``-n 2``, ``-k`` and ``--junitxml`` work as they do there.
@@ -163,6 +163,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         replay_module = importlib.import_module("conformance.replay")
         replay_module.add_arguments(replay)
         replay.set_defaults(handler=replay_module.run)
+
+    shrink = commands.add_parser(
+        "shrink", help="shrink a cassette to the fewest events whose replay still diverges the same way"
+    )
+    if command in (None, "shrink"):
+        shrink_module = importlib.import_module("conformance.streams.shrink_command")
+        shrink_module.add_arguments(shrink)
+        shrink.set_defaults(handler=shrink_module.run)
 
     compare = commands.add_parser(
         "compare-sdks", help="list the clauses where the Python and Node SDK certificates differ (Markdown)"

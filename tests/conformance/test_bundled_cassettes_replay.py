@@ -34,10 +34,17 @@ def test_the_examples_claim_to_be_replayable() -> None:
     assert len(BUNDLED) == len(REPLAYABLE) + len(OTHERS) > 60
 
 
+# Cassettes shipped to diverge in a streamed replay: their stream is cut on purpose (``driverkit shrink``'s example).
+DIVERGES_WHEN_STREAMED = {"long-run-cut-stream.jsonl"}
+
+
 @pytest.mark.parametrize("mode", [None, "async-eager"])
 @pytest.mark.parametrize("path", REPLAYABLE, ids=_name)
 def test_replayable_bundled_cassette_replays(path: Path, mode: str | None) -> None:
     report = replay(str(path), mode=mode)
+    if _name(path) in DIVERGES_WHEN_STREAMED and mode is not None:
+        assert not report.ok and report.unused_exchanges > 0, report.render()
+        return
     assert report.ok, report.render()
     assert report.requests_sent == report.exchanges
 

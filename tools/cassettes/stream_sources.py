@@ -14,10 +14,22 @@ The sources register into ``runner_sources.RUNNER`` like every other runner scen
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Self, cast
 
 from conformance.cassette_builder import CassetteBuilder, function_call, message, reasoning, response_object
-from conformance.cassettes import Exchange, JSONObject, RecordedRequest, RecordedResponse
+from conformance.cassettes import Cassette, Exchange, JSONObject, RecordedRequest, RecordedResponse
+from conformance.streams.strategies import (
+    FUNCTION_NAMES,
+    CutPlan,
+    ItemKind,
+    ItemPlan,
+    RunPlan,
+    ToolsPlan,
+    TurnPlan,
+    render,
+    turn_events,
+)
 from tools.cassettes.runner_sources import RUNNER
 
 # Deltas are cut into pieces of this many characters, so every call and text arrives in several events.
@@ -300,3 +312,57 @@ def _live_duplicated() -> LiveCassetteBuilder:
         )
         .live_turn(_answer())
     )
+
+
+# ------------------------------------------------------------------------------------------ a long run to shrink
+
+
+class _RenderedBuilder(CassetteBuilder):
+    """A builder holding an already rendered cassette (the generated-stream renderer writes whole runs)."""
+
+    @classmethod
+    def of(cls, cassette: Cassette) -> Self:
+        builder = cls(cassette.scenario, description=cassette.description, meta=dict(cassette.meta))
+        builder._exchanges = list(cassette.exchanges)
+        return builder
+
+
+def long_run(turns: int = 10, *, cut_at: int | None = None) -> Cassette:
+    """A long run in the shape of real traffic: ``turns`` responses with commentary and two calls each (functions,
+    browser and computer in turn), every delta five characters, then an answer; with ``cut_at``, that response's
+    stream ends halfway through the event after its first call completed."""
+    tools = ToolsPlan(functions=FUNCTION_NAMES, browser=True, computer=True)
+    kinds: tuple[ItemKind, ...] = ("function", "browser", "computer")
+    plans: list[TurnPlan] = []
+    for number in range(turns):
+        items = (
+            ItemPlan("commentary", text=f"Step {number + 1}: looking at the next two references."),
+            ItemPlan(kinds[number % 3], function=FUNCTION_NAMES[number % 2]),
+            ItemPlan("function", function=FUNCTION_NAMES[(number + 1) % 2]),
+        )
+        plans.append(TurnPlan(items))
+    plans.append(TurnPlan((ItemPlan("message", text="All references are checked."),)))
+    if cut_at is not None:
+        first = 1 + 3 * cut_at
+        events = turn_events(plans[cut_at], cut_at + 1, first)
+        # The first call's done event, then the stream breaks inside the next event.
+        done = next(
+            position
+            for position, event in enumerate(events)
+            if event["type"] == "response.output_item.done" and event.get("output_index") == 1
+        )
+        plans[cut_at] = replace(plans[cut_at], cut=CutPlan(done, mid_event=True))
+    return render(RunPlan(tools, tuple(plans)))
+
+
+@RUNNER.source("long-run-cut-stream")
+def _long_run_cut_stream() -> CassetteBuilder:
+    # What `driverkit shrink --mode sync-stream` reduces to a few events (tests/conformance/test_shrink.py): a
+    # streamed run stops where the stream broke, while the plain run, which gets whole responses, answers.
+    cassette = long_run(cut_at=6)
+    described = replace(
+        cassette,
+        scenario="long-run-cut-stream",
+        description="Ten responses of commentary and two calls, then an answer; response 6's stream breaks mid-event.",
+    )
+    return _RenderedBuilder.of(described)
