@@ -3,10 +3,14 @@
 :func:`shrink` takes a cassette and a predicate (does this cassette still show the failure?) and keeps the
 smallest cassette it can reach by removing parts one kind at a time, coarse to fine: whole exchanges (in halves,
 then quarters, down to one), whole output items (every event of the item and its place in the completed
-response), faults, single events (again in shrinking chunks), and runs of deltas merged into one. Every candidate
-is a valid cassette: sequence numbers keep increasing, a fault that named a removed event moves to the event
-before it or goes, output indices after a removed item close up, and a recorded cassette's later requests lose
-the removed items and their outputs, so what the runner sends still matches what the recording expects.
+response), faults, everything that grows one item, single events (again in shrinking chunks), and runs of deltas
+merged into one. Every candidate
+is a valid cassette a server could have sent: sequence numbers keep increasing, an item's added and done events
+go only with the whole item, what grows an item (parts, texts, deltas) goes all at once (the item then arrives
+whole in its done event) or as repeated copies, progress events and surplus deltas, a fault that named a removed
+event moves to the event before it or goes, output indices after a removed item close up, and a recorded
+cassette's later requests lose the removed items and their outputs, so what the runner sends still matches what
+the recording expects.
 
 The predicate decides what "the same failure" means: the fuzz check asks for the same broken rule in the same
 mode, ``driverkit shrink`` for the same replay divergence. Results of the predicate are cached per candidate.
@@ -15,8 +19,9 @@ mode, ``driverkit shrink`` for the same replay divergence. Results of the predic
 from __future__ import annotations
 
 import hashlib
+import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, cast
 
@@ -31,6 +36,7 @@ from conformance.cassettes import (
     RecordedResponse,
     loads,
 )
+from conformance.streams.events import ADDED, DONE
 
 Predicate = Callable[[Cassette], bool]
 # Stop shrinking once a pass changes nothing, or after this many full passes (each pass tries every kind).
@@ -197,6 +203,16 @@ def without_item(cassette: Cassette, exchange_index: int, output_index: int) -> 
     return replace(cassette, exchanges=tuple(exchanges))
 
 
+def growth(events: Sequence[JSONObject], output_index: int) -> set[int]:
+    """Positions of the events that grow item ``output_index`` between its added and done events (deltas, parts,
+    texts, arguments, progress): without them the item arrives whole in its done event."""
+    return {
+        position
+        for position, event in enumerate(events)
+        if event.get("output_index") == output_index and event.get("type") not in (ADDED, DONE)
+    }
+
+
 def without_events(cassette: Cassette, exchange_index: int, positions: set[int]) -> Cassette | None:
     exchange = cassette.exchanges[exchange_index]
     events = list(exchange.response.events or ())
@@ -305,6 +321,21 @@ def _item_candidates(cassette: Cassette) -> Iterator[tuple[str, Cassette | None]
             )
 
 
+def _growth_candidates(cassette: Cassette) -> Iterator[tuple[str, Cassette | None]]:
+    for exchange_index, exchange in reversed(list(enumerate(cassette.exchanges))):
+        events = exchange.response.events or ()
+        indices = sorted(
+            {cast(int, event["output_index"]) for event in events if isinstance(event.get("output_index"), int)}
+        )
+        for output_index in indices:
+            positions = growth(events, output_index)
+            if positions:
+                yield (
+                    f"the {len(positions)} event(s) growing output item {output_index} of exchange {exchange_index}",
+                    without_events(cassette, exchange_index, positions),
+                )
+
+
 def _fault_candidates(cassette: Cassette) -> Iterator[tuple[str, Cassette | None]]:
     for exchange_index, exchange in enumerate(cassette.exchanges):
         for fault_index, fault in enumerate(exchange.faults):
@@ -314,11 +345,41 @@ def _fault_candidates(cassette: Cassette) -> Iterator[tuple[str, Cassette | None
             )
 
 
+# Events that say how far something got but open or close nothing: a run of them can lose any one.
+_PROGRESS: Final = ("response.in_progress", ".searching", "_call.in_progress", "_call.completed")
+
+
+def _group(event: JSONObject) -> tuple[object, ...]:
+    return tuple(event.get(key) for key in ("type", "item_id", "output_index", "content_index", "summary_index"))
+
+
+def removable(events: Sequence[JSONObject]) -> list[int]:
+    """Positions of the events that may go, alone or together, so that what is left is still a stream a server
+    could send: repeated copies of earlier events, progress events, and every delta of a text or of arguments but
+    its first. Everything that opens or closes something (the response, an item, a content part, a text) goes only
+    with its whole item, so a shrunk stream still announces, grows and closes what it completes with."""
+    seen: set[str] = set()
+    first_deltas: set[tuple[object, ...]] = set()
+    positions: list[int] = []
+    for position, event in enumerate(events):
+        kind = str(event.get("type"))
+        fingerprint = json.dumps({**event, "sequence_number": 0}, sort_keys=True)
+        repeated = fingerprint in seen
+        seen.add(fingerprint)
+        surplus_delta = kind.endswith(".delta") and _group(event) in first_deltas
+        if kind.endswith(".delta"):
+            first_deltas.add(_group(event))
+        if position > 0 and (repeated or kind.endswith(_PROGRESS) or surplus_delta):
+            positions.append(position)
+    return positions
+
+
 def _event_candidates(cassette: Cassette) -> Iterator[tuple[str, Cassette | None]]:
     for exchange_index, exchange in reversed(list(enumerate(cassette.exchanges))):
         events = exchange.response.events or ()
-        for removed in _chunks(len(events) - 1):
-            positions = {position + 1 for position in removed}
+        choices = removable(events)
+        for removed in _chunks(len(choices)):
+            positions = {choices[index] for index in removed}
             kinds = sorted({str(events[position]["type"]) for position in positions})
             yield (
                 f"{len(positions)} event(s) of exchange {exchange_index} ({', '.join(kinds)})",
@@ -339,7 +400,14 @@ def _delta_candidates(cassette: Cassette) -> Iterator[tuple[str, Cassette | None
                 )
 
 
-CANDIDATES: Final = (_exchange_candidates, _item_candidates, _fault_candidates, _event_candidates, _delta_candidates)
+CANDIDATES: Final = (
+    _exchange_candidates,
+    _item_candidates,
+    _fault_candidates,
+    _growth_candidates,
+    _event_candidates,
+    _delta_candidates,
+)
 
 
 def _fingerprint(cassette: Cassette) -> str:
