@@ -25,11 +25,20 @@ from conformance.streams.observation import Observation
 
 @dataclass(frozen=True)
 class Recognizer:
-    """``shows(served, observation)``: this run, stopped during ``served``, shows deviation ``id`` of ``clause``."""
+    """``shows(served, observation)``: this run, stopped during ``served``, shows the deviation of ``clause`` that
+    the SDKs record under ``ids`` (the Python SDK's ID and the Node SDK's, for one disagreement both have)."""
 
-    id: str
+    ids: tuple[str, ...]
     clause: str
     shows: Callable[[Served, Observation], bool]
+
+
+@dataclass(frozen=True)
+class Active:
+    """A recognizer whose deviation the SDK under check records, under ``id``."""
+
+    id: str
+    recognizer: Recognizer
 
 
 def _stopped_on_repeated_done(served: Served, observation: Observation) -> bool:
@@ -41,32 +50,37 @@ def _stopped_on_repeated_added(served: Served, observation: Observation) -> bool
 
 
 RECOGNIZERS: Final[tuple[Recognizer, ...]] = (
-    Recognizer("DEV-RN-004", "RN-LOOP-003", _stopped_on_repeated_done),
-    Recognizer("DEV-RN-006", "RN-LOOP-003", _stopped_on_repeated_added),
+    Recognizer(("DEV-RN-004", "DEV-NODE-RN-004"), "RN-LOOP-003", _stopped_on_repeated_done),
+    Recognizer(("DEV-RN-006", "DEV-NODE-RN-005"), "RN-LOOP-003", _stopped_on_repeated_added),
 )
 
 
-def active(deviations: Iterable[Deviation] | None = None) -> tuple[Recognizer, ...]:
-    """The recognizers whose deviation the SDK under check has recorded (default: the installed Python SDK's)."""
+def active(deviations: Iterable[Deviation] | None = None) -> tuple[Active, ...]:
+    """The recognizers whose deviation the SDK under check records (default: the installed Python SDK's)."""
     recorded = {
         (deviation.id, deviation.clause) for deviation in (load_deviations() if deviations is None else deviations)
     }
-    return tuple(recognizer for recognizer in RECOGNIZERS if (recognizer.id, recognizer.clause) in recorded)
+    return tuple(
+        Active(ident, recognizer)
+        for recognizer in RECOGNIZERS
+        for ident in recognizer.ids
+        if (ident, recognizer.clause) in recorded
+    )
 
 
-def explained(facts: Facts, observation: Observation, recognizers: Sequence[Recognizer]) -> str | None:
+def explained(facts: Facts, observation: Observation, recognizers: Sequence[Active]) -> str | None:
     """The ID of the recorded deviation this run shows, or None."""
     if not observation.stopped or not 0 < observation.requests <= len(facts.cassette.exchanges):
         return None
     served = facts.served(observation.requests - 1, observation.mode.stream)
-    for recognizer in recognizers:
-        if recognizer.shows(served, observation):
-            return recognizer.id
+    for known in recognizers:
+        if known.recognizer.shows(served, observation):
+            return known.id
     return None
 
 
 def set_aside(
-    facts: Facts, observations: Sequence[Observation], recognizers: Sequence[Recognizer]
+    facts: Facts, observations: Sequence[Observation], recognizers: Sequence[Active]
 ) -> tuple[list[Observation], dict[str, str]]:
     """The runs to compare across modes, and the mode IDs set aside with the deviation each shows."""
     kept: list[Observation] = []
@@ -80,4 +94,4 @@ def set_aside(
     return kept, excused
 
 
-__all__ = ["RECOGNIZERS", "Recognizer", "active", "explained", "set_aside"]
+__all__ = ["RECOGNIZERS", "Active", "Recognizer", "active", "explained", "set_aside"]

@@ -11,9 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from conformance.cassettes import JSONObject
 from conformance.rig import Mode
+from conformance.rig.modes import ALL_MODES, NODE_MODES
+
+_MODES: Final = {mode.id: mode for mode in (*ALL_MODES, *NODE_MODES)}
+
+
+def mode_named(name: str) -> Mode:
+    """The mode a violation names: a Python SDK mode (``async-eager-ledger``) or a Node SDK one (``node-stream``)."""
+    try:
+        return _MODES[name]
+    except KeyError:
+        raise ValueError(f"unknown mode {name!r}") from None
 
 
 @dataclass(frozen=True)
@@ -76,4 +88,4 @@ class Observation:
         return f"{self.mode.id}: {ending}; {self.requests} request(s); calls run {self.executed()}"
 
 
-__all__ = ["Observation"]
+__all__ = ["Observation", "mode_named"]

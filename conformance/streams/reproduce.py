@@ -16,9 +16,9 @@ from typing import Final
 
 from conformance.cassettes import Cassette, JSONObject
 from conformance.replay import MODES, NO_RECORDED_OUTPUT, ReplayReport, replay
-from conformance.rig import Mode, parse_mode
+from conformance.rig import Mode
 from conformance.streams.facts import Facts
-from conformance.streams.observation import Observation
+from conformance.streams.observation import Observation, mode_named
 from conformance.streams.properties import Violation, check_run, semantics
 
 # Rules a replay cannot show: they need stream events or checkpoint contents on a timeline.
@@ -103,13 +103,13 @@ def reproduces(cassette: Cassette, violation: Violation) -> tuple[bool, str]:
     """Whether ``driverkit replay`` shows ``violation`` on ``cassette``, and in words what it shows."""
     if violation.rule in UNSEEN_BY_REPLAY:
         return False, f"a replay shows no stream events or checkpoints, which the rule {violation.rule} reads"
-    if replay_mode(parse_mode(violation.mode)) not in MODES:
-        return False, f"driverkit replay has no mode {violation.mode}"
+    mode = mode_named(violation.mode)
+    if mode.flavour == "node" or replay_mode(mode) not in MODES:
+        return False, f"driverkit replay runs the Python SDK's runners, not the {violation.mode} run"
     facts = Facts.of(cassette)
-    mode = parse_mode(violation.mode)
     observed = replayed(cassette, mode)
     if violation.rule == "modes-disagree" and violation.reference is not None:
-        reference = replayed(cassette, parse_mode(violation.reference))
+        reference = replayed(cassette, mode_named(violation.reference))
         differ = semantics(facts, observed) != semantics(facts, reference)
         return differ, f"{observed.summary()} | {reference.summary()}"
     shown = [found for found in check_run(facts, observed) if found.key == violation.key]

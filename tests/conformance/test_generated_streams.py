@@ -283,6 +283,8 @@ def test_a_fault_only_a_stream_sees_splits_the_comparison() -> None:
 def test_a_recognizer_acts_only_while_its_deviation_is_recorded() -> None:
     recorded = Deviation("DEV-RN-006", "RN-LOOP-003", ("runner/x.py::t",), "sdk", "file")
     assert [recognizer.id for recognizer in known.active([recorded])] == ["DEV-RN-006"]
+    node = replace(recorded, id="DEV-NODE-RN-005")
+    assert [recognizer.id for recognizer in known.active([node])] == ["DEV-NODE-RN-005"]
     assert known.active([]) == ()
     assert known.active([replace(recorded, clause="RN-LOOP-001")]) == ()
 

@@ -27,9 +27,10 @@ from conformance import cassettes
 from conformance.assertions import ClauseViolation
 from conformance.cassettes import Cassette
 from conformance.contracts.runner._generated import observe
-from conformance.rig import Mode, parse_mode
+from conformance.rig import Mode
 from conformance.streams.facts import Facts
-from conformance.streams.known import Recognizer, set_aside
+from conformance.streams.known import Active, set_aside
+from conformance.streams.observation import mode_named
 from conformance.streams.properties import Violation, check_agreement, check_run
 from conformance.streams.reproduce import UNSEEN_BY_REPLAY, replay_mode, reproduces, with_ledger
 from conformance.streams.shrink import Reduction, shrink, size
@@ -51,7 +52,7 @@ class Judgement:
     excused: dict[str, str] = field(default_factory=dict)
 
 
-def judge(cassette: Cassette, modes: Sequence[Mode], recognizers: Sequence[Recognizer]) -> Judgement:
+def judge(cassette: Cassette, modes: Sequence[Mode], recognizers: Sequence[Active]) -> Judgement:
     """Run ``cassette`` in every mode of ``modes`` and collect every rule broken, per run and across runs."""
     facts = Facts.of(cassette)
     observations = [observe(cassette, mode) for mode in modes]
@@ -62,8 +63,8 @@ def judge(cassette: Cassette, modes: Sequence[Mode], recognizers: Sequence[Recog
 
 def modes_of(violation: Violation) -> list[Mode]:
     """The modes that show ``violation``: its own, and the one an agreement compares it with (first, as there)."""
-    mode = parse_mode(violation.mode)
-    return [parse_mode(violation.reference), mode] if violation.reference else [mode]
+    mode = mode_named(violation.mode)
+    return [mode_named(violation.reference), mode] if violation.reference else [mode]
 
 
 class GeneratedStreamFinding(ClauseViolation):
@@ -90,7 +91,7 @@ class Tally:
 
 def search(
     modes: Sequence[Mode],
-    recognizers: Sequence[Recognizer],
+    recognizers: Sequence[Active],
     *,
     examples: int,
     seed: int | None = None,
@@ -125,7 +126,7 @@ def search(
     (holds if seed is None else fixed_seed(seed)(holds))()
 
 
-def shows(target: Violation, recognizers: Sequence[Recognizer], *, by_replay: bool) -> Callable[[Cassette], bool]:
+def shows(target: Violation, recognizers: Sequence[Active], *, by_replay: bool) -> Callable[[Cassette], bool]:
     """The predicate delta debugging keeps: the same rule broken on the same clause in the same mode (and, with
     ``by_replay``, ``driverkit replay`` showing it as well)."""
     modes = modes_of(target)
@@ -143,7 +144,7 @@ def shows(target: Violation, recognizers: Sequence[Recognizer], *, by_replay: bo
 
 
 def minimal_finding(
-    cassette: Cassette, target: Violation, recognizers: Sequence[Recognizer], *, budget_seconds: float = SHRINK_SECONDS
+    cassette: Cassette, target: Violation, recognizers: Sequence[Active], *, budget_seconds: float = SHRINK_SECONDS
 ) -> Reduction:
     """``cassette`` shrunk while it still breaks ``target``'s rule in ``target``'s mode, a replay showing it too
     where a replay can (if the starting cassette's replay does not, only the rule is kept)."""
@@ -163,7 +164,7 @@ def findings_directory(certificate: str | os.PathLike[str] | None) -> Path:
 def finding_cassette(cassette: Cassette, target: Violation) -> Cassette:
     """The shrunk cassette as it is written: named after the rule, the finding in its header, and a ledger in its
     run settings when the failing mode keeps one (``driverkit replay`` takes the ledger from there)."""
-    mode = parse_mode(target.mode)
+    mode = mode_named(target.mode)
     meta = dict(with_ledger(cassette, mode.ledger).meta)
     meta[FINDING_META] = {
         "clause": target.clause,
@@ -171,7 +172,7 @@ def finding_cassette(cassette: Cassette, target: Violation) -> Cassette:
         "mode": target.mode,
         "reference": target.reference,
         "detail": target.detail,
-        "replay": f"driverkit replay FILE --mode {replay_mode(mode)}",
+        "replay": _replay_hint("FILE", mode),
     }
     name = f"finding-{target.clause.lower()}-{target.rule}-{target.mode}"
     return replace(cassette, scenario=name, description=f"Shrunk by the fuzz check: {target.render()}"[:500], meta=meta)
@@ -185,16 +186,24 @@ def write_finding(cassette: Cassette, target: Violation, directory: Path) -> Pat
     return path
 
 
+def _replay_hint(path: str, mode: Mode) -> str:
+    ledger = " (the header asks for a ledger)" if mode.ledger else ""
+    if mode.flavour == "node":
+        # driverkit replay drives the Python SDK: it shows how that SDK runs the cassette, for comparison.
+        python = f"async-{mode.delivery}"
+        return f"the Python SDK on it: driverkit replay {path} --mode {python}{ledger} (replay has no Node mode)"
+    return f"replay it: driverkit replay {path} --mode {replay_mode(mode)}{ledger}"
+
+
 def report(finding: GeneratedStreamFinding, reduction: Reduction, path: Path) -> str:
     """The failure message: the broken rule, the shrunk cassette and how to replay it."""
     target = finding.violation
     shown, what = reproduces(reduction.cassette, target)
-    mode = parse_mode(target.mode)
+    mode = mode_named(target.mode)
     lines = [
         target.render(),
         f"shrunk cassette ({size(reduction.cassette)} events, {len(reduction.cassette.exchanges)} exchange(s)): {path}",
-        f"replay it: driverkit replay {path} --mode {replay_mode(mode)}"
-        + (" (the header asks for a ledger)" if mode.ledger else ""),
+        _replay_hint(str(path), mode),
         f"the replay {'shows it' if shown else 'does not show it'}: {what}",
         reduction.report(),
     ]

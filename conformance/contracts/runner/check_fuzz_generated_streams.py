@@ -77,7 +77,7 @@ CLAUSES = (
 )
 
 
-def _recognizers() -> tuple[known.Recognizer, ...]:
+def _recognizers() -> tuple[known.Active, ...]:
     modes = active_modes()
     if modes[0].flavour == "node":
         from conformance.deviations import load_deviations
