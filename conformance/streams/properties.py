@@ -459,21 +459,15 @@ def _check_course(course: Course, observation: Observation, fail: _Fail) -> None
 # ------------------------------------------------------------------------------------------ agreement
 
 
-def semantics(facts: Facts, observation: Observation) -> tuple[object, ...]:
+def semantics(facts: Facts, observation: Observation, *, across_sdks: bool = False) -> tuple[object, ...]:
     """What RN-LOOP-003 compares: the run's course with an eager run's head start set aside (the calls of the
-    response during which it stopped)."""
+    response during which it stopped). ``across_sdks`` leaves out the error's type, which each SDK names its way."""
     exempt: set[str] = set()
     if observation.stopped and observation.mode.eager and 0 < observation.requests <= len(facts.cassette.exchanges):
         exempt = set(facts.served(observation.requests - 1, True).call_ids)
     ran = tuple(call_id for call_id in observation.executed() if call_id not in exempt)
-    return (
-        observation.stopped,
-        observation.error_type,
-        ran,
-        observation.requests,
-        observation.response_id,
-        later_inputs(observation),
-    )
+    error = None if across_sdks else observation.error_type
+    return (observation.stopped, error, ran, observation.requests, observation.response_id, later_inputs(observation))
 
 
 def agreement_groups(facts: Facts, modes: Sequence[Mode]) -> list[list[Mode]]:
@@ -509,6 +503,31 @@ def check_agreement(facts: Facts, observations: Sequence[Observation]) -> list[V
     return found
 
 
+def check_sdk_agreement(
+    facts: Facts, observations: Sequence[Observation], references: Sequence[Observation]
+) -> list[Violation]:
+    """Each Node SDK run against the Python SDK's run of the same delivery and ledger (the async runner, the one
+    the Node runner mirrors): the documents describe one runner behaviour for both SDKs, so where either is not
+    set aside as a known deviation they must end the same way, run the same calls and send the same inputs."""
+    python = {(run.mode.delivery, run.mode.ledger): run for run in references if run.mode.flavour == "async"}
+    found: list[Violation] = []
+    for observation in observations:
+        reference = python.get((observation.mode.delivery, observation.mode.ledger))
+        if observation.mode.flavour != "node" or reference is None:
+            continue
+        if semantics(facts, observation, across_sdks=True) != semantics(facts, reference, across_sdks=True):
+            found.append(
+                Violation(
+                    "RN-LOOP-003",
+                    observation.mode.id,
+                    "sdks-disagree",
+                    f"{observation.summary()} | the Python SDK's {reference.summary()}",
+                    reference=reference.mode.id,
+                )
+            )
+    return found
+
+
 __all__ = [
     "CHECKPOINT_FIELDS",
     "Course",
@@ -516,6 +535,7 @@ __all__ = [
     "agreement_groups",
     "check_agreement",
     "check_run",
+    "check_sdk_agreement",
     "expected_course",
     "later_inputs",
     "semantics",

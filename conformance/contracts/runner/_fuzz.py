@@ -31,7 +31,7 @@ from conformance.rig import Mode
 from conformance.streams.facts import Facts
 from conformance.streams.known import Active, set_aside
 from conformance.streams.observation import mode_named
-from conformance.streams.properties import Violation, check_agreement, check_run
+from conformance.streams.properties import Violation, check_agreement, check_run, check_sdk_agreement
 from conformance.streams.reproduce import UNSEEN_BY_REPLAY, replay_mode, reproduces, with_ledger
 from conformance.streams.shrink import Reduction, shrink, size
 from conformance.streams.strategies import RUN_FAULTS, RunFault
@@ -52,19 +52,33 @@ class Judgement:
     excused: dict[str, str] = field(default_factory=dict)
 
 
-def judge(cassette: Cassette, modes: Sequence[Mode], recognizers: Sequence[Active]) -> Judgement:
-    """Run ``cassette`` in every mode of ``modes`` and collect every rule broken, per run and across runs."""
+def judge(
+    cassette: Cassette, modes: Sequence[Mode], recognizers: Sequence[Active], compare_with: Sequence[Mode] = ()
+) -> Judgement:
+    """Run ``cassette`` in every mode of ``modes`` and collect every rule broken, per run and across runs; with
+    ``compare_with`` (the Python SDK's modes, when ``modes`` are the Node SDK's), also each Node run against the
+    Python run of the same delivery and ledger."""
     facts = Facts.of(cassette)
     observations = [observe(cassette, mode) for mode in modes]
     kept, excused = set_aside(facts, observations, recognizers)
     violations = [violation for observation in observations for violation in check_run(facts, observation)]
-    return Judgement(violations + check_agreement(facts, kept), excused)
+    violations += check_agreement(facts, kept)
+    if compare_with:
+        references, _ = set_aside(facts, [observe(cassette, mode) for mode in compare_with], recognizers)
+        violations += check_sdk_agreement(facts, kept, references)
+    return Judgement(violations, excused)
 
 
-def modes_of(violation: Violation) -> list[Mode]:
-    """The modes that show ``violation``: its own, and the one an agreement compares it with (first, as there)."""
+def modes_of(violation: Violation) -> tuple[list[Mode], list[Mode]]:
+    """The modes that show ``violation`` (its own, and first the one an agreement compares it with), and the
+    Python SDK's mode a disagreement between the SDKs compares it with."""
     mode = mode_named(violation.mode)
-    return [mode_named(violation.reference), mode] if violation.reference else [mode]
+    if violation.reference is None:
+        return [mode], []
+    reference = mode_named(violation.reference)
+    if reference.flavour != mode.flavour and "node" in (reference.flavour, mode.flavour):
+        return [mode], [reference]
+    return [reference, mode], []
 
 
 class GeneratedStreamFinding(ClauseViolation):
@@ -97,12 +111,14 @@ def search(
     seed: int | None = None,
     max_turns: int = 4,
     faults_from: Sequence[RunFault] = RUN_FAULTS,
+    compare_with: Sequence[Mode] = (),
     tally: Tally | None = None,
 ) -> None:
-    """Draw up to ``examples`` cassettes (faults of the kinds ``faults_from``) and judge each in ``modes``; raise
+    """Draw up to ``examples`` cassettes (faults of the kinds ``faults_from``) and judge each in ``modes`` (and
+    against ``compare_with``, see :func:`judge`); raise
     :class:`GeneratedStreamFinding` for the smallest failing cassette hypothesis finds (its shrinking reruns only
     the failing modes)."""
-    focus = list(modes)
+    focus, compared = list(modes), list(compare_with)
     counts = tally if tally is not None else Tally()
 
     # Other settings come from the loaded hypothesis profile.
@@ -115,12 +131,12 @@ def search(
     )
     @given(generated(max_turns, faults_from))
     def holds(cassette: Cassette) -> None:
-        judgement = judge(cassette, focus, recognizers)
+        judgement = judge(cassette, focus, recognizers, compared)
         counts.add(judgement)
         if judgement.violations:
             violation = judgement.violations[0]
             # Shrinking reruns the test many times: only the modes that show this failure need to run.
-            focus[:] = modes_of(violation)
+            focus[:], compared[:] = modes_of(violation)
             raise GeneratedStreamFinding(violation, cassette)
 
     (holds if seed is None else fixed_seed(seed)(holds))()
@@ -129,11 +145,11 @@ def search(
 def shows(target: Violation, recognizers: Sequence[Active], *, by_replay: bool) -> Callable[[Cassette], bool]:
     """The predicate delta debugging keeps: the same rule broken on the same clause in the same mode (and, with
     ``by_replay``, ``driverkit replay`` showing it as well)."""
-    modes = modes_of(target)
+    modes, compare_with = modes_of(target)
 
     def still(candidate: Cassette) -> bool:
         try:
-            found = judge(candidate, modes, recognizers).violations
+            found = judge(candidate, modes, recognizers, compare_with).violations
         except ValueError:
             return False  # not a cassette the rig can rebuild a run from any more
         if not any(violation.key == target.key for violation in found):

@@ -10,7 +10,8 @@ explains the run (``conformance/streams/known.py``).
 A failure is shrunk (hypothesis, then delta debugging over the cassette's events) and written beside the
 certificate (``<certificate>/findings/``; without one, $DRIVERKIT_FINDINGS or the temporary directory), ready for
 ``driverkit replay``. The budget is the hypothesis profile's ``max_examples`` per shard: ``quick`` by default,
-``--hypothesis-profile=thorough`` for a long run. Select with ``-m fuzz`` (or ``-k fuzz``).
+``--hypothesis-profile=thorough`` for a long run. Select with ``-m fuzz`` (or ``-k fuzz``). On the Node SDK
+(``--sdk=node``) each Node run is also compared with the Python SDK's async run of the same delivery and ledger.
 
 spec/000 "Mix browser, computer, and ordinary functions", "Streaming and interrupted actions", "Choose which tools
 can run early", "Bound the native input sent on each request"; spec/002 "Mix browser actions with other tools",
@@ -32,6 +33,7 @@ from conformance.contracts.runner._fuzz import (
     write_finding,
 )
 from conformance.hypothesis_profiles import QUICK
+from conformance.rig import ALL_MODES, Mode
 from conformance.rig.modes import active_modes
 from conformance.streams import known
 from conformance.streams.strategies import RUN_FAULTS, RunFault
@@ -78,13 +80,22 @@ CLAUSES = (
 
 
 def _recognizers() -> tuple[known.Active, ...]:
-    modes = active_modes()
-    if modes[0].flavour == "node":
-        from conformance.deviations import load_deviations
-        from conformance.rig.node_subject import NODE_DEVIATIONS_DIR, node_sdk_version
+    python = known.active()
+    if active_modes()[0].flavour != "node":
+        return python
+    from conformance.deviations import load_deviations
+    from conformance.rig.node_subject import NODE_DEVIATIONS_DIR, node_sdk_version
 
-        return known.active(load_deviations(node_sdk_version(), NODE_DEVIATIONS_DIR))
-    return known.active()
+    # Both SDKs' recorded deviations: the Node runs are judged, the Python runs they are compared with are set
+    # aside where the Python SDK's own deviation explains them.
+    return (*known.active(load_deviations(node_sdk_version(), NODE_DEVIATIONS_DIR)), *python)
+
+
+def _compared_with() -> tuple[Mode, ...]:
+    """In a Node SDK run, the Python SDK's async modes each Node run is compared with; otherwise none."""
+    if active_modes()[0].flavour != "node":
+        return ()
+    return tuple(mode for mode in ALL_MODES if mode.flavour == "async")
 
 
 def fuzz(shard: int, certificate: str | None) -> None:
@@ -98,7 +109,14 @@ def fuzz(shard: int, certificate: str | None) -> None:
     try:
         for number, kinds in enumerate(groups):
             chosen = None if seed is None else seed * 100 + number
-            search(active_modes(), _recognizers(), examples=examples, seed=chosen, faults_from=kinds)
+            search(
+                active_modes(),
+                _recognizers(),
+                examples=examples,
+                seed=chosen,
+                faults_from=kinds,
+                compare_with=_compared_with(),
+            )
     except GeneratedStreamFinding as finding:
         reduction = minimal_finding(finding.cassette, finding.violation, _recognizers())
         path = write_finding(reduction.cassette, finding.violation, findings_directory(certificate))
