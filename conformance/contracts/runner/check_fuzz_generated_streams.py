@@ -2,14 +2,14 @@
 
 Hypothesis draws whole runs a real server could send (``conformance/streams/strategies.py``): several responses
 with every item kind and lifecycle event the kit knows, interleaved calls, and faults (cut streams, malformed
-arguments, calls left in progress, repeated events, failed and incomplete endings, HTTP failures the client
-retries). Each cassette runs in every mode of the SDK under check; each run must keep the rules of
-``conformance/streams/properties.py`` and all runs must agree (RN-LOOP-003), unless a recorded known deviation
-explains the run (``conformance/streams/known.py``).
+arguments, calls left in progress, repeated events, failed and incomplete endings, failed or undeclared server
+results, HTTP failures the client retries). Each cassette runs in every mode of the SDK under check; each run
+must keep the rules of ``conformance/streams/properties.py`` and all runs must agree (RN-LOOP-003), unless a
+recorded known deviation explains the run (``conformance/streams/known.py``).
 
 A failure is shrunk (hypothesis, then delta debugging over the cassette's events) and written beside the
 certificate (``<certificate>/findings/``; without one, $DRIVERKIT_FINDINGS or the temporary directory), ready for
-``driverkit replay``. The budget is the hypothesis profile's ``max_examples`` per shard: ``quick`` by default,
+``driverkit replay``. Each shard draws twice the hypothesis profile's ``max_examples``: ``quick`` by default,
 ``--hypothesis-profile=thorough`` for a long run. Select with ``-m fuzz`` (or ``-k fuzz``). On the Node SDK
 (``--sdk=node``) each Node run is also compared with the Python SDK's async run of the same delivery and ledger.
 
