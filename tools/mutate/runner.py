@@ -147,6 +147,12 @@ def certification_command(target: Target, driver: str, certificate: Path, option
     ]
 
 
+# The process groups of the child runs in progress: their own sessions do not get the terminal's Ctrl-C, so
+# stop_all() ends them when the tool itself is stopped.
+_LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
 def run_bounded(command: Sequence[str], cwd: Path, environment: dict[str, str], timeout: float) -> ChildRun:
     """Run ``command`` in its own process group; past ``timeout`` interrupt the group (pytest then closes its
     browser or desktop), and kill it if it has not ended after a grace period."""
@@ -170,12 +176,6 @@ def run_bounded(command: Sequence[str], cwd: Path, environment: dict[str, str], 
     finally:
         with _LIVE_LOCK:
             _LIVE.discard(process.pid)
-
-
-# The process groups of the child runs in progress: their own sessions do not get the terminal's Ctrl-C, so
-# stop_all() ends them when the tool itself is stopped.
-_LIVE: set[int] = set()
-_LIVE_LOCK = threading.Lock()
 
 
 def _stop(process: subprocess.Popen[str]) -> str:
