@@ -10,6 +10,11 @@ One concept per module:
 - :mod:`~conformance.streams.observation`: what one run of the runner showed, as plain data;
 - :mod:`~conformance.streams.properties`: the documents' promises as checks over a run, and across modes;
 - :mod:`~conformance.streams.known`: which property failures a recorded known deviation already explains;
+- :mod:`~conformance.streams.reproduce`: whether ``driverkit replay`` shows a finding, judged by the same rules;
 - :mod:`~conformance.streams.shrink`: delta debugging over a cassette's exchanges, items, events and faults;
 - :mod:`~conformance.streams.shrink_command`: ``driverkit shrink``, the same reduction driven by ``driverkit replay``.
+
+The runs themselves go through the runner suite's own harness (``conformance/contracts/runner/_generated.py``),
+and the search that ties these together sits beside the check that runs it (``_fuzz.py``): this package judges
+plain data and never imports a check.
 """
