@@ -170,6 +170,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # --hypothesis-profile in its pytest_configure.
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
+    refuse_evidence_without_certificate(config)
     if not requested(config) or config.pluginmanager.has_plugin(CERTIFICATION_PLUGIN):
         return
     from conformance import certification_plugin
@@ -178,6 +179,14 @@ def pytest_configure(config: pytest.Config) -> None:
     register_profiles()
     # pytest_configure is a historic hook: the plugin's own pytest_configure runs as it is registered.
     config.pluginmanager.register(certification_plugin, CERTIFICATION_PLUGIN)
+
+
+def refuse_evidence_without_certificate(config: pytest.Config) -> None:
+    """Evidence asked of a run that writes no certificate would go nowhere: refuse it before anything is collected
+    (the kit may be dormant then, and the project's own tests would otherwise run as if nothing was asked)."""
+    given = config.getoption("--evidence", None)
+    if given is not None and given != "off" and not config.getoption("--certificate", None):
+        raise pytest.UsageError(f"--evidence={given}: evidence is written only into a certificate; give --certificate")
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:

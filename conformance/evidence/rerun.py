@@ -45,6 +45,7 @@ from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.errors import DriverTimeout, bounded, describe_error
 from conformance.harness.subject import BrowserSubject
 from conformance.options import EVIDENCE_MODES
+from conformance.plugin import refuse_evidence_without_certificate
 from conformance.session import USER_PROPERTY, CheckResult
 
 PROPERTY = "driverkit-evidence-rerun"
@@ -75,10 +76,9 @@ def evidence_mode(config: pytest.Config) -> str:
     found = config.stash.get(_MODE_KEY, None)
     if found is not None:
         return found
+    refuse_evidence_without_certificate(config)
     given = config.getoption("--evidence", None)
     certificate = config.getoption("--certificate", None)
-    if given is not None and given != "off" and not certificate:
-        raise pytest.UsageError(f"--evidence={given}: evidence is written only into a certificate; give --certificate")
     mode = str(given) if given is not None else ("rerun" if certificate else "off")
     if mode in RERUN_MODES and config.getoption("usepdb", False):
         # A failing rerun would stop in the debugger a second time for the same failure.

@@ -262,8 +262,13 @@ class BrowserSession:
         """
         if not self.bind_targets:
             return
-        # Deliver navigation events that arrived since the last call (the sync API queues them until one).
-        yield Pause(0, tab.page)
+        # A round trip to the page: the browser sends a navigation's event before this answer, so once it is back
+        # every replacement of the document has been counted (a zero-length pause is not enough for the async
+        # API, whose connection may still hold the event unread). A read that fails means the page is changing.
+        try:
+            yield call(tab.page, "evaluate", "() => 0")
+        except Exception:
+            raise BrowserError("The page is changing; read the state again before acting.") from None
         if self.observed.get(tab.id) != tab.documents:
             raise BrowserError("The page changed since it was last observed; read the state again before acting.")
 

@@ -16,20 +16,39 @@ pytestmark = [pytest.mark.node]
 
 
 def certificate(versions: dict[str, str], **statuses: str) -> dict[str, Any]:
+    """A certificate of the current format with the given clause outcomes (a valid file for the command)."""
+    clauses = [
+        {
+            "id": clause.replace("_", "-"),
+            "status": status.split(":")[0],
+            "summary": f"summary of {clause}",
+            "source": "a document, a section",
+            "member": None,
+            "reasons": ["why"],
+            "members": [],
+            # Which check decided it: "status:check" names another check than the clause's own.
+            "checks": [f"runner/check_x.py::{status.split(':')[1] if ':' in status else clause}[mode]"],
+            "why": None,
+            "blocked_by": None,
+        }
+        for clause, status in statuses.items()
+    ]
+    summary = dict.fromkeys(("passed", "failed", "deviation", "unverified", "not_implemented", "not_checked"), 0)
+    for entry in clauses:
+        summary[str(entry["status"])] = summary.get(str(entry["status"]), 0) + 1
     return {
         "format": "driverkit.certificate",
+        "format_version": 2,
+        "created": "2026-12-04T00:00:00+00:00",
+        "verdict": "conforms except for known deviations",
         "versions": versions,
-        "clauses": [
-            {
-                "id": clause.replace("_", "-"),
-                "status": status.split(":")[0],
-                "summary": f"summary of {clause}",
-                "reasons": ["why"],
-                # Which check decided it: "status:check" names another check than the clause's own.
-                "checks": [f"runner/check_x.py::{status.split(':')[1] if ':' in status else clause}[mode]"],
-            }
-            for clause, status in statuses.items()
-        ],
+        "contract": ["a document"],
+        "subjects": [{"kind": "SDK toolsets and runners", "spec": None, "profile": {}}],
+        "run": {"complete": True, "incomplete": [], "notes": []},
+        "summary": summary,
+        "clauses": clauses,
+        "fix_first": [],
+        "evidence": {},
     }
 
 

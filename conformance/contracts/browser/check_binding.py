@@ -19,6 +19,7 @@ from conformance.harness.subject import BrowserSubject
 from ._effects import await_effect, await_new_effect, brief, effect_with, input_effects_since, mark, since
 from ._expectations import expect_refused
 from ._refs import require_ref
+from ._tabs import expect_valid_state
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -112,6 +113,9 @@ def test_bound_consent_refuses_coordinate_input_after_the_page_changed(
     outcome = subject.call(member, while_deciding=page_navigates_meanwhile, **arguments)
     if changed_early and changed_early[0]:
         precondition_failed("BR-BIND-004", "the page changed before the approval's state read (a slow machine)")
+    if not changed_early:
+        # The SDK reads state before asking for approval; a state that breaks a state rule is the cause.
+        expect_valid_state(subject, "BR-BIND-004", f"{member} that never reached the approval callback")
     precondition(bool(changed_early), "BR-BIND-004", f"{member} was never put to the approval callback")
     subject.env.settle()
     landed = [e for e in input_effects_since(env, position) if e.get("kind") not in ("focus",)]

@@ -1,8 +1,8 @@
 """The Node runner without Web Crypto: it must refuse to save an MCP declaration rather than save its raw URL.
 
-spec/002 "Stream and resume". Only the Node SDK fingerprints through crypto.subtle.digest; a Python run reports the
-check as not checked. The run goes through its own Node host, started with a preload that removes
-globalThis.crypto, so the shared host the other checks use keeps Web Crypto.
+spec/002 "Stream and resume". Only the Node SDK fingerprints through crypto.subtle.digest; a Python run reports
+the clause as not implemented (the Python SDK has no such step). The run goes through its own Node host, started
+with a preload that removes globalThis.crypto, so the shared host the other checks use keeps Web Crypto.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.assertions import expect, not_checked
+from conformance.assertions import expect, not_implemented
 from conformance.contracts.runner import _node_scenario
 from conformance.contracts.runner._scenario import MCP_TOOL, Mode, ScenarioRun, Setup, load, modes
 from conformance.harness.node.bridge import NodeHost
@@ -38,7 +38,9 @@ def test_no_raw_mcp_url_is_saved_without_webcrypto(
     mode: Mode, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     if mode.flavour != "node":
-        not_checked("only the Node SDK fingerprints MCP URLs through Web Crypto")
+        not_implemented(
+            "fingerprinting MCP URLs through Web Crypto is the Node runner's; the Python SDK has no Web Crypto"
+        )
     sdk: NodeSdk = request.getfixturevalue("sdk_without_webcrypto")
     monkeypatch.setattr(_node_scenario, "shared_sdk", lambda: sdk)
     harness = ScenarioRun(load("mcp-approval"), Setup(run_options={"approve_mcp": lambda item: True}), mode)
