@@ -1,12 +1,12 @@
 """The kit's certification machinery as a pytest plugin: registered by :mod:`conformance.plugin` only when a run
-asks for the kit (``--driver``, ``--computer-driver``, ``--sdk``, ``--node-sdk``, ``--certificate``, or a path or
-module inside the kit's checks), so the projects the kit is installed in never load it.
+asks for the kit (``--driver``, ``--computer-driver``, ``--sdk``, ``--node-sdk``, ``--execution-service``,
+``--certificate``, or a path or module inside the kit's checks), so the projects the kit is installed in never load it.
 
 Every shipped contract check is a ``check_*.py`` file in a suite folder under ``conformance/contracts/``, collected
 by this plugin whatever the host project's ``python_files`` says. Each option selects its suite when no explicit
 paths are given: ``--driver`` the browser suite, ``--computer-driver`` the computer suite, ``--sdk`` the toolset
-and runner suites (``--node-sdk``: the same suites against the Node SDK). Hooks hand off to the modules that do
-the work (harness, session, reporting, evidence).
+and runner suites (``--node-sdk``: the same suites against the Node SDK), ``--execution-service`` the execution
+suite. Hooks hand off to the modules that do the work (harness, session, reporting, evidence).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from conformance.harness.browser import BrowserHarness, FixtureHostUnreachable
 from conformance.harness.computer import ComputerHarness
 from conformance.harness.computer_environment import sweep_abandoned_desktops
 from conformance.harness.errors import DriverSetupError, DriverTimeout, bounded, describe_error
+from conformance.harness.execution_service import endpoint_from
 from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.fixture_host import FixtureHost, FixtureHostError
 from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
@@ -54,6 +55,7 @@ SUITES_BY_OPTION = {
     "--computer-driver": ("computer",),
     "--sdk": ("toolset", "runner"),
     "--node-sdk": ("toolset", "runner"),
+    "--execution-service": ("execution",),
 }
 
 
@@ -115,6 +117,9 @@ def fixture_host(config: pytest.Config) -> FixtureHost:
 def pytest_configure(config: pytest.Config) -> None:
     factory_timeout(config)
     fixture_host(config)
+    endpoint = endpoint_from(config)
+    if endpoint is not None:
+        config.stash[fixtures.EXECUTION_ENDPOINT_KEY] = endpoint
     if config.getoption("--screen-size", None):
         screen_size(config)
     directory = config.getoption("--certificate")
@@ -275,7 +280,11 @@ def pytest_runtest_makereport(
         return report
     outcome, blamed, reason, member = _classify(report, call, marker_ids)
     harness = item.config.stash.get(fixtures.HARNESS_KEY, None)
-    profile = harness.profile.to_json() if harness and harness.profile else None
+    profile = (
+        harness.profile.to_json()
+        if harness and harness.profile
+        else item.config.stash.get(fixtures.EXECUTION_PROFILE_KEY, None)
+    )
     # Clauses a check covers without blaming them (the subject fixture marks every browser check with the one
     # that the SDK accepts what the driver returns; that clause is blamed only by name).
     covered = (*marker_ids, *(str(clause_id) for marker in item.iter_markers("covers") for clause_id in marker.args))
@@ -431,7 +440,7 @@ class _Recorder:
         directory = self.config.getoption("--certificate")
         if not directory or _is_xdist_worker(self.config):
             return
-        if not (self.run.results or self.config.getoption("--driver") or self.config.getoption("--computer-driver")):
+        if not (self.run.results or _certifies_a_named_subject(self.config)):
             return
         written = reporting.write_certificate(
             self.config, self.run, Path(directory), self.incomplete, self.notes, self.computer_software
@@ -441,9 +450,14 @@ class _Recorder:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if _is_xdist_worker(self.config):
             return
-        certifying = self.config.getoption("--driver") or self.config.getoption("--computer-driver")
+        certifying = _certifies_a_named_subject(self.config)
         if self.run.results or (self.incomplete and certifying):
             reporting.summarize(terminalreporter, self.config, self.run, self.incomplete, self.notes)
+
+
+def _certifies_a_named_subject(config: pytest.Config) -> bool:
+    """Whether the run names a subject of its own, whose certificate says why nothing was checked if nothing was."""
+    return any(config.getoption(option) for option in ("--driver", "--computer-driver", "--execution-service"))
 
 
 def _close_harnesses(config: pytest.Config) -> list[str]:

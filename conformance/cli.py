@@ -17,6 +17,7 @@ from pathlib import Path
 
 from conformance import resources
 from conformance.clauses import registry
+from conformance.options import EXECUTION_TOKEN_VARIABLE
 
 DEFAULT_DRIVER = "reference.browser:sync_factory"
 
@@ -31,10 +32,15 @@ def _certify(args: argparse.Namespace) -> int:
         pytest_args += ["-o", "asyncio_default_fixture_loop_scope=function"]
     if args.sdk:
         pytest_args.append("--node-sdk" if args.sdk == "node" else "--sdk")
-    if args.driver or not (args.sdk or args.computer_driver):
+    if args.driver or not (args.sdk or args.computer_driver or args.execution_service):
         pytest_args.append(f"--driver={args.driver or DEFAULT_DRIVER}")
     if args.computer_driver:
         pytest_args.append(f"--computer-driver={args.computer_driver}")
+    if args.execution_service:
+        pytest_args += [
+            f"--execution-service={args.execution_service}",
+            f"--execution-token-env={args.execution_token_env}",
+        ]
     pytest_args += args.pytest_args
     # A fresh interpreter: this one has already imported the SDK (and so anyio), which pytest could then not
     # assertion-rewrite, and a certification run should not depend on what the command line loaded first.
@@ -102,6 +108,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         const="python",
         choices=("python", "node"),
         help="check the installed SDK's toolsets and runners instead; --sdk=node: the npm openai the kit installed",
+    )
+    certify.add_argument(
+        "--execution-service",
+        metavar="URL",
+        help="certify the code-execution service at this endpoint URL instead (its bearer token from the environment)",
+    )
+    certify.add_argument(
+        "--execution-token-env",
+        metavar="NAME",
+        default=EXECUTION_TOKEN_VARIABLE,
+        help=f"environment variable holding the execution service's token (default {EXECUTION_TOKEN_VARIABLE})",
     )
     certify.add_argument(
         "--out", type=Path, default=Path("certificate"), help="certificate folder (default ./certificate)"

@@ -14,3 +14,5 @@ DEFAULT_DRIVER_TIMEOUT: Final = 2 * CONTRACT_LONGEST_WAIT_SECONDS
 DEFAULT_SCREEN_SIZE: Final = "1280x800"
 # --evidence: rerun failing checks with pictures (within a time budget), rerun all of them, or none.
 EVIDENCE_MODES: Final = ("rerun", "rerun-all", "first-run", "off")
+# Where the guide's example client reads the execution service's bearer token; --execution-token-env names another.
+EXECUTION_TOKEN_VARIABLE: Final = "OPENAI_EXAMPLE_CODE_EXECUTION_TOKEN"

@@ -3,8 +3,8 @@
 Registered through the ``pytest11`` entry point, so ``pytest --driver=mypkg:make_driver`` works in any project.
 Until a run asks for the kit, this module only declares the kit's options: it imports nothing heavy (no openai,
 Playwright, hypothesis or Node host), registers no fixture, marker or hook that acts, and adds nothing to the
-run's output. A run asks for the kit with ``--driver``, ``--computer-driver``, ``--sdk``, ``--node-sdk`` or
-``--certificate``, or by naming a path or module inside the kit's checks (``pytest --pyargs
+run's output. A run asks for the kit with ``--driver``, ``--computer-driver``, ``--sdk``, ``--node-sdk``,
+``--execution-service`` or ``--certificate``, or by naming a path or module inside the kit's checks (``pytest --pyargs
 conformance.contracts.toolset``); then :mod:`conformance.certification_plugin` is registered, the way pytest's own
 junitxml and pytest-xdist register their machinery only when asked.
 """
@@ -17,10 +17,10 @@ from typing import Final
 import pytest
 
 from conformance.explore import options as explore_options
-from conformance.options import DEFAULT_DRIVER_TIMEOUT, DEFAULT_SCREEN_SIZE, EVIDENCE_MODES
+from conformance.options import DEFAULT_DRIVER_TIMEOUT, DEFAULT_SCREEN_SIZE, EVIDENCE_MODES, EXECUTION_TOKEN_VARIABLE
 
 # Options that ask for a certification (or write one) and so wake the kit.
-WAKING_OPTIONS: Final = ("--driver", "--computer-driver", "--sdk", "--node-sdk", "--certificate")
+WAKING_OPTIONS: Final = ("--driver", "--computer-driver", "--sdk", "--node-sdk", "--execution-service", "--certificate")
 PACKAGE: Final = Path(__file__).resolve().parent
 CERTIFICATION_PLUGIN: Final = "driverkit-certification"
 
@@ -50,6 +50,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="check the npm openai installed with the kit instead (the runner scenarios through the Node SDK; checks "
         "with no Node form are reported not checked); driverkit certify --sdk=node runs this",
+    )
+    group.addoption(
+        "--execution-service",
+        metavar="URL",
+        help="certify the code-execution service whose endpoint is URL (the address requests are POSTed to) over its "
+        "HTTP protocol; runs the bundled execution checks",
+    )
+    # The token never travels on the command line, where other users could read it in the process list.
+    group.addoption(
+        "--execution-token-env",
+        metavar="NAME",
+        default=EXECUTION_TOKEN_VARIABLE,
+        help=f"the environment variable that holds the execution service's bearer token "
+        f"(default {EXECUTION_TOKEN_VARIABLE})",
     )
     group.addoption(
         "--desktop",

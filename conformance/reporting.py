@@ -21,7 +21,13 @@ from conformance.harness.fixture_host import LOOPBACK, FixtureHost
 from conformance.session import CertificationSession, ClauseResult, fix_first
 
 WRITTEN_KEY = pytest.StashKey[tuple[Path, Path, Path]]()
-_PART_NAMES = {"BR": "browser driver", "CO": "computer driver", "TS": "SDK toolsets", "RN": "SDK runners"}
+_PART_NAMES = {
+    "BR": "browser driver",
+    "CO": "computer driver",
+    "TS": "SDK toolsets",
+    "RN": "SDK runners",
+    "EX": "execution service",
+}
 
 
 def clause_results(
@@ -34,6 +40,8 @@ def clause_results(
         prefixes.add("BR")
     if config is not None and _has_option(config, "--computer-driver") and config.getoption("--computer-driver"):
         prefixes.add("CO")
+    if config is not None and _has_option(config, "--execution-service") and config.getoption("--execution-service"):
+        prefixes.add("EX")
     return run.clause_results(registry().with_prefix(*sorted(prefixes)), complete=complete)
 
 
@@ -56,6 +64,10 @@ def subjects(
         if computer_software:
             profile["software"] = dict(computer_software)
         found.append(certificate.CertifiedSubject("computer driver", computer, profile))
+    service = config.getoption("--execution-service", None) if _has_option(config, "--execution-service") else None
+    if service:
+        # Which runtimes the service offered is part of what was certified: a missing one is "not implemented".
+        found.append(certificate.CertifiedSubject("execution service", service, run.profile))
     if run.prefixes() & {"TS", "RN"}:
         if _has_option(config, "--node-sdk") and config.getoption("--node-sdk"):
             from conformance.rig.node_subject import node_profile

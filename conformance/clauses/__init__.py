@@ -3,9 +3,9 @@
 A clause is one checkable requirement, paraphrased in the kit's words and cited by the title of the document it
 comes from and that document's section heading (or, for the SDK's type declarations, the declaration's name).
 The clause lists are data: one TOML file per part of the contract beside this module (browser clauses the
-harness judges, what a browser driver observes, what it does; toolset; runner; computer). This module defines the
-type, loads and validates the files, and gathers them, so a check can name a clause without knowing which list
-holds it.
+harness judges, what a browser driver observes, what it does; toolset; runner; computer; execution service). This
+module defines the type, loads and validates the files, and gathers them, so a check can name a clause without
+knowing which list holds it.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ CLAUSE_FILES: Final[tuple[str, ...]] = (
     "toolset",
     "runner",
     "computer",
+    "execution",
 )
 
 

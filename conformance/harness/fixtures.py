@@ -23,12 +23,17 @@ from conformance.harness.computer_environment import ComputerEnvironment, deskto
 from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.environment import DriverHints, Environment
 from conformance.harness.errors import DriverSetupError, bounded
+from conformance.harness.execution_service import ExecutionEndpoint
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.subject import SDK_ACCEPTS_CLAUSE, BrowserSubject
 
 LOOP_KEY = pytest.StashKey[HarnessLoop]()
 HARNESS_KEY = pytest.StashKey[BrowserHarness]()
 COMPUTER_HARNESS_KEY = pytest.StashKey[ComputerHarness]()
+# The execution service under certification (--execution-service), read from the options while configuring.
+EXECUTION_ENDPOINT_KEY = pytest.StashKey[ExecutionEndpoint]()
+# What the execution checks found the service offers (its languages), shown as the subject's profile.
+EXECUTION_PROFILE_KEY = pytest.StashKey[dict[str, object]]()
 # Where the computer desktop runs and its screen size, as the plugin read them from the options.
 DESKTOP_KEY = pytest.StashKey[tuple[str, tuple[int, int]]]()
 NOTE_PROPERTY = "driverkit-note"

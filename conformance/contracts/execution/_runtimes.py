@@ -1,0 +1,40 @@
+"""The two runtimes the guide describes, as the checks write scripts for them: how a script returns text, sets a
+session variable and reads it back, in Python (``log``) and in JavaScript (``console.log``, ``globalThis``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from conformance.harness.execution_service import ExecutionEndpoint, Reply
+
+
+@dataclass(frozen=True)
+class Runtime:
+    language: str
+    service: ExecutionEndpoint
+
+    def run(self, session_id: str, code: str) -> Reply:
+        return self.service.execute(session_id, code, self.language)
+
+    def log_code(self, text: str) -> str:
+        """A script that returns ``text`` as text output."""
+        if self.language == "python":
+            return f"log({text!r})"
+        return f"console.log({json.dumps(text)})"
+
+    def set_code(self, name: str, value: str) -> str:
+        """A script that keeps ``value`` in the session's variable ``name`` and says so."""
+        if self.language == "python":
+            return f"{name} = {value!r}\nlog('set')"
+        return f"globalThis.{name} = {json.dumps(value)}; console.log('set')"
+
+    def read_code(self, name: str) -> str:
+        """A script that returns the session variable ``name``, or ``<absent>`` when the session has none."""
+        if self.language == "python":
+            return f"log(globals().get({name!r}, '<absent>'))"
+        return f"console.log(typeof globalThis.{name} === 'undefined' ? '<absent>' : globalThis.{name})"
+
+
+def runtime_for(language: str, service: ExecutionEndpoint) -> Runtime:
+    return Runtime(language, service)
