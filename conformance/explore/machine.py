@@ -12,6 +12,10 @@ sequence names the first tabs, and a dropped step leaves the rest meaningful.
 
 What every sequence did is kept in a :class:`Runs` record, so the runner can report the sequence hypothesis
 shrank to (and how many steps exploration took) without parsing hypothesis's own output.
+
+The engine (:class:`SequenceMachine`, :class:`Run`, :class:`Runs`) knows nothing of browsers: a step is anything that
+says itself in words and performs on a session (:class:`SequenceStep`). :class:`ExplorationMachine` draws browser
+steps; :mod:`conformance.explore.computer_machine` draws desktop actions on the same engine.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
@@ -42,7 +47,17 @@ from .steps import (
     VisitDialogs,
 )
 
-OpenSession = Callable[[], AbstractContextManager[ExploredSession]]
+
+class SequenceStep(Protocol):
+    """One step of an explored sequence: its words in a certificate, and the call it makes and judges."""
+
+    def words(self) -> str: ...
+
+    def perform(self, session: Any) -> None: ...
+
+
+# A maker of fresh, started sessions (a browser's ExploredSession, a desktop's ExploredDesktop).
+OpenSession = Callable[[], AbstractContextManager[Any]]
 
 # The kinds of step and how often each is drawn (a kind listed twice is drawn twice as often): tab changes and
 # navigations most, as the sequence-level rules are about them; the dialogs page least, as it costs half a second.
@@ -101,9 +116,9 @@ _GONE_MEMBERS = ("switch_tab", "close_tab", "navigate")
 class Run:
     """One sequence: the steps it took, and the violation that ended it (None when it kept every rule)."""
 
-    steps: list[Step] = field(default_factory=list)
+    steps: list[SequenceStep] = field(default_factory=list)
     failure: ClauseViolation | None = None
-    tab_ids: dict[str, str] = field(default_factory=dict)  # the model's names -> this session's IDs
+    tab_ids: dict[str, str] = field(default_factory=dict)  # the model's names -> this session's IDs (browser tabs)
     seconds: float = 0.0  # the whole sequence, opening and closing its driver included
     started: float = field(default_factory=time.perf_counter)
     step_seconds: list[float] = field(default_factory=list)  # each step's own time, for the bench
@@ -139,8 +154,10 @@ class Runs:
         return min(reversed(failing), key=lambda run: len(run.steps)) if failing else None
 
 
-class ExplorationMachine(RuleBasedStateMachine):
-    """One sequence of steps on one fresh driver session."""
+class SequenceMachine(RuleBasedStateMachine):
+    """One sequence of steps on one fresh session; subclasses add the rule that draws a step and performs it."""
+
+    session: Any
 
     def __init__(self, open_session: OpenSession, runs: Runs) -> None:
         super().__init__()
@@ -163,7 +180,7 @@ class ExplorationMachine(RuleBasedStateMachine):
             self._stack.close()
             raise
 
-    def perform(self, step: Step) -> None:
+    def perform(self, step: SequenceStep) -> None:
         self._run.steps.append(step)
         started = time.perf_counter()
         try:
@@ -177,14 +194,26 @@ class ExplorationMachine(RuleBasedStateMachine):
         finally:
             self._run.step_seconds.append(time.perf_counter() - started)
 
+    def identities(self) -> dict[str, str]:
+        """The names the sequence's steps use for what the driver identified (tabs), with the driver's IDs."""
+        return {}
+
     def teardown(self) -> None:
         if self.idle:
             return
-        model = self.session.model
-        if model is not None:
-            self._run.tab_ids = {tab.name: tab.id for tab in (*model.tabs, *model.closed)}
+        self._run.tab_ids = self.identities()
         self._run.seconds = time.perf_counter() - self._run.started
         self._stack.close()
+
+
+class ExplorationMachine(SequenceMachine):
+    """One sequence of browser steps on one fresh driver session."""
+
+    session: ExploredSession
+
+    def identities(self) -> dict[str, str]:
+        model = self.session.model
+        return {tab.name: tab.id for tab in (*model.tabs, *model.closed)} if model is not None else {}
 
     # ----- drawing a step -------------------------------------------------------------------------------------
 
@@ -236,8 +265,11 @@ class ExplorationMachine(RuleBasedStateMachine):
         return ListTabs()
 
 
-def machine_factory(open_session: OpenSession, runs: Runs) -> Callable[[], ExplorationMachine]:
-    """The state machine factory hypothesis calls once per sequence."""
+MachineFactory = Callable[[OpenSession, Runs], Callable[[], SequenceMachine]]
+
+
+def machine_factory(open_session: OpenSession, runs: Runs) -> Callable[[], SequenceMachine]:
+    """The browser state machine factory hypothesis calls once per sequence."""
 
     def factory() -> ExplorationMachine:
         return ExplorationMachine(open_session, runs)

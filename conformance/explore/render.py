@@ -8,16 +8,18 @@ finding one step a line, with the tab IDs the driver gave each tab the sequence 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from conformance.harness.errors import bounded
 
-from .steps import Step
+if TYPE_CHECKING:  # the machine module imports hypothesis, which rendering does not need
+    from .machine import SequenceStep
 
 # The certificate keeps this many characters of a reason (conformance.certificate.REASON_LIMIT).
 REASON_LIMIT = 300
 
 
-def numbered(steps: Sequence[Step]) -> list[str]:
+def numbered(steps: Sequence[SequenceStep]) -> list[str]:
     """``1. new_tab(url=null) -> T2``, one entry per step."""
     return [f"{number}. {step.words()}" for number, step in enumerate(steps, 1)]
 
@@ -26,7 +28,7 @@ def replay_hint(seed: int) -> str:
     return f"replay with --explore-seed={seed}"
 
 
-def reason(steps: Sequence[Step], detail: str, seed: int, *, limit: int = REASON_LIMIT) -> str:
+def reason(steps: Sequence[SequenceStep], detail: str, seed: int, *, limit: int = REASON_LIMIT) -> str:
     """The clause's reason: the numbered steps, what the last one showed against the model, and the seed."""
     count = len(steps)
     head = f"a sequence of {count} step{'' if count == 1 else 's'} (shrunk): {' '.join(numbered(steps))} -- "
@@ -48,7 +50,7 @@ def _cut(text: str, room: int) -> str:
 
 
 def long_form(
-    clause: str, steps: Sequence[Step], detail: str, seed: int, tab_ids: Mapping[str, str], sequences: int
+    clause: str, steps: Sequence[SequenceStep], detail: str, seed: int, tab_ids: Mapping[str, str], sequences: int
 ) -> str:
     """Every step on its own line, then what the last step showed, the tab IDs and the seed."""
     lines = [

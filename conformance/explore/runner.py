@@ -6,6 +6,9 @@ candidate sequences on fresh drivers, each costing real browser time, so it is b
 reached, the shortest failing sequence found so far is the finding. The same seed on the same driver runs the same
 sequences, so a certificate's ``--explore-seed`` replays its finding.
 
+The engine serves browser and desktop exploration alike: :func:`explore` takes the machine factory that draws the
+steps and the function that replays a given sequence (for shortening), the browser's by default.
+
 Only a clause violation is a finding. A driver that hangs, a harness that fails or a check skipped ends exploration
 at once with that outcome, as it ends any check: shrinking it would only repeat the hang.
 """
@@ -13,10 +16,10 @@ at once with that outcome, as it ends any check: shrinking it would only repeat 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.internal.conjecture import engine
@@ -24,7 +27,7 @@ from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from conformance.assertions import ClauseViolation
 
-from .machine import OpenSession, Run, Runs, machine_factory
+from .machine import MachineFactory, OpenSession, Run, Runs, SequenceStep, machine_factory
 from .session import ExploredSession
 from .steps import NewTab, Step
 
@@ -57,7 +60,7 @@ class Budget:
 class Finding:
     """A failing sequence, shrunk: its steps (the last one failed), the violation, and the seed that replays it."""
 
-    steps: tuple[Step, ...]
+    steps: tuple[SequenceStep, ...]
     violation: ClauseViolation
     seed: int
     tab_ids: dict[str, str]
@@ -89,13 +92,22 @@ class Exploration:
         return self.steps / self.seconds if self.seconds > 0 else 0.0
 
 
-def explore(open_session: OpenSession, budget: Budget) -> Exploration:
+def explore(
+    open_session: OpenSession,
+    budget: Budget,
+    *,
+    machine: MachineFactory = machine_factory,
+    replay_steps: ReplaySteps | None = None,
+) -> Exploration:
     """Run ``budget.sequences`` sequences, each on a session from ``open_session``, shrinking the first failure.
+
+    ``machine`` draws the steps (browser members by default) and ``replay_steps`` performs a given sequence on a
+    fresh session when shortening it (the browser's :func:`replay` by default).
 
     Raises what stopped exploration when it was not a clause violation (a hang, a skip, a blocked start).
     """
     runs = Runs(budget.shrink_sequences)
-    factory = seed(budget.seed)(machine_factory(open_session, runs))
+    factory = seed(budget.seed)(machine(open_session, runs))
     options = settings(
         max_examples=budget.sequences,
         stateful_step_count=budget.steps,
@@ -127,7 +139,9 @@ def explore(open_session: OpenSession, budget: Budget) -> Exploration:
         finding = Finding(tuple(smallest.steps), smallest.failure, budget.seed, dict(smallest.tab_ids))
         failed_at = min(run.started for run in runs.failing())
         deadline = failed_at + budget.shrink_seconds
-        finding, replays = shorten(open_session, finding, budget.shorten_sequences, deadline)
+        finding, replays = shorten(
+            open_session, finding, budget.shorten_sequences, deadline, replay_steps or _renumbering_replay
+        )
     return Exploration(budget, tuple(runs.runs), time.perf_counter() - started, finding, replays)
 
 
@@ -139,7 +153,7 @@ class Replayed:
     opened): such a candidate says nothing about the defect.
     """
 
-    steps: tuple[Step, ...]
+    steps: tuple[SequenceStep, ...]
     violation: ClauseViolation | None
     possible: bool
     tab_ids: dict[str, str]
@@ -149,13 +163,23 @@ class _Impossible(Exception):
     """A step names a tab the sequence being replayed never opened."""
 
 
-def replay(session: ExploredSession, steps: Sequence[Step], *, renumber: bool = False) -> Replayed:
+# Performs a sequence on a started session (shortening's candidates), stopping at the first violation.
+ReplaySteps = Callable[[Any, Sequence[SequenceStep]], Replayed]
+
+
+def _renumbering_replay(session: Any, steps: Sequence[SequenceStep]) -> Replayed:
+    return replay(session, steps, renumber=True)
+
+
+def replay(session: ExploredSession, steps: Sequence[SequenceStep], *, renumber: bool = False) -> Replayed:
     """Perform ``steps`` on a started session, stopping at the first violation.
 
     With ``renumber``, the tabs the sequence's own new_tab steps open are renamed in order (the sequence without
     its second new_tab calls its third tab T2), so a sequence with steps left out still reads as one.
     """
-    created = {step.name for step in steps if isinstance(step, NewTab)} if renumber else set()
+    browser_steps = [step for step in steps if isinstance(step, Step)]
+    assert len(browser_steps) == len(steps), "a browser session replays browser steps"
+    created = {step.name for step in browser_steps if isinstance(step, NewTab)} if renumber else set()
     names: dict[str, str] = {}
 
     def rename(name: str) -> str:
@@ -165,14 +189,14 @@ def replay(session: ExploredSession, steps: Sequence[Step], *, renumber: bool = 
             raise _Impossible(name)
         return names[name]
 
-    performed: list[Step] = []
+    performed: list[SequenceStep] = []
 
     def ended(violation: ClauseViolation | None, possible: bool = True) -> Replayed:
         model = session.model
         tab_ids = {tab.name: tab.id for tab in (*model.tabs, *model.closed)} if model else {}
         return Replayed(tuple(performed), violation, possible, tab_ids)
 
-    for original in steps:
+    for original in browser_steps:
         if isinstance(original, NewTab) and renumber:
             names[original.name] = session.tabs.next_name()
         try:
@@ -189,7 +213,13 @@ def replay(session: ExploredSession, steps: Sequence[Step], *, renumber: bool = 
     return ended(None)
 
 
-def shorten(open_session: OpenSession, finding: Finding, most: int, deadline: float) -> tuple[Finding, int]:
+def shorten(
+    open_session: OpenSession,
+    finding: Finding,
+    most: int,
+    deadline: float,
+    replay_steps: ReplaySteps = _renumbering_replay,
+) -> tuple[Finding, int]:
     """Leave out one step at a time while the shorter sequence still fails the same clause; (finding, replays).
 
     hypothesis shrinks by its choices, which in a sequence of browser steps often turns a step into the plainest
@@ -201,7 +231,7 @@ def shorten(open_session: OpenSession, finding: Finding, most: int, deadline: fl
     while index < len(current.steps) - 1 and replays < most and time.perf_counter() < deadline:
         candidate = [*current.steps[:index], *current.steps[index + 1 :]]
         with open_session() as session:
-            attempt = replay(session, candidate, renumber=True)
+            attempt = replay_steps(session, candidate)
         replays += 1
         if attempt.violation is not None and attempt.violation.clause_id == current.clause:
             current = Finding(attempt.steps, attempt.violation, current.seed, attempt.tab_ids)
