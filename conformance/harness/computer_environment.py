@@ -69,6 +69,9 @@ class ComputerEnvironment:
     def __init__(self, desktop: Desktop) -> None:
         self.desktop = desktop
         self._barrier: _InputBarrier | None = None
+        # The page's record of the last barrier's own pointer move: where the pointer was and what was held (buttons,
+        # modifiers) once the page had handled all input sent before it. Exploration judges held input by it.
+        self.last_barrier: Event | None = None
 
     @property
     def display(self) -> str:
@@ -141,6 +144,7 @@ class ComputerEnvironment:
             ]
             if arrived:
                 barrier.sentinels.update(int(event["seq"]) for event in arrived)
+                self.last_barrier = arrived[-1]
                 return max(int(item.get("seq", 0)) for item in events)
             now = time.monotonic()
             latest = max((int(event.get("seq", 0)) for event in events), default=0)
@@ -149,6 +153,15 @@ class ComputerEnvironment:
             if now - progress_at > silence or now - started > BARRIER_CAP_SECONDS:
                 raise DesktopUnavailableError(_barrier_missing(events, last_seen, nudge, now - started))
             time.sleep(0.01)
+
+    def release_held_input(self) -> list[str]:
+        """Release every pointer button and key the X server holds down, whoever pressed it; what was released.
+
+        A driver that leaves a button or key pressed would otherwise press it for every later check on this desktop
+        (a fresh driver cannot know what an earlier one left): exploration, which looks for such drivers, calls this
+        after each sequence so its finding stays its own.
+        """
+        return self._input_barrier().release_everything()
 
     def close(self) -> None:
         if self._barrier is not None:
@@ -260,6 +273,27 @@ class _InputBarrier:
         self._xtest.fake_input(self._display, X.MotionNotify, x=nudge[0], y=nudge[1], root=root)
         self._display.sync()
         return nudge
+
+    def release_everything(self) -> list[str]:
+        """Release the buttons the pointer's state reports pressed and the keys the keymap reports down."""
+        from Xlib import X
+
+        root = self._display.screen().root
+        mask = int(root.query_pointer().mask)
+        released = []
+        for button, button_mask in enumerate((X.Button1Mask, X.Button2Mask, X.Button3Mask), 1):
+            if mask & button_mask:
+                self._xtest.fake_input(self._display, X.ButtonRelease, button)
+                released.append(f"button {button}")
+        keymap = self._display.query_keymap()
+        for index, bits in enumerate(keymap):
+            for bit in range(8):
+                if int(bits) & (1 << bit):
+                    keycode = index * 8 + bit
+                    self._xtest.fake_input(self._display, X.KeyRelease, keycode)
+                    released.append(f"keycode {keycode}")
+        self._display.sync()
+        return released
 
     def close(self) -> None:
         self._display.close()

@@ -28,6 +28,11 @@ def _at(screen_size: tuple[int, int], fractions: tuple[tuple[float, float], ...]
     return [(FREE_LEFT + round(fx * free_width), FREE_TOP + round(fy * free_height)) for fx, fy in fractions]
 
 
+def free_area_point(environment: ComputerEnvironment, fraction_x: float, fraction_y: float) -> tuple[int, int]:
+    """The screen point at these fractions of the page's free area on this desktop's screen."""
+    return _at(environment.screen_size, ((fraction_x, fraction_y),))[0]
+
+
 def points(environment: ComputerEnvironment) -> list[tuple[int, int]]:
     """The pointer checks' four screen points on this desktop's screen."""
     return _at(environment.screen_size, POINT_FRACTIONS)
@@ -118,15 +123,19 @@ def take_shot(subject: ComputerSubject) -> Shot:
     page's two calibration marks, and one that does not show them cannot be placed, so the check cannot aim and
     says so. Checks that need pixels skip drivers that only return file IDs.
     """
-    screenshot = subject.screenshot()
+    return placed_shot(subject.screenshot(), subject.env)
+
+
+def placed_shot(screenshot: object, environment: ComputerEnvironment) -> Shot:
+    """What :func:`take_shot` makes of a screenshot the driver returned, however it was taken."""
     url = screenshot.get("image_url") if isinstance(screenshot, dict) else None
     if not url or not str(url).startswith("data:"):
         not_implemented("screenshots as data URLs (the suite cannot fetch file IDs or remote images)")
     image = decode_image_url(str(url))
-    width, height = subject.env.screen_size
-    if whole_screen(image, subject.env.screen_size):
+    width, height = environment.screen_size
+    if whole_screen(image, environment.screen_size):
         return Shot(image, image.width / width, image.height / height)
-    placed = calibrated(image, subject.env)
+    placed = calibrated(image, environment)
     if placed is None:
         unverified(
             "screenshot",
