@@ -1,4 +1,4 @@
-"""Model-based exploration of browser drivers: random sequences of members, judged after every step.
+"""Model-based exploration of browser and computer drivers: random sequences, judged after every step.
 
 The single-situation checks each judge one member in one situation. Some defects show only over a sequence: an ID
 given out again after its tab closed, an active flag that moves when a background tab closes, a history that
@@ -15,5 +15,14 @@ with the evidence of its last step, the clause it breaks and the seed that repla
 - :mod:`.render`: a shrunk sequence as numbered steps;
 - :mod:`.options`: ``--explore`` and ``--explore-seed``.
 
-The check that runs it is ``conformance/contracts/browser/check_exploration.py``.
+Computer drivers are explored on the same engine (:class:`.machine.SequenceMachine`, :func:`.runner.explore`) with a
+desktop model of their own: random sequences of native actions, judged after each by the recorder page's record.
+
+- :mod:`.computer_model`: the desktop model (pointer, what is held, text typed) and the rest every action must leave;
+- :mod:`.computer_steps`: the action vocabulary, each action's own judgement, and the replay shortening uses;
+- :mod:`.computer_session`: one explored desktop session (a computer subject, its model, the page's record);
+- :mod:`.computer_machine`: the state machine that draws actions.
+
+The checks that run it are ``conformance/contracts/browser/check_exploration.py`` and
+``conformance/contracts/computer/check_exploration.py``.
 """

@@ -19,6 +19,11 @@ import pytest
 # an idle machine (a step takes 70 ms on average, a dialogs page a third of a second). The suite's other checks take
 # about 45 s, so this is what the minute allows with a margin for a busy machine.
 DEFAULT_SEQUENCES = 8
+# Sequences explored by default on a computer driver (conformance.explore.computer_machine), each of
+# COMPUTER_STEPS_PER_SEQUENCE actions on a fresh driver: sized so exploration adds at most about 15 s to certifying
+# the reference computer driver on two cores (bench: tests/benchmarks/bench_exploration.py --computer).
+DEFAULT_COMPUTER_SEQUENCES = 10
+COMPUTER_STEPS_PER_SEQUENCE = 10
 
 
 def _count(text: str) -> int:
@@ -47,17 +52,17 @@ def add_options(group: pytest.OptionGroup) -> None:
         metavar="N",
         type=_count,
         default=None,
-        help=f"explore N random sequences of browser members, each on a fresh driver, against a model of the "
-        f"session (default {DEFAULT_SEQUENCES}; 0 turns exploration off); a failure is shrunk to its shortest "
-        "sequence",
+        help=f"explore N random sequences of browser members (or computer actions), each on a fresh driver, against "
+        f"a model of the session (default {DEFAULT_SEQUENCES} for a browser driver, {DEFAULT_COMPUTER_SEQUENCES} for "
+        "a computer driver; 0 turns exploration off); a failure is shrunk to its shortest sequence",
     )
     group.addoption(
         "--explore-seed",
         metavar="S",
         type=_seed,
         default=None,
-        help="the seed exploration draws its sequences from (default: derived from --driver); a certificate's "
-        "finding names the seed that replays it",
+        help="the seed exploration draws its sequences from (default: derived from --driver or "
+        "--computer-driver); a certificate's finding names the seed that replays it",
     )
 
 
@@ -66,13 +71,13 @@ def default_seed(driver: str) -> int:
     return zlib.crc32(driver.encode("utf-8")) % 100_000
 
 
-def sequences(config: pytest.Config) -> int:
-    """``--explore``, else the default budget."""
+def sequences(config: pytest.Config, default: int = DEFAULT_SEQUENCES) -> int:
+    """``--explore``, else the default budget (the browser's unless told)."""
     given = config.getoption("--explore", None)
-    return DEFAULT_SEQUENCES if given is None else int(given)
+    return default if given is None else int(given)
 
 
-def seed(config: pytest.Config) -> int:
-    """``--explore-seed``, else the seed derived from ``--driver``."""
+def seed(config: pytest.Config, driver_option: str = "--driver") -> int:
+    """``--explore-seed``, else the seed derived from the driver option's value (``--driver`` unless told)."""
     given = config.getoption("--explore-seed", None)
-    return default_seed(str(config.getoption("--driver", None) or "")) if given is None else int(given)
+    return default_seed(str(config.getoption(driver_option, None) or "")) if given is None else int(given)
