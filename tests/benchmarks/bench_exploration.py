@@ -9,6 +9,15 @@ reference browser driver, exploration included, stays under 60 s on two cores; t
         [--sequences 8] [--seed S] [--rounds 2]
 
 ``--driver node:PATH#EXPORT`` explores a JavaScript driver through the Node harness.
+
+``--computer-driver SPEC`` explores a computer driver instead, on a desktop of its own (Xvfb on this host, or
+``--desktop docker``), with the computer check's budget, and prints the same figures. Its target (issue 30 part 2):
+exploration adds at most about 15 s to certifying the reference computer driver. ``--certify`` measures that side by
+side: it times ``driverkit certify`` of the driver with exploration off (``--explore=0``) and with the default budget,
+alternating, ``--rounds`` times each.
+
+    .venv/bin/python tests/benchmarks/bench_exploration.py --computer-driver reference.computer:sync_factory \
+        [--sequences 4] [--rounds 2] [--certify]
 """
 
 from __future__ import annotations
@@ -16,16 +25,30 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # a script run puts only this folder on the path
 
-from conformance.explore.options import DEFAULT_SEQUENCES, default_seed
+from conformance.explore.computer_machine import desktop_machine_factory
+from conformance.explore.computer_session import desktop_sessions_from
+from conformance.explore.computer_steps import replay_actions
+from conformance.explore.options import (
+    COMPUTER_STEPS_PER_SEQUENCE,
+    DEFAULT_COMPUTER_SEQUENCES,
+    DEFAULT_SEQUENCES,
+    default_seed,
+)
 from conformance.explore.runner import Budget, Exploration, explore
 from conformance.explore.session import sessions_from
 from conformance.harness.browser import BrowserHarness
+from conformance.harness.computer import ComputerHarness
+from conformance.harness.computer_environment import desktop_environment
+from conformance.harness.desktops.settings import DEFAULT_SCREEN
 from conformance.harness.environment import DriverHints
 from conformance.harness.factory import load_callable
 from conformance.harness.loop import HarnessLoop
@@ -62,13 +85,77 @@ def by_step(found: Exploration) -> str:
     )
 
 
+def explore_desktop(spec: str, sequences: int, seed: int, rounds: int, desktop: str) -> None:
+    """Explore the computer driver ``spec`` ``rounds`` times on one desktop, printing each round's figures."""
+    root = Path(__file__).resolve().parents[2]
+    loop = HarnessLoop()
+    harness = ComputerHarness(spec, load_callable(spec, "--computer-driver", search=[root]), loop, 60.0)
+    try:
+        with desktop_environment(desktop, DEFAULT_SCREEN) as environment:
+            with harness.subject(environment, print):
+                pass  # the factory's first driver, as the computer_subject fixture makes before exploring
+            for number in range(1, rounds + 1):
+                found = explore(
+                    desktop_sessions_from(harness, environment, print),
+                    Budget(sequences, seed, steps=COMPUTER_STEPS_PER_SEQUENCE),
+                    machine=desktop_machine_factory,
+                    replay_steps=replay_actions,
+                )
+                print(f"round {number}: {summary(found)}")
+                print(f"  mean step time: {by_step(found)}")
+    finally:
+        loop.close()
+
+
+def certification_seconds(spec: str, explore_option: str, desktop: str) -> tuple[float, str]:
+    """Wall time of ``driverkit certify --computer-driver=spec`` with ``--explore=...``, and its pytest summary."""
+    script = Path(sys.executable).with_name("driverkit")
+    with tempfile.TemporaryDirectory() as directory:
+        command = [str(script), "certify", "--computer-driver", spec, "--out", directory, "--desktop", desktop]
+        command += ["--", "-q", f"--explore={explore_option}"]
+        started = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - started
+    output = completed.stdout.splitlines()
+    lines = [line for line in output if " in " in line and ("passed" in line or "failed" in line)]
+    return seconds, lines[-1] if lines else f"exit {completed.returncode}"
+
+
+def compare_certifications(spec: str, sequences: int, rounds: int, desktop: str) -> None:
+    """Certification with exploration off and on, alternating so both see the same machine load."""
+    off: list[float] = []
+    on: list[float] = []
+    for number in range(1, rounds + 1):
+        for label, option, times in (("off", "0", off), (f"{sequences} sequences", str(sequences), on)):
+            seconds, result = certification_seconds(spec, option, desktop)
+            times.append(seconds)
+            print(f"certify round {number}, exploration {label}: {seconds:.1f} s ({result})")
+    added = [with_it - without for with_it, without in zip(on, off, strict=True)]
+    print(
+        f"certification: {statistics.median(off):.1f} s without exploration, {statistics.median(on):.1f} s with it; "
+        f"added {statistics.median(added):.1f} s (median of {rounds}; load average now {os.getloadavg()[0]:.2f})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--driver", default="reference.browser:sync_factory")
-    parser.add_argument("--sequences", type=int, default=DEFAULT_SEQUENCES)
+    parser.add_argument("--computer-driver", default=None, help="explore this computer driver instead")
+    parser.add_argument("--desktop", default="local", choices=("local", "docker"))
+    parser.add_argument("--certify", action="store_true", help="also time certification without and with exploration")
+    parser.add_argument("--sequences", type=int, default=None, help="default: the certification default")
     parser.add_argument("--seed", type=int, default=None, help="default: the seed certification derives")
     parser.add_argument("--rounds", type=int, default=2, help="explorations to run (the first warms the browser)")
     args = parser.parse_args()
+    if args.computer_driver:
+        sequences = DEFAULT_COMPUTER_SEQUENCES if args.sequences is None else args.sequences
+        seed = default_seed(args.computer_driver) if args.seed is None else args.seed
+        print(f"load average before: {os.getloadavg()[0]:.2f}; {args.computer_driver}, seed {seed}")
+        explore_desktop(args.computer_driver, sequences, seed, args.rounds, args.desktop)
+        if args.certify:
+            compare_certifications(args.computer_driver, sequences, args.rounds, args.desktop)
+        return
+    args.sequences = DEFAULT_SEQUENCES if args.sequences is None else args.sequences
     seed = default_seed(args.driver) if args.seed is None else args.seed
     print(f"load average before: {os.getloadavg()[0]:.2f}; {args.driver}, seed {seed}")
     loop = HarnessLoop()
