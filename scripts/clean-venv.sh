@@ -3,7 +3,9 @@
 # check both hold every run-time file, install the wheel (not editable) with its dependencies into a fresh venv in
 # a temporary folder, copy in the third-party sample driver package (tests/sample_project), and from that folder
 # certify it with plain pytest and with driverkit, certify the installed SDK, run doctor and replay a cassette.
-# Every certificate's verdict is checked, not only exit codes.
+# Every certificate's verdict is checked, not only exit codes. The install and doctor commands are the README's own
+# (its "Install into your project" block, read with tools/docs_text.py), run as written, so CI fails when the words
+# a newcomer follows stop working.
 #
 # Environment: KIT_PYTHON builds (default .venv/bin/python, which needs the `build` package: the dev extra);
 # KIT_BASE_PYTHON makes the venv (default python3); KIT_OPENAI pins openai in the venv (e.g. 3.31.0);
@@ -76,14 +78,28 @@ assert not generators, f"a cassette generator was packaged in the wheel: {genera
 print(f"{len(data)} fixture and container files in both; {len(package)} snapshot and deviation files in the wheel")
 PY
 
-step "a fresh venv with the wheel installed (not editable)"
+step "the README's install words"
+words="$(cd "$repo" && "$python" -m tools.docs_text block README "Install into your project" sh)"
+printf '%s\n' "$words"
+# The build line names the tool built with above (the sdist first and the wheel from it, a superset of the README's
+# wheel); the pip lines and doctor run below as written; `driverkit desktop build` is left to the steps that need
+# the image (the computer step here uses the local desktop).
+grep -q "python -m build --wheel" <<<"$words" || { echo "the README no longer builds with python -m build" >&2; exit 1; }
+install_lines="$(grep "^pip install" <<<"$words" | grep -v "python -m build" || true)"
+doctor_line="$(grep "^driverkit doctor" <<<"$words" || true)"
+[ -n "$install_lines" ] && [ -n "$doctor_line" ] || { echo "the README's install block lost its pip or doctor line" >&2; exit 1; }
+
+step "a fresh venv with the wheel installed (not editable), by the README's pip line"
 "$base_python" -m venv "$work/venv"
 venv="$work/venv/bin"
-pins=()
-[ -z "${KIT_OPENAI:-}" ] || pins+=("openai==$KIT_OPENAI")
-# pytest-xdist as a driver author's project would have it: the browser and SDK runs use two workers.
-"$venv/python" -m pip install -q --disable-pip-version-check "$wheel[desktop]" pytest-xdist "${pins[@]}" 2>&1 \
+# Where the words run: the clone as the reader has it after the build line, its dist/ holding the wheel.
+mkdir -p "$work/clone"
+ln -s "$dist" "$work/clone/dist"
+(cd "$work/clone" && PATH="$venv:$PATH" PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 bash -euo pipefail -c "$install_lines") 2>&1 \
     | { grep -v "^WARNING: Location" || true; }
+if [ -n "${KIT_OPENAI:-}" ]; then
+  "$venv/python" -m pip install -q --disable-pip-version-check "openai==$KIT_OPENAI" 2>&1 | { grep -v "^WARNING: Location" || true; }
+fi
 
 project="$work/project"
 cp -r "$repo/tests/sample_project" "$project"
@@ -122,8 +138,8 @@ assert certificate["verdict"] == "not fully checked", certificate["verdict"]
 PY
 }
 
-step "driverkit doctor"
-driverkit doctor || echo "(doctor reports missing pieces above; the steps below say whether they matter)"
+step "driverkit doctor, as the README runs it"
+bash -c "$doctor_line" || echo "(doctor reports missing pieces above; the steps below say whether they matter)"
 
 if wants browser; then
   step "plain pytest --driver=mypkg.drivers:make, from the folder that holds mypkg"

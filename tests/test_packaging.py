@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 from conformance import resources
+from tools import docs_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,5 +37,6 @@ def test_the_oldest_openai_is_stated_once_everywhere() -> None:
     floor = next(dep for dep in project["dependencies"] if dep.startswith("openai"))
     oldest = re.search(r"^OLDEST_OPENAI=(\S+)$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
     assert oldest is not None and floor == f"openai>={oldest.group(1)}"
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"openai {oldest.group(1)}" in readme and f"Python {project['requires-python'][2:]}" in readme
+    for page in (docs_text.README, "driver-authors"):
+        install = docs_text.section(page, "Install into your project")
+        assert f"openai {oldest.group(1)}" in install and f"Python {project['requires-python'][2:]}" in install, page

@@ -1,5 +1,6 @@
 """The public API: every name in conformance.api is importable from the package, the package itself stays light,
-moved names still work with a warning that names the new import, and the README imports only public names."""
+moved names still work with a warning that names the new import, and the README and the docs import only public
+names."""
 
 from __future__ import annotations
 
@@ -8,14 +9,12 @@ import subprocess
 import sys
 import warnings
 from importlib.metadata import version
-from pathlib import Path
 
 import pytest
 
 import conformance
 from conformance import api
-
-README = Path(__file__).resolve().parents[1] / "README.md"
+from tools import docs_text
 
 
 @pytest.mark.parametrize("name", api.__all__)
@@ -52,8 +51,10 @@ def test_the_old_environment_import_works_with_a_warning_naming_the_new_one() ->
         from conformance.environment import Nothing  # noqa: F401
 
 
-def test_the_readme_imports_only_public_names() -> None:
-    code = "\n".join(re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL))
+def test_the_docs_import_only_public_names() -> None:
+    code = "\n".join(
+        block for page in docs_text.every_page() for block in docs_text.blocks(docs_text.text(page), "python")
+    )
     private = re.findall(r"^\s*(?:from conformance\.\S+ import|import conformance\.)", code, flags=re.MULTILINE)
     assert not private, private
     imported = {

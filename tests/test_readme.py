@@ -1,6 +1,6 @@
-"""The README's examples stay true: every Python block runs as written (offline, with what it leaves to the
-reader supplied here) and does what the README says, every driverkit command it shows exists, and the two
-opening commands name scripts that are in the repository."""
+"""The examples of the README and of every docs page stay true: every Python block runs as written (offline, with
+what it leaves to the reader supplied here) and does what its page says, every driverkit command they show exists,
+and the README's two opening commands name scripts that are in the repository."""
 
 from __future__ import annotations
 
@@ -26,15 +26,17 @@ from conformance.fake_responses import CassetteTransport, fake_client
 from conformance.harness.browser import BrowserHarness
 from conformance.replay import replay
 from reference.execution import ExecutionService
+from tools import docs_text
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.browser, pytest.mark.child_run]
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-TEXT = README.read_text(encoding="utf-8")
-BLOCKS = re.findall(r"```(\w+)\n(.*?)```", TEXT, flags=re.S)
-PYTHON = [code for language, code in BLOCKS if language == "python"]
-SHELL = [code for language, code in BLOCKS if language == "sh"]
+REPOSITORY = docs_text.REPOSITORY
+PAGES = docs_text.every_page()
+# Each page's Python blocks, in the page's order: a page's blocks build on each other, as a reader pastes them.
+PAGE_PYTHON = {page: docs_text.blocks(docs_text.text(page), "python") for page in PAGES}
+PYTHON = [code for page in PAGES for code in PAGE_PYTHON[page]]
+SHELL = [code for page in PAGES for code in docs_text.blocks(docs_text.text(page), "sh")]
 
 
 @pytest.mark.parametrize("code", PYTHON, ids=[f"python-{i}" for i in range(len(PYTHON))])
@@ -74,17 +76,17 @@ def test_driverkit_commands_parse(arguments: list[str]) -> None:
 
 
 def test_opening_commands_exist() -> None:
-    first_block = SHELL[0]
+    first_block = docs_text.blocks(docs_text.text(docs_text.README), "sh")[0]
     for script in re.findall(r"\./(scripts/[\w.-]+)", first_block):
-        assert (README.parent / script).is_file(), script
+        assert (REPOSITORY / script).is_file(), script
     assert "driverkit certify" in first_block and "scripts/test.sh" in first_block
 
 
 # ------------------------------------------------------------------------------ every Python block, executed
 #
-# The blocks run in README order in one namespace, as a reader would paste them into one session, inside a
-# temporary folder. What a block leaves for the reader to supply (a site, a model, an API) is given here: each
-# block has one runner below, which executes it and then checks that it did what the README says.
+# Each page's blocks run in the page's order in one namespace, as a reader would paste them into one session, inside
+# a temporary folder. What a block leaves for the reader to supply (a site, a model, an API) is given here: each
+# block has one runner below, which executes it and then checks that it did what its page says.
 
 Namespace = dict[str, Any]
 
@@ -175,7 +177,7 @@ def _run_execution_limits(code: str, namespace: Namespace) -> None:
     limits = namespace["limits"]
     assert (limits.deadline_s, limits.max_sessions, limits.idle_timeout_s, limits.max_processes) == (10, 8, 600, 64)
     assert namespace["SESSIONS_PATH"] == "/sessions/"
-    assert "DELETE /sessions/<session_id>" in TEXT
+    assert "DELETE /sessions/<session_id>" in docs_text.text("execution-service")
 
 
 def _run_javascript_look(code: str, namespace: Namespace) -> None:
@@ -242,24 +244,24 @@ RUNNERS: dict[str, Callable[..., None]] = {
 
 def _runner(code: str) -> Callable[..., None]:
     matches = [runner for marker, runner in RUNNERS.items() if marker in code]
-    assert len(matches) == 1, f"a README Python block needs exactly one runner in {__name__}:\n{code}"
+    assert len(matches) == 1, f"a Python block of the docs needs exactly one runner in {__name__}:\n{code}"
     return matches[0]
 
 
 def test_every_python_block_has_a_runner() -> None:
-    assert len(PYTHON) == len(RUNNERS)
-    for code in PYTHON:
-        _runner(code)
+    # Each block has exactly one runner (``_runner`` asserts it), and no runner is left without its block.
+    assert {_runner(code) for code in PYTHON} == set(RUNNERS.values())
 
 
+@pytest.mark.parametrize("page", [page for page in PAGES if PAGE_PYTHON[page]])
 def test_python_blocks_run_as_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     namespace: Namespace = {"__name__": "readme"}
     available = {"namespace": namespace, "monkeypatch": monkeypatch, "capsys": capsys}
     try:
-        for code in PYTHON:
+        for code in PAGE_PYTHON[page]:
             runner = _runner(code)
             wanted = inspect.signature(runner).parameters
             runner(code, **{name: available[name] for name in wanted if name in available})

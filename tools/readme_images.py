@@ -1,4 +1,5 @@
-"""Regenerate the README's picture of certificate.html from a real certification, so it shows what the kit writes.
+"""Regenerate the docs' picture of certificate.html (docs/images) from a real certification, so it shows what the
+kit writes.
 
     .venv/bin/python -m tools.readme_images [--out docs/images]
 

@@ -6,7 +6,8 @@ Each driver of ``tests/conformance/contracts/browser/test_broken_drivers.py`` th
 DEFECTS and root-cause cases; not the variants the documents allow) is certified in a child run of every browser
 check, as a driver author would run it, and its certificate read back. The table gives, per driver, the failed
 clauses, the first entry of "What to fix first" and how many clauses it blocks; the closing lines give the
-distribution of failed clauses per driver, the figure the README reports. It takes about 20 s a driver on 2 cores.
+distribution of failed clauses per driver, the figure the docs report (Benchmarks, and "Reading the certificate").
+It takes about 20 s a driver on 2 cores.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ service stays up and another session (the victim) keeps its variables and files.
 
 Each attack runs against services started as root (in this process, when pytest runs as root) and as ``nobody``
 (a service process started with setpriv, Debian's Python and a copy of the package). ``ATTACKS`` is the list the
-README's "attacks tried / held" figure counts (checked by ``test_readme_counts_the_attacks``). Every attack runs
+docs' "attacks tried / held" figure counts (checked by ``test_docs_count_the_attacks``). Every attack runs
 from both runtimes (``language``): from the JavaScript runtime, the attack's Python is started by the session's
 Node process (``child_process``) inside its sandbox, with the uid, namespaces, limits and cgroup the Node runtime
 has, and the victim is a JavaScript session too. Each attack's code reports ``BREACH: ...`` when it got through;
@@ -29,6 +29,7 @@ import pytest
 
 from reference.execution import SESSIONS_PATH, execute_in_sandbox, node
 from reference.execution.sandbox import PER_SESSION_DISPLAY
+from tools import docs_text
 
 from ._http import send
 from ._procs import gone_soon, pids_matching, present_soon
@@ -667,10 +668,10 @@ def test_attack_is_held(name: str, target: Target, target_factory: Factory, lang
     send(target.endpoint, None, token=target.token, method="DELETE", path=f"{SESSIONS_PATH}attacker")
 
 
-def test_readme_counts_the_attacks() -> None:
-    readme = (ROOT / "README.md").read_text()
-    found = re.search(r"attacks tried / held: \*\*(\d+) / (\d+)\*\*", readme, flags=re.IGNORECASE)
-    assert found, "the README's security section must state 'attacks tried / held: **N / N**'"
+def test_docs_count_the_attacks() -> None:
+    boundary = docs_text.section("execution-service", "Security boundary")
+    found = re.search(r"attacks tried / held: \*\*(\d+) / (\d+)\*\*", boundary, flags=re.IGNORECASE)
+    assert found, "the docs' security boundary must state 'attacks tried / held: **N / N**'"
     assert (int(found.group(1)), int(found.group(2))) == (len(ATTACKS), len(ATTACKS))
 
 

@@ -1,6 +1,6 @@
 """``--computer-driver=node:...``: the computer suite certifies JavaScript computer drivers through the Node SDK.
 
-The reference Node computer driver (reference/node/computer.mjs), certified with the README's command, must
+The reference Node computer driver (reference/node/computer.mjs), certified with the docs' command, must
 conform with no clause failed or left unreached; each factory of tests/node/drivers/broken_computer.mjs (that
 driver with exactly one defect) must fail exactly its clause in a child run restricted with ``-k`` to the checks
 that exercise the defect. A Node older than the kit needs is a usage error that names the fix.
@@ -17,6 +17,7 @@ import pytest
 
 from tests.broken.certification import REPOSITORY, Certification, certify, run_child
 from tests.desktops import needs_x
+from tools import docs_text
 
 pytestmark = [needs_x, pytest.mark.desktop, pytest.mark.child_run, pytest.mark.node]
 
@@ -30,8 +31,7 @@ def certify_computer(driver: str, directory: Path, selection: str | None = None)
 
 
 def test_the_readme_command_certifies_the_reference_node_computer_driver(tmp_path: Path) -> None:
-    text = (REPOSITORY / "README.md").read_text("utf-8")
-    section = text[text.index("### JavaScript computer drivers") :]
+    section = docs_text.section("javascript-drivers", "JavaScript computer drivers")
     command = next(line for line in section.splitlines() if line.startswith("pytest --computer-driver=node:"))
     assert command.split()[1] == f"--computer-driver={REFERENCE}", command
     run = certify_computer(REFERENCE, tmp_path)

@@ -1,4 +1,5 @@
-"""README "Certify a JavaScript driver": its driver and its commands run as written, and certify.
+"""The docs' "JavaScript drivers" > "Certify a JavaScript browser driver": its driver and its commands run as
+written, and certify.
 
 The section's JavaScript block is written to ``drivers/my-driver.mjs`` in a fresh project folder whose
 ``node_modules`` is the kit's (the npm packages a driver author installs), and each ``pytest --driver=node:...``
@@ -8,7 +9,6 @@ so the test stays short. Each must write a certificate that fails nothing.
 
 from __future__ import annotations
 
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -17,17 +17,16 @@ import pytest
 
 from conformance.certificate_format import load as load_certificate
 from tests.broken.certification import run_child
+from tools import docs_text
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-TEXT = (REPOSITORY / "README.md").read_text("utf-8")
-SECTION = TEXT[TEXT.index("## Certify a JavaScript driver") :]
-SECTION = SECTION[: SECTION.index("\n## ", 1)]
-BLOCKS = re.findall(r"```(\w+)\n(.*?)```", SECTION, flags=re.S)
+SECTION = docs_text.section("javascript-drivers", "Certify a JavaScript browser driver")
+BLOCKS = docs_text.tagged_blocks(SECTION)
 DRIVER = next(code for language, code in BLOCKS if language == "js")
-# The checks that reach what the README's driver implements (state, page text, keys, scrolling).
+# The checks that reach what the page's driver implements (state, page text, keys, scrolling).
 SELECTION = "check_state or test_page_text_is_reported_intact or test_scroll_moves_the_page_in_each_direction"
 
 

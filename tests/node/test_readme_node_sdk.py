@@ -1,8 +1,9 @@
-"""README "Check the Node SDK": its commands run as written, and its deviation table is the baseline's.
+"""The docs' "SDK maintainers" > "Check the Node SDK": its commands run as written, and its deviation table is the
+baseline's.
 
 The two ``driverkit certify`` lines run in a fresh folder with one check file appended after ``--`` (the whole
 suites take minutes; the commands' own words are kept), then ``driverkit compare-sdks`` runs on what they wrote,
-exactly as the README shows it, and must print the comparison and exit 0; so must ``driverkit deviations --node``.
+exactly as the page shows it, and must print the comparison and exit 0; so must ``driverkit deviations --node``.
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from tools import docs_text
+
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-TEXT = (REPOSITORY / "README.md").read_text("utf-8")
-SECTION = TEXT[TEXT.index("## Check the Node SDK") :]
-SECTION = SECTION[: SECTION.index("\n## ", 1)]
+SECTION = docs_text.section("sdk-maintainers", "Check the Node SDK")
 COMMANDS = [
     shlex.split(line, comments=True)
-    for language, code in re.findall(r"```(\w+)\n(.*?)```", SECTION, flags=re.S)
+    for language, code in docs_text.tagged_blocks(SECTION)
     if language == "sh"
     for line in code.splitlines()
     if line.startswith("driverkit ")

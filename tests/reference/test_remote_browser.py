@@ -1,6 +1,6 @@
 """The reference driver on a browser it connects to: a Playwright server and Chromium's DevTools endpoint.
 
-Real browsers started by ``reference.browser.serve`` (as CI and the README start them); the driver must keep its
+Real browsers started by ``reference.browser.serve`` (as CI and the docs start them); the driver must keep its
 network guard there, open and close only its own context, and fail with one clear error naming the endpoint when
 the endpoint is malformed, unreachable, silent, or its browser goes away.
 """

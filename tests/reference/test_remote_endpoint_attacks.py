@@ -1,6 +1,6 @@
 """Another local user gets nothing from the browsers ``scripts/remote-browser.sh`` starts; their owner gets all.
 
-The helper runs as root in CI and in the README, and a DevTools or Playwright endpoint is the browser's full
+The helper runs as root in CI and in the docs, and a DevTools or Playwright endpoint is the browser's full
 control: whoever reaches it can open ``file:///etc/shadow`` in a browser that runs as root and read it back. Each
 test starts a browser as root (the owner) and then runs a small stdlib script as the unprivileged user ``nobody``
 that tries what any local user can: read the state folder, every process's command line and environment, ask

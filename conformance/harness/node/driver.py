@@ -2,7 +2,7 @@
 
 ``--driver=node:./drivers/my-driver.mjs#makeDriver`` names a module file (relative to the working directory, else
 to pytest's rootdir) and the name of its exported factory. The factory receives the check's environment as plain
-JSON (plus ``url()`` and ``shared()``, see README "Certify a JavaScript driver") and returns the driver or a promise
+JSON (plus ``url()`` and ``shared()``, see the docs' "JavaScript drivers" page) and returns the driver or a promise
 of it; the driver's own optional ``close()`` runs after each check.
 
 :class:`NodeDriverView` is a real Python object with one method per member the JavaScript driver implements, each
