@@ -14,7 +14,8 @@ reference browser driver, exploration included, stays under 60 s on two cores; t
 ``--desktop docker``), with the computer check's budget, and prints the same figures. Its target (issue 30 part 2):
 exploration adds at most about 15 s to certifying the reference computer driver. ``--certify`` measures that side by
 side: it times ``driverkit certify`` of the driver with exploration off (``--explore=0``) and with the default budget,
-alternating, ``--rounds`` times each.
+alternating, ``--rounds`` times each. ``--seeds K`` instead explores with K seeds in a row (from ``--seed``) without
+shrinking, and counts how many of them find a failure, by clause: how reliably the budget finds a driver's defect.
 
     .venv/bin/python tests/benchmarks/bench_exploration.py --computer-driver reference.computer:sync_factory \
         [--sequences 4] [--rounds 2] [--certify]
@@ -85,8 +86,9 @@ def by_step(found: Exploration) -> str:
     )
 
 
-def explore_desktop(spec: str, sequences: int, seed: int, rounds: int, desktop: str) -> None:
-    """Explore the computer driver ``spec`` ``rounds`` times on one desktop, printing each round's figures."""
+def explore_desktop(spec: str, sequences: int, seed: int, rounds: int, desktop: str, seeds: int = 0) -> None:
+    """Explore the computer driver ``spec`` ``rounds`` times on one desktop, printing each round's figures; or, with
+    ``seeds``, once per seed without shrinking, counting the seeds that find a failure."""
     root = Path(__file__).resolve().parents[2]
     loop = HarnessLoop()
     harness = ComputerHarness(spec, load_callable(spec, "--computer-driver", search=[root]), loop, 60.0)
@@ -94,6 +96,21 @@ def explore_desktop(spec: str, sequences: int, seed: int, rounds: int, desktop: 
         with desktop_environment(desktop, DEFAULT_SCREEN) as environment:
             with harness.subject(environment, print):
                 pass  # the factory's first driver, as the computer_subject fixture makes before exploring
+            if seeds:
+                found_by: dict[str, int] = defaultdict(int)
+                for drawn in range(seed, seed + seeds):
+                    # No shrinking: only whether the budget finds the failure at all.
+                    budget = Budget(sequences, drawn, COMPUTER_STEPS_PER_SEQUENCE, 0, 0)
+                    run = explore(
+                        desktop_sessions_from(harness, environment, print),
+                        budget,
+                        machine=desktop_machine_factory,
+                        replay_steps=replay_actions,
+                    )
+                    found_by[run.finding.clause if run.finding else "nothing"] += 1
+                    print(f"seed {drawn}: {summary(run)}")
+                print(f"{seeds} seeds of {sequences} sequences found: {dict(found_by)}")
+                return
             for number in range(1, rounds + 1):
                 found = explore(
                     desktop_sessions_from(harness, environment, print),
@@ -111,8 +128,8 @@ def certification_seconds(spec: str, explore_option: str, desktop: str) -> tuple
     """Wall time of ``driverkit certify --computer-driver=spec`` with ``--explore=...``, and its pytest summary."""
     script = Path(sys.executable).with_name("driverkit")
     with tempfile.TemporaryDirectory() as directory:
-        command = [str(script), "certify", "--computer-driver", spec, "--out", directory, "--desktop", desktop]
-        command += ["--", "-q", f"--explore={explore_option}"]
+        command = [str(script), "certify", "--computer-driver", spec, "--out", directory]
+        command += ["--", "-q", f"--desktop={desktop}", f"--explore={explore_option}"]
         started = time.perf_counter()
         completed = subprocess.run(command, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
@@ -146,12 +163,13 @@ def main() -> None:
     parser.add_argument("--sequences", type=int, default=None, help="default: the certification default")
     parser.add_argument("--seed", type=int, default=None, help="default: the seed certification derives")
     parser.add_argument("--rounds", type=int, default=2, help="explorations to run (the first warms the browser)")
+    parser.add_argument("--seeds", type=int, default=0, help="computer: count the seeds of K that find a failure")
     args = parser.parse_args()
     if args.computer_driver:
         sequences = DEFAULT_COMPUTER_SEQUENCES if args.sequences is None else args.sequences
         seed = default_seed(args.computer_driver) if args.seed is None else args.seed
         print(f"load average before: {os.getloadavg()[0]:.2f}; {args.computer_driver}, seed {seed}")
-        explore_desktop(args.computer_driver, sequences, seed, args.rounds, args.desktop)
+        explore_desktop(args.computer_driver, sequences, seed, args.rounds, args.desktop, args.seeds)
         if args.certify:
             compare_certifications(args.computer_driver, sequences, args.rounds, args.desktop)
         return
