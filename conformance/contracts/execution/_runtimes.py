@@ -3,8 +3,10 @@ session variable and reads it back, in Python (``log``) and in JavaScript (``con
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from conformance.harness.execution_service import ExecutionEndpoint, Reply
 
@@ -38,3 +40,26 @@ class Runtime:
 
 def runtime_for(language: str, service: ExecutionEndpoint) -> Runtime:
     return Runtime(language, service)
+
+
+def json_item(reply: Reply) -> Any:
+    """The first text item of ``reply`` that is a JSON document (a script's report), or None.
+
+    A service may add items of its own (a note that the session was renewed, say): each item is tried alone.
+    """
+    for text in reply.texts():
+        try:
+            return json.loads(text.strip())
+        except ValueError:
+            continue
+    return None
+
+
+def literal_item(reply: Reply) -> Any:
+    """The first text item of ``reply`` that is a Python literal (a script's ``repr``), or None."""
+    for text in reply.texts():
+        try:
+            return ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+    return None

@@ -17,7 +17,7 @@ from conformance.assertions import expect, precondition, unverified
 from conformance.harness.execution_service import ExecutionEndpoint, new_session_id
 
 from ._host import PlantedFile
-from ._runtimes import Runtime
+from ._runtimes import Runtime, json_item
 
 _READ_FILE = """
 try:
@@ -135,11 +135,11 @@ def test_a_script_cannot_read_a_host_file(python: Runtime, planted_file: Planted
 @pytest.mark.clause("EX-ISO-004")
 def test_a_script_sees_no_host_process(python: Runtime, host_process: str) -> None:
     reply = python.run(new_session_id("hostproc"), _PROCESSES.format(marker=host_process))
-    count = reply.text().strip()
-    if not count.isdigit():
+    count = json_item(reply)
+    if not isinstance(count, int):
         unverified("python", f"the script that lists processes failed: {reply.describe()}")
     expect(
-        count == "0",
+        count == 0,
         "EX-ISO-004",
         f"a script saw a process the kit runs on the service's host (command line marked {host_process})",
     )
@@ -160,15 +160,13 @@ def test_a_script_finds_no_service_credential(service: ExecutionEndpoint, python
 def test_a_session_sees_nothing_another_session_left(python: Runtime) -> None:
     marker = f"driverkit-left-{secrets.token_hex(6)}"
     left = python.run(new_session_id("leaver"), "import json\n" + _LEAVE_BEHIND.format(marker=marker))
-    try:
-        made = json.loads(left.text().strip())
-    except ValueError:
+    made = json_item(left)
+    if not isinstance(made, dict):
         unverified("python", f"the script that leaves files behind failed: {left.describe()}")
     paths = json.dumps(made.get("files", []))
     seen = python.run(new_session_id("finder"), _LOOK_FOR.format(paths=paths, marker=marker))
-    try:
-        found = json.loads(seen.text().strip())
-    except ValueError:
+    found = json_item(seen)
+    if not isinstance(found, dict):
         unverified("python", f"the script that looks for them failed: {seen.describe()}")
     precondition(not found["variable"], "EX-SESSION-002", "the second session shares the first one's variables")
     expect(not found["files"], "EX-ISO-003", f"a session saw files another session left: {found['files']}")
@@ -178,9 +176,8 @@ def test_a_session_sees_nothing_another_session_left(python: Runtime) -> None:
 @pytest.mark.clause("EX-PRIV-001")
 def test_scripts_run_with_least_privilege(python: Runtime) -> None:
     reply = python.run(new_session_id("privilege"), _PRIVILEGE)
-    try:
-        found = json.loads(reply.text().strip())
-    except ValueError:
+    found = json_item(reply)
+    if not isinstance(found, dict):
         unverified("python", f"the script that reads its privileges failed: {reply.describe()}")
     expect(found["euid"] != 0, "EX-PRIV-001", "scripts run as root (effective uid 0)")
     expect(

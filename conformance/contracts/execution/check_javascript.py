@@ -13,7 +13,7 @@ from conformance.assertions import expect, precondition
 from conformance.harness.execution_service import new_session_id
 
 from ._images import decoded_image_size, noise_png
-from ._runtimes import Runtime
+from ._runtimes import Runtime, json_item
 
 # An odd size no screenshot has, so the image that comes back is the one the script was given.
 _IMAGE_SIZE = (37, 23)
@@ -38,10 +38,8 @@ def test_browser_context_and_page_with_top_level_await(javascript: Runtime) -> N
 def test_the_viewport_is_1440_by_900(javascript: Runtime) -> None:
     code = "console.log(JSON.stringify([page.viewportSize(), await page.evaluate(() => [innerWidth, innerHeight])]))"
     reply = javascript.run(new_session_id("viewport"), code)
-    try:
-        declared, seen = json.loads(reply.text().strip())
-    except ValueError:
-        declared = seen = None
+    sizes = json_item(reply)
+    declared, seen = sizes if isinstance(sizes, list) and len(sizes) == 2 else (None, None)
     precondition(seen is not None, "EX-JS-001", f"the page could not be asked its size: {reply.describe()}")
     expect(
         seen == [1440, 900] and declared == {"width": 1440, "height": 900},

@@ -3,8 +3,6 @@ PyAutoGUI screenshot of the desktop the runtime drives."""
 
 from __future__ import annotations
 
-import ast
-import json
 import secrets
 
 import pytest
@@ -13,7 +11,7 @@ from conformance.assertions import expect
 from conformance.harness.execution_service import new_session_id
 
 from ._images import decoded_image_size
-from ._runtimes import Runtime
+from ._runtimes import Runtime, json_item, literal_item
 
 _OFFERED = (
     "import json\n"
@@ -48,19 +46,11 @@ _SCREENSHOT = "shot = pyautogui.screenshot()\nlog(repr((tuple(shot.size), tuple(
 def test_the_namespace_offers_the_documented_helpers(python: Runtime) -> None:
     value = f"driverkit-{secrets.token_hex(6)}"
     reply = python.run(new_session_id("helpers"), _OFFERED + f"log({value!r})")
-    texts = reply.texts()
-    expect(texts, "EX-PY-001", f"log() returned no text: {reply.describe()}")
-    missing = [name for name, present in _names(texts[0]).items() if not present]
+    found = json_item(reply)
+    expect(isinstance(found, dict), "EX-PY-001", f"the script listing the helpers failed: {reply.describe()}")
+    missing = [str(name) for name, present in found.items() if not present]
     expect(not missing, "EX-PY-001", f"the python namespace lacks {', '.join(missing)}: {reply.describe()}")
     expect(value in reply.text(), "EX-PY-001", f"log({value!r}) did not return that text: {reply.describe()}")
-
-
-def _names(text: str) -> dict[str, bool]:
-    try:
-        found = json.loads(text)
-    except ValueError:
-        return {"the helpers (the script failed)": False}
-    return {str(name): bool(present) for name, present in found.items()} if isinstance(found, dict) else {}
 
 
 @pytest.mark.clause("EX-PY-002")
@@ -76,10 +66,8 @@ def test_the_pyautogui_fail_safe_is_on(python: Runtime) -> None:
 @pytest.mark.clause("EX-PY-003")
 def test_a_pyautogui_screenshot_captures_the_desktop(python: Runtime) -> None:
     reply = python.run(new_session_id("pyshot"), _SCREENSHOT)
-    try:
-        shot_size, screen_size = ast.literal_eval(reply.text().strip())
-    except (ValueError, SyntaxError):
-        shot_size = screen_size = None
+    sizes = literal_item(reply)
+    shot_size, screen_size = sizes if isinstance(sizes, tuple) and len(sizes) == 2 else (None, None)
     expect(shot_size, "EX-PY-003", f"pyautogui.screenshot() failed: {reply.describe()}")
     expect(
         shot_size == screen_size,
@@ -88,7 +76,7 @@ def test_a_pyautogui_screenshot_captures_the_desktop(python: Runtime) -> None:
     )
     images = reply.images()
     expect(
-        images and decoded_image_size(str(images[0].get("image_url", ""))) == tuple(shot_size),
+        images and decoded_image_size(str(images[0].get("image_url", ""))) == shot_size,
         "EX-PY-003",
         f"display(pyautogui.screenshot()) did not return that {shot_size} screenshot as an image",
     )

@@ -1,0 +1,160 @@
+"""Execution services with one defect each, to prove that each execution check can fail.
+
+Each is the reference service behind a thin HTTP front that breaks one thing the code-execution guide asks (or,
+for the network, the reference service with its network isolation switched off). The front speaks the same
+protocol, so the kit certifies it exactly as it would anyone's service.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+Output = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Defect:
+    """How a front breaks the service: what it does to a request or a reply, and whether it checks the caller;
+    ``clauses`` are those a certification must find failed (one, but for the network case below).
+
+    ``answer_after`` makes the front answer a call still running upstream after that many seconds, as if the
+    deadline had stopped it, while the script goes on (the upstream service must have a longer deadline).
+    ``upstream_limits`` replace the test limits of the reference service behind the front, and
+    ``isolate_network`` is its own switch.
+    """
+
+    name: str
+    clauses: tuple[str, ...]
+    checks_callers: bool = True
+    rewrite_request: Callable[[dict[str, Any]], dict[str, Any]] = lambda body: body
+    rewrite_output: Callable[[Output], Output] = lambda output: output
+    answer_after: float | None = None
+    upstream_limits: dict[str, float] = field(default_factory=dict)
+    isolate_network: bool = True
+
+
+def _without_detail(output: Output) -> Output:
+    return [{key: value for key, value in item.items() if key != "detail"} for item in output]
+
+
+def _images_copied_into_text(output: Output) -> Output:
+    copies = [{"type": "input_text", "text": item["image_url"]} for item in output if item["type"] == "input_image"]
+    return [*output, *copies]
+
+
+def _fresh_python_session(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("language") != "python":
+        return body
+    return {**body, "session_id": f"forgotten-{secrets.token_hex(6)}"}
+
+
+def _one_session(body: dict[str, Any]) -> dict[str, Any]:
+    return {**body, "session_id": "everyone"}
+
+
+def refuses_javascript(body: dict[str, Any]) -> dict[str, Any]:
+    """A service that runs only Python (not a defect: a runtime it does not offer is "not implemented")."""
+    return {**body, "language": "cobol"} if body.get("language") == "javascript" else body
+
+
+DEFECTS = (
+    Defect("accepts-any-caller", ("EX-AUTH-001",), checks_callers=False),
+    Defect("drops-image-detail", ("EX-REPLY-002",), rewrite_output=_without_detail),
+    Defect("copies-images-into-text", ("EX-TEXT-002",), rewrite_output=_images_copied_into_text),
+    Defect("forgets-python-sessions", ("EX-SESSION-001",), rewrite_request=_fresh_python_session),
+    # The checks that need a second session's view are blocked by EX-SESSION-002, not failed.
+    Defect("one-session-for-all", ("EX-SESSION-002",), rewrite_request=_one_session),
+    # The deadline outlasts the client's 30-second wait: the kit gives up on the reply.
+    Defect("never-answers-a-runaway", ("EX-DEADLINE-001",), upstream_limits={"deadline_s": 90.0}),
+    Defect("answers-but-leaves-running", ("EX-DEADLINE-002",), answer_after=4.0, upstream_limits={"deadline_s": 60.0}),
+    # The reference runtimes lose their X display when they share the host's network (measured: "X connection
+    # failed" on every PyAutoGUI screenshot), so the screenshot clauses fail beside the network one.
+    Defect(
+        "network-open",
+        ("EX-IMAGE-001", "EX-NET-001", "EX-PY-003"),
+        isolate_network=False,
+    ),
+)
+
+_STOPPED: Output = [{"type": "input_text", "text": "Execution stopped: the code ran past the deadline."}]
+
+
+class BrokenFront:
+    """An HTTP front on loopback for ``upstream`` (an endpoint URL) that applies ``defect``; same token."""
+
+    def __init__(self, upstream: str, token: str, defect: Defect) -> None:
+        self.upstream, self.token, self.defect = upstream, token, defect
+        front = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                status, payload = front.handle(body, self.headers.get("Authorization"))
+                encoded = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(encoded)))
+                self.end_headers()
+                self.wfile.write(encoded)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/execute"
+
+    def __enter__(self) -> BrokenFront:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def handle(self, body: bytes, authorization: str | None) -> tuple[int, Any]:
+        if self.defect.checks_callers and authorization != f"Bearer {self.token}":
+            return 401, {"error": "A valid bearer token is required."}
+        try:
+            request = json.loads(body)
+        except ValueError:
+            return 400, {"error": "The request body must be a JSON object."}
+        forwarded = json.dumps(self.defect.rewrite_request(request)).encode()
+        if self.defect.answer_after is None:
+            return self._rewritten(*self._forward(forwarded))
+        answered: list[tuple[int, Any]] = []
+        worker = threading.Thread(target=lambda: answered.append(self._forward(forwarded)), daemon=True)
+        worker.start()
+        worker.join(self.defect.answer_after)
+        return self._rewritten(*answered[0]) if answered else (200, {"output": _STOPPED})
+
+    def _rewritten(self, status: int, payload: Any) -> tuple[int, Any]:
+        if status == 200 and isinstance(payload, dict) and isinstance(payload.get("output"), list):
+            payload = {**payload, "output": self.defect.rewrite_output(payload["output"])}
+        return status, payload
+
+    def _forward(self, body: bytes) -> tuple[int, Any]:
+        parts = urlsplit(self.upstream)
+        connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=120)
+        try:
+            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"}
+            connection.request("POST", parts.path, body=body, headers=headers)
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        except (OSError, ValueError) as error:
+            return 502, {"error": f"upstream failed: {error}"}
+        finally:
+            connection.close()
