@@ -28,7 +28,8 @@ class Defect:
     ``answer_after`` makes the front answer a call still running upstream after that many seconds, as if the
     deadline had stopped it, while the script goes on (the upstream service must have a longer deadline).
     ``upstream_limits`` replace the test limits of the reference service behind the front, and
-    ``isolate_network`` is its own switch.
+    ``isolate_network`` is its own switch. ``hands_token_to_scripts`` puts the service's token in every python
+    script's environment.
     """
 
     name: str
@@ -39,6 +40,7 @@ class Defect:
     answer_after: float | None = None
     upstream_limits: dict[str, float] = field(default_factory=dict)
     isolate_network: bool = True
+    hands_token_to_scripts: bool = False
 
 
 def _without_detail(output: Output) -> Output:
@@ -60,6 +62,15 @@ def _one_session(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "session_id": "everyone"}
 
 
+def _python_prelude(prelude: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Every python script runs after ``prelude``, as if the service set its namespace up that way."""
+    return lambda body: {**body, "code": prelude + body["code"]} if body.get("language") == "python" else body
+
+
+def _javascript_prelude(prelude: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda body: {**body, "code": prelude + body["code"]} if body.get("language") == "javascript" else body
+
+
 def refuses_javascript(body: dict[str, Any]) -> dict[str, Any]:
     """A service that runs only Python (not a defect: a runtime it does not offer is "not implemented")."""
     return {**body, "language": "cobol"} if body.get("language") == "javascript" else body
@@ -75,6 +86,21 @@ DEFECTS = (
     # The deadline outlasts the client's 30-second wait: the kit gives up on the reply.
     Defect("never-answers-a-runaway", ("EX-DEADLINE-001",), upstream_limits={"deadline_s": 90.0}),
     Defect("answers-but-leaves-running", ("EX-DEADLINE-002",), answer_after=4.0, upstream_limits={"deadline_s": 60.0}),
+    Defect("namespace-without-time", ("EX-PY-001",), rewrite_request=_python_prelude("globals().pop('time', None)\n")),
+    Defect("fail-safe-off", ("EX-PY-002",), rewrite_request=_python_prelude("pyautogui.FAILSAFE = False\n")),
+    Defect(
+        "viewport-1280x720",
+        ("EX-JS-002",),
+        rewrite_request=_javascript_prelude("await page.setViewportSize({width: 1280, height: 720});\n"),
+    ),
+    Defect(
+        "page-reset-per-script",
+        ("EX-SESSION-003",),
+        rewrite_request=_javascript_prelude("await page.goto('about:blank');\n"),
+    ),
+    Defect("display-drops-images", ("EX-JS-004",), rewrite_request=_javascript_prelude("display = () => {};\n")),
+    # The service hands its own environment (the token in it) to the runtime.
+    Defect("token-in-runtime-environment", ("EX-ISO-002",), hands_token_to_scripts=True),
     # The reference runtimes lose their X display when they share the host's network (measured: "X connection
     # failed" on every PyAutoGUI screenshot), so the screenshot clauses fail beside the network one.
     Defect(
@@ -132,7 +158,10 @@ class BrokenFront:
             request = json.loads(body)
         except ValueError:
             return 400, {"error": "The request body must be a JSON object."}
-        forwarded = json.dumps(self.defect.rewrite_request(request)).encode()
+        request = self.defect.rewrite_request(request)
+        if self.defect.hands_token_to_scripts and request.get("language") == "python":
+            request["code"] = f"import os\nos.environ['SERVICE_TOKEN'] = {self.token!r}\n" + request["code"]
+        forwarded = json.dumps(request).encode()
         if self.defect.answer_after is None:
             return self._rewritten(*self._forward(forwarded))
         answered: list[tuple[int, Any]] = []

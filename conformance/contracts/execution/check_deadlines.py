@@ -25,8 +25,9 @@ _NEVER_ENDS = {
 }
 
 # Moves the pointer along a line well away from the corners (where the fail-safe would stop it) for ever.
+# Scripts import what they use beyond PyAutoGUI, so a namespace lacking a helper fails only EX-PY-001.
 _RUNAWAY = """
-import itertools
+import itertools, time
 pyautogui.PAUSE = 0
 for step in itertools.count():
     pyautogui.moveTo(300 + step % 200, 300)
@@ -34,6 +35,7 @@ for step in itertools.count():
 """
 
 _WATCH = """
+import time
 first = tuple(pyautogui.position())
 time.sleep(1.0)
 log(repr((first, tuple(pyautogui.position()))))

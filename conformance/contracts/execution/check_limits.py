@@ -30,7 +30,7 @@ else:
 
 # Children sleep briefly and leave on their own, so a service without a process limit is not left with hundreds.
 _FORK_BOMB = f"""
-import os
+import os, time
 started = 0
 try:
     while started < {PROCESS_BOUND}:
