@@ -377,6 +377,8 @@ class _Recorder:
         self.run = CertificationSession()
         # What kept the run from checking everything it set out to (Ctrl-C, a crashed worker, -x).
         self.incomplete: list[str] = []
+        # A worker's computer factory never worked and stopped the run (fixtures.stop_the_run): a usage error.
+        self.stopped_by_factory = False
         # Harness findings that are no clause's business (a cleanup that hung, tasks left on the loop).
         self.notes: list[str] = []
         # What the computer driver runs on, reported by the process that made it.
@@ -411,12 +413,19 @@ class _Recorder:
             self.incomplete.append(f"the run was stopped before every check ran: {bounded(excinfo.value.msg)}")
             return
         message = str(excinfo.value)
+        if fixtures.stopped_by_a_factory(message):
+            # The same stop, asked for by the worker that ran the checks (fixtures.stop_the_run).
+            self.stopped_by_factory = True
+            self.incomplete.append(f"the run was stopped before every check ran: {bounded(message)}")
+            return
         cause = f"{excinfo.typename}: {bounded(message)}" if message else excinfo.typename
         self.incomplete.append(f"the run was interrupted ({cause}) before every check ran")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if session.shouldfail or session.shouldstop:
+        if self.stopped_by_factory:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif session.shouldfail or session.shouldstop:
             reason = session.shouldfail or session.shouldstop
             self.incomplete.append(f"the run stopped early ({reason}) before every check ran")
         if _is_xdist_controller(self.config) and self.config.stash.get(fixtures.DESKTOP_KEY, ("",))[0] == "docker":

@@ -131,12 +131,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    # A browser driver shares the process it is certified in: one that ends it (os._exit, a crash in a native
-    # library) would take the run and its certificate down with it. So a serial certification runs its checks in
-    # one pytest-xdist worker, whose death the run survives and reports ("not fully checked"); -n 0 keeps them in
-    # this process (for a debugger, say), as do --pdb and runs without pytest-xdist. (A computer driver is first
-    # made inside a check, and a factory that never works stops the run from there, which a worker cannot do.)
-    if not config.getoption("--driver", None):
+    # A driver shares the process it is certified in: one that ends it (os._exit, a crash in a native library)
+    # would take the run and its certificate down with it. So a serial certification runs its checks in one
+    # pytest-xdist worker, whose death the run survives and reports ("not fully checked"); -n 0 keeps them in this
+    # process (for a debugger, say), as do --pdb and runs without pytest-xdist. A computer driver is first made
+    # inside a check: a factory that never works stops its worker, and the run with it, through xdist's shouldstop
+    # (conformance.harness.fixtures.stop_the_run), so the run still ends as one usage error.
+    if not (config.getoption("--driver", None) or config.getoption("--computer-driver", None)):
         return
     if getattr(config.option, "numprocesses", "no xdist") is not None or _is_xdist_worker(config):
         return

@@ -92,6 +92,28 @@ def _computer_harness(config: pytest.Config) -> ComputerHarness:
     return harness
 
 
+# How a computer factory that never worked stops the run; the plugin knows such a stop by this prefix.
+FACTORY_NEVER_WORKED = "--computer-driver="
+
+
+def stop_the_run(request: pytest.FixtureRequest, message: str) -> None:
+    """End the whole run at this check with ``message``, as one usage error.
+
+    In the run's own process that is ``pytest.exit``. A pytest-xdist worker cannot end the run so (its controller
+    would take the exit for a crash and reschedule the rest): it asks for a stop through the session's
+    ``shouldstop``, which xdist carries to the controller, and the controller's certification plugin turns the
+    interruption that follows into the same usage error."""
+    if not hasattr(request.config, "workerinput"):
+        pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
+    request.session.shouldstop = message
+    pytest.skip(message)
+
+
+def stopped_by_a_factory(message: str) -> bool:
+    """Whether a run's interruption is :func:`stop_the_run`'s, carried over from a worker."""
+    return message.startswith(FACTORY_NEVER_WORKED)
+
+
 @pytest.fixture(scope="session")
 def computer_environment(pytestconfig: pytest.Config) -> Iterator[ComputerEnvironment]:
     """The desktop showing the input recorder page, started once per session (per xdist worker)."""
@@ -113,9 +135,7 @@ def computer_subject(
             subject = stack.enter_context(harness.subject(computer_environment, lambda text: _note(request, text)))
         except DriverSetupError as error:
             # The factory never worked in this run: the caller's mistake, not a verdict on any clause.
-            pytest.exit(
-                f"--computer-driver={harness.spec}: {bounded(str(error))}", returncode=pytest.ExitCode.USAGE_ERROR
-            )
+            stop_the_run(request, f"{FACTORY_NEVER_WORKED}{harness.spec}: {bounded(str(error))}")
         if first:
             request.node.user_properties.append((SOFTWARE_PROPERTY, json.dumps(harness.software)))
         yield subject

@@ -202,6 +202,18 @@ def raising_computer_factory(env: Any) -> Any:
     raise RuntimeError("no desktop driver today")
 
 
+def crashing_computer_click(env: Any) -> Iterator[Any]:
+    """The reference computer driver whose ``click`` ends the whole process, mid-check."""
+    from reference.computer import XvfbComputerDriver
+
+    class CrashingClick(XvfbComputerDriver):
+        def click(self, action: Any, *, cancelled: Any = None) -> None:
+            os._exit(3)
+
+    with CrashingClick(env.display) as driver:
+        yield driver
+
+
 class _StallingGuardDriver:
     """A minimal sync Playwright driver whose network guard is a ``context.route`` handler.
 

@@ -271,9 +271,25 @@ def test_a_driver_that_kills_its_browser_leaves_the_rest_not_checked(tmp_path: P
     assert "the driver factory raised" in reason and "it worked when the run started" in reason, reason
 
 
-def test_a_computer_factory_that_never_works_is_one_usage_error(tmp_path: Path) -> None:
-    selection = "test_click_lands_once_at_the_point or test_wait_pauses_without_input"
-    run = certify(tmp_path, "raising_computer_factory", "-k", selection, computer=True)
+COMPUTER_CHECKS = "test_click_lands_once_at_the_point or test_wait_pauses_without_input"
+
+
+# A serial computer certification runs its checks in a worker too: a driver that ends its process mid-check leaves
+# the same certificate as under -n 2, not exit code 7 and nothing.
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "two-workers"])
+def test_a_computer_driver_that_ends_its_process_leaves_a_certificate(tmp_path: Path, workers: tuple[str, ...]) -> None:
+    run = certify(tmp_path, "crashing_computer_click", *workers, "-k", COMPUTER_CHECKS, computer=True)
+    assert run.certificate["verdict"] == "not fully checked", run.tail()
+    incomplete = run.certificate["run"]["incomplete"]
+    assert any("crashed while running" in line and "test_click_lands" in line for line in incomplete), incomplete
+    assert run.checked_by("test_wait_pauses_without_input", "passed"), run.tail()
+    assert "INTERNALERROR" not in run.output
+
+
+# Serial, the checks run in a worker, which stops the run through xdist; -n 0 keeps them in this process.
+@pytest.mark.parametrize("workers", [(), ("-n", "0")], ids=["serial", "in-process"])
+def test_a_computer_factory_that_never_works_is_one_usage_error(tmp_path: Path, workers: tuple[str, ...]) -> None:
+    run = certify(tmp_path, "raising_computer_factory", *workers, "-k", COMPUTER_CHECKS, computer=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.tail()
     assert "the driver factory raised RuntimeError: no desktop driver today" in run.output
     assert "INTERNALERROR" not in run.output
