@@ -8,8 +8,9 @@ SDK ever closes the caller's driver) call the check's probe.
 ``execute``'s options take their Node names (``approve_safety_checks`` is ``approveSafetyChecks`` and so on); the
 ``cancelled`` predicate becomes the AbortSignal Node takes (:class:`~conformance.rig.node_callbacks.NodeCancellation`),
 and the approval callbacks may edit what they receive in place, as a JavaScript callback can
-(:func:`~conformance.rig.node_callbacks.node_callback`). Anything else a check reaches for (``run``, Python
-internals) makes the check "not checked", with the name, rather than an error.
+(:func:`~conformance.rig.node_callbacks.node_callback`). ``run``, the computer-only loop, takes the same options
+(and ``max_steps``) on a Node client. Anything else a check reaches for (Python internals) makes the check "not
+checked", with the name, rather than an error.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Final
 from conformance.assertions import not_checked
 from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
-from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, shared_sdk
+from conformance.rig.node import RUN_SECONDS, JsObject, NodeArgumentError, NodeSdk, shared_sdk
 from conformance.rig.node_callbacks import NodeCancellation, node_callback
 
 # Python execute option -> (Node option, how many leading arguments the Python callable takes, where Node's
@@ -31,6 +32,8 @@ EXECUTE_OPTIONS: Final[dict[str, tuple[str, int, int, bool]]] = {
     "before_action": ("beforeAction", 1, 2, True),
     "on_diagnostic": ("onDiagnostic", 1, 1, False),
 }
+# run()'s own options besides execute's (ComputerRunOptions).
+RUN_OPTIONS: Final = {"max_steps": "maxSteps"}
 
 
 def _unadapted(what: str) -> None:
@@ -56,11 +59,18 @@ class NodeComputerToolset:
         assert isinstance(made, JsObject)
         self.toolset = made
 
-    def execute(self, call: Any, *, cancelled: Callable[[], object] | None = None, **options: Any) -> Any:
+    def _called(
+        self, method: str, first: Any, second: Any, cancelled: Callable[[], object] | None, **options: Any
+    ) -> Any:
+        """``toolset[method](first, second?, options)`` with the Python options under their Node names (run's
+        ``max_steps`` is ``maxSteps``) and ``cancelled`` as the call's AbortSignal."""
         node_options: dict[str, Any] = {}
         for name, value in options.items():
+            if method == "run" and name in RUN_OPTIONS:
+                node_options[RUN_OPTIONS[name]] = value
+                continue
             if name not in EXECUTE_OPTIONS:
-                _unadapted(f"the execute option {name}")
+                _unadapted(f"the {method} option {name}")
             if value is None:
                 continue
             node_name, arity, context_at, edits = EXECUTE_OPTIONS[name]
@@ -68,11 +78,21 @@ class NodeComputerToolset:
         cancellation = None if cancelled is None else NodeCancellation(self.sdk, cancelled)
         if cancellation is not None:
             node_options["signal"] = cancellation.signal
+        arguments = [first] if second is None else [first, second]
         with cancellation.watching() if cancellation is not None else contextlib.nullcontext():
             try:
-                return self.toolset.call("execute", call, node_options)
+                return self.toolset.call(method, *arguments, node_options, timeout=RUN_SECONDS)
             finally:
                 self.sdk.settle()
+
+    def execute(self, call: Any, *, cancelled: Callable[[], object] | None = None, **options: Any) -> Any:
+        return self._called("execute", call, None, cancelled, **options)
+
+    def run(self, client: Any, params: Any, *, cancelled: Callable[[], object] | None = None, **options: Any) -> Any:
+        """The computer-only loop, ``run(client, params, options)``, on a Node client
+        (:func:`conformance.rig.cassette_client` with the ``node`` flavour); the loop's error is raised as the
+        :class:`~conformance.harness.node.bridge.NodeError` it crossed as."""
+        return self._called("run", client, params, cancelled, **options)
 
     def close(self) -> Any:
         try:

@@ -77,7 +77,7 @@ def cassette_client(
     *,
     max_retries: int = 0,
     options: Mapping[str, Any] | None = None,
-) -> Client: ...
+) -> Any: ...
 
 
 def cassette_client(
@@ -86,10 +86,18 @@ def cassette_client(
     *,
     max_retries: int = 0,
     options: Mapping[str, Any] | None = None,
-) -> Client:
+) -> Any:
     """A real SDK client of ``flavour`` whose requests ``transport`` answers (no network); ``options`` are applied
-    with ``client.with_options``, the documented way to give every request of a run options such as headers."""
-    python_only(flavour, "the Python SDK's client")
+    with ``client.with_options``, the documented way to give every request of a run options such as headers.
+
+    For ``node``, the npm ``openai`` client whose ``fetch`` ``transport`` answers (a handle a Node toolset's or
+    runner's ``run`` takes), its options under their Node names."""
+    if flavour == "node":
+        from conformance.contracts.runner._node_scenario import cassette_fetch
+        from conformance.rig.node import shared_sdk
+        from conformance.rig.node_decisions import node_client_options
+
+        return shared_sdk().client(cassette_fetch(transport), **node_client_options(options, max_retries))
     client: Client
     if flavour == "sync":
         client = fake_client(transport, max_retries=max_retries)

@@ -16,7 +16,7 @@ from openai.lib.computer import ComputerUseError
 from conformance import rig
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, modes, run
-from conformance.flavours import python_only
+from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import Act, ProbeLog, computer_probe, default_computer_screenshot
 
@@ -107,8 +107,8 @@ def test_budget_without_server_side_handling_runs(mode: Mode) -> None:
 
 def _computer_run(mode: Mode, cassette: str) -> tuple[Any, BaseException | None, list[dict[str, Any]], list[str]]:
     """``ComputerToolset.run`` (or the async one) over ``cassette`` with context_management in its params: the
-    response, the error, the request bodies and the driver's actions."""
-    python_only(mode.flavour, "ComputerToolset.run")
+    response, the error, the request bodies and the driver's actions (on the Node SDK, its ComputerToolset's run on
+    a Node client: the computer-only loop the d.ts declares, ComputerRunOptions)."""
     actions: list[str] = []
 
     def reply_for(method: str) -> Act:
@@ -128,8 +128,9 @@ def _computer_run(mode: Mode, cassette: str) -> tuple[Any, BaseException | None,
     response: Any = None
     error: BaseException | None = None
     try:
-        response = toolset.run(client, params) if mode.flavour == "sync" else asyncio.run(toolset.run(client, params))
-    except (ComputerUseError, ValueError) as caught:
+        running = toolset.run(client, params)
+        response = asyncio.run(running) if mode.flavour == "async" else running
+    except (ComputerUseError, ValueError, NodeError) as caught:
         error = caught
     return response, error, [request.body or {} for request in harness.transport.sent], actions
 

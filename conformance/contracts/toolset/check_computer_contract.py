@@ -1,8 +1,9 @@
 """The computer helper's side of the computer driver contract: its exports, flavour detection through wrappers,
 no local file reads, and the computer-only Responses loop.
 
-spec/002 "Computer driver contract". Python forms only (the flavour rules and these exports are the Python SDK's;
-a --node-sdk run reports them not checked).
+spec/002 "Computer driver contract". The flavour rules and these exports are the Python SDK's (a --node-sdk run
+reports them not implemented); no local file reads and the computer-only loop are checked on the Node SDK too, on
+its ComputerToolset (``execute``, and ``run`` on a Node client).
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from typing import Any
 import pytest
 from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 
-from conformance import cassettes
+from conformance import cassettes, rig
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import computer_call, execute
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import default_computer_screenshot
+from conformance.rig.decisions import flavours
 
 PYTHON = ["sync", "async"]
+# The SDK under check's flavours: Python's two, or the Node SDK's one (--sdk=node).
+SDK = list(flavours())
 CLICK = {"type": "click", "x": 10, "y": 20, "button": "left"}
 
 
@@ -65,7 +69,8 @@ class _Recording:
         async def coroutine(*args: Any, **kwargs: Any) -> dict[str, object] | None:
             return plain(*args, **kwargs)
 
-        chosen = plain if kind == "sync" else coroutine
+        # A Node toolset calls Python methods across the bridge, where each answers through a promise already.
+        chosen = coroutine if kind == "async" else plain
         chosen.__name__ = name
         return chosen
 
@@ -85,6 +90,8 @@ def _opaque(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _toolset(flavour: str, driver: Any) -> Any:
+    if flavour == "node":
+        return rig.computer_toolset("node", driver)
     return ComputerToolset(driver) if flavour == "sync" else AsyncComputerToolset(driver)
 
 
@@ -153,7 +160,7 @@ CANARY = b"local-file-canary-93c4"
 
 @pytest.mark.clause("TS-COMP-013")
 @pytest.mark.parametrize("form", ["path", "file-url"])
-@pytest.mark.parametrize("flavour", PYTHON)
+@pytest.mark.parametrize("flavour", SDK)
 def test_screenshot_naming_a_local_file_is_not_read(flavour: str, form: str, tmp_path: Path) -> None:
     image = tmp_path / "screen.png"
     image.write_bytes(CANARY)
@@ -162,7 +169,7 @@ def test_screenshot_naming_a_local_file_is_not_read(flavour: str, form: str, tmp
     def recorded(method: Callable[..., Any]) -> Callable[..., Any]:
         if method.__name__ != "screenshot":
             return method
-        if flavour == "sync":
+        if flavour != "async":
             return lambda *args, **kwargs: {"type": "computer_screenshot", "image_url": source}
 
         async def screenshot(*args: Any, **kwargs: Any) -> Any:
@@ -189,12 +196,14 @@ def test_screenshot_naming_a_local_file_is_not_read(flavour: str, form: str, tmp
 
 
 @pytest.mark.clause("TS-COMP-014")
-@pytest.mark.parametrize("flavour", PYTHON)
+@pytest.mark.parametrize("flavour", SDK)
 def test_computer_run_loops_until_the_model_finishes(flavour: str) -> None:
     driver = _Recording(flavour, lambda method: method)
     transport = CassetteTransport(cassettes.bundled("computer-only-loop"), match="endpoint")
     params: Any = {"model": "gpt-test", "input": "Reveal the pickup details.", "tools": [{"type": "computer"}]}
-    if flavour == "sync":
+    if flavour == "node":
+        response = _toolset(flavour, driver).run(rig.cassette_client(transport, "node"), params)
+    elif flavour == "sync":
         response = ComputerToolset(driver).run(fake_client(transport), params)  # type: ignore[arg-type]
     else:
         toolset = AsyncComputerToolset(driver)  # type: ignore[arg-type]

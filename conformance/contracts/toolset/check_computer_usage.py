@@ -2,8 +2,8 @@
 through its diagnostic observer, and in the response it returns at most the final request's usage, never a total.
 
 The run goes over a two-request cassette (a native click, then an answer) whose requests each report the same
-usage, so a total differs from the final request's by a factor of two. Python forms only: the kit drives the
-computer-only loop through the Python SDK.
+usage, so a total differs from the final request's by a factor of two. On the Node SDK the loop is its
+ComputerToolset's run on a Node client (ComputerRunOptions' onDiagnostic is the observer).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 from conformance import rig
 from conformance.assertions import expect, precondition
 from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, modes
-from conformance.flavours import python_only
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import Act, ProbeLog, computer_probe, default_computer_screenshot
 
@@ -30,7 +29,6 @@ MANAGEMENT: Final = [{"type": "compaction", "compact_threshold": 1000}]
 
 def _run(mode: Mode) -> tuple[Any, list[Any], int]:
     """The response ``run`` returned, the diagnostic events it reported and how many requests it sent."""
-    python_only(mode.flavour, "ComputerToolset.run")
 
     def screenshot(argument: object) -> object:
         return default_computer_screenshot()
@@ -42,10 +40,10 @@ def _run(mode: Mode) -> tuple[Any, list[Any], int]:
     client: Any = harness.client()
     events: list[Any] = []
     params = {"model": "gpt-test", "input": "hi", "tools": [{"type": "computer"}], "context_management": MANAGEMENT}
-    if mode.flavour == "sync":
-        response = toolset.run(client, params, on_diagnostic=events.append)
-    else:
+    if mode.flavour == "async":
         response = asyncio.run(toolset.run(client, params, on_diagnostic=events.append))
+    else:
+        response = toolset.run(client, params, on_diagnostic=events.append)
     return response, events, len(harness.transport.sent)
 
 
