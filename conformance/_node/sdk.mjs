@@ -227,32 +227,81 @@ export async function object({ methods }) {
 /**
  * An OpenAI client whose `fetch` is a Python callable answering {status, headers, body, broken}: `broken` ends the
  * body with a connection error after the bytes sent (a stream cut mid-way), as the Python transport does.
+ *
+ * With `streams` (a `streamLog`), each event-stream body is served one event per read and its life is logged:
+ * `opened:<n>` when served, `closed:<n>` once read to its end, cancelled, or released by aborting the request's
+ * signal (as a real fetch does: the body errors and the connection goes). A run that stops mid-stream and does none
+ * of these leaves it open (RN-STREAM-015), which only this side of the bridge can see.
  */
-export async function client({ fetch, options = {} }) {
+export async function client({ fetch, options = {}, streams = null }) {
   const loaded = await loadSdk();
   const answer = decode(fetch);
+  const log = streams ? decode(streams) : null;
   const fake = async (url, init = {}) => {
     const headers = {};
     new Headers(init.headers ?? {}).forEach((value, key) => (headers[key] = value));
     const body = typeof init.body === "string" ? init.body : init.body == null ? null : String(init.body);
     const served = await answer({ url: String(url), method: init.method ?? "GET", headers, body });
-    const bytes = new TextEncoder().encode(served.body ?? "");
+    const text = served.body ?? "";
+    const logged = log !== null && String(served.headers?.["content-type"] ?? "").startsWith("text/event-stream");
+    const chunks = logged ? text.split("\n\n").filter(Boolean).map((event) => `${event}\n\n`) : text ? [text] : [];
+    const encoder = new TextEncoder();
+    let index = null;
+    let closed = false;
+    const close = () => {
+      if (index !== null && !closed) log.entries.push(`closed:${index}`);
+      closed = true;
+    };
+    if (logged) {
+      index = log.opened;
+      log.opened += 1;
+      log.entries.push(`opened:${index}`);
+    }
     // Pulled, not pushed: erroring a stream drops the chunks still queued, so the bytes go out on the first
     // read and a cut connection fails the read after them.
-    let sent = false;
+    let next = 0;
     const stream = new ReadableStream({
-      pull(controller) {
-        if (!sent && bytes.length) {
-          sent = true;
-          controller.enqueue(bytes);
+      start(controller) {
+        // Only the logged bodies honour the signal, so every other check keeps the client it was written against.
+        if (!logged || !init.signal) return;
+        const release = () => {
+          if (closed) return;
+          close();
+          controller.error(init.signal.reason ?? new Error("driverkit: request aborted"));
+        };
+        if (init.signal.aborted) release();
+        else init.signal.addEventListener("abort", release, { once: true });
+      },
+      async pull(controller) {
+        // The SDK's stream reads its body in the background, as fast as it arrives: paced events keep a remainder
+        // unread when a run stops mid-stream, so a run that leaves it to be drained later is seen leaving it open.
+        if (logged && next > 0 && next < chunks.length) await new Promise((resolve) => setTimeout(resolve, STREAM_PACE_MS));
+        if (closed) return;
+        if (next < chunks.length) {
+          controller.enqueue(encoder.encode(chunks[next]));
+          next += 1;
         } else if (served.broken) controller.error(new TypeError("driverkit: injected connection drop mid-stream"));
-        else controller.close();
+        else {
+          close();
+          controller.close();
+        }
+      },
+      cancel() {
+        close();
       },
     });
     return new Response(stream, { status: served.status, headers: served.headers });
   };
   const made = new loaded.OpenAI({ apiKey: "sk-driverkit-fake", baseURL: "https://api.driverkit.invalid/v1", ...decode(options), fetch: fake });
   return keep(made);
+}
+
+// The pause before each further event of a logged stream (see `client`).
+const STREAM_PACE_MS = 40;
+
+/** A log for `client`'s `streams`: which event-stream bodies were served, and which were closed. */
+export async function streamLog() {
+  return keep({ opened: 0, entries: [] });
 }
 
 /** Python's answer to a callback. */

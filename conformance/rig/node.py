@@ -212,8 +212,15 @@ class NodeSdk:
         assert isinstance(made, JsObject)
         return made
 
-    def client(self, fetch: Callable[[dict[str, Any]], dict[str, Any]], **options: Any) -> JsObject:
-        made = self.invoke("client", {"fetch": fetch, "options": options})
+    def client(
+        self, fetch: Callable[[dict[str, Any]], dict[str, Any]], *, streams: JsObject | None = None, **options: Any
+    ) -> JsObject:
+        """A Node OpenAI client whose ``fetch`` is answered by ``fetch``; with ``streams`` (a ``streamLog``), it serves
+        event streams event by event and logs when each is opened and closed (see ``client`` in sdk.mjs)."""
+        request: dict[str, Any] = {"fetch": fetch, "options": options}
+        if streams is not None:
+            request["streams"] = streams
+        made = self.invoke("client", request)
         assert isinstance(made, JsObject)
         return made
 

@@ -6,7 +6,8 @@ Python run uses, and a client whose ``fetch`` the run's cassette transport answe
 does for the Python SDK). So :func:`conformance.rig.decisions.run_decisions` fills the same
 :class:`~conformance.rig.decisions.DecisionsRun` for either SDK and every check reads both alike.
 
-Names follow the Node idiom (``max_steps`` is ``maxSteps``); the result's receipts are read back under the Python
+Names follow the Node idiom (``max_steps`` is ``maxSteps``; the ``cancelled`` predicate is the run's AbortSignal,
+:class:`~conformance.rig.node_callbacks.NodeCancellation`); the result's receipts are read back under the Python
 names (``attemptedCandidateIds`` as ``attempted_candidate_ids``), and the runner's error becomes a
 :class:`NodeDecisionsToolRunnerError`, a Python ``DecisionsToolRunnerError`` with the Node reason and receipts.
 A run option the kit has not mapped makes the check "not checked", with the name.
@@ -14,6 +15,7 @@ A run option the kit has not mapped makes the check "not checked", with the name
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -24,6 +26,7 @@ from conformance.contracts.runner._node_scenario import cassette_fetch
 from conformance.fake_responses import CassetteTransport
 from conformance.harness.node.bridge import NodeError, rebuild_error
 from conformance.rig.node import RUN_SECONDS, JsObject, NodeSdk, shared_sdk
+from conformance.rig.node_callbacks import NodeCancellation
 
 # Python run options with the same meaning under a Node name (DecisionsRunnerOptions).
 RUN_OPTIONS: Final = {"max_steps": "maxSteps", "on_diagnostic": "onDiagnostic"}
@@ -98,6 +101,64 @@ def node_client_options(client_options: Mapping[str, Any] | None, max_retries: i
     return options
 
 
+class NodeDecisionsRunner:
+    """A Node ``DecisionsToolRunner`` over one registration, kept so a check can run it more than once, close it
+    or run it again while a run is active (RN-LIFE-002/003), as it does the Python runner."""
+
+    def __init__(
+        self,
+        *,
+        observe: Callable[[], Any] | JsObject,
+        candidates: Callable[[Any], list[Any]] | JsObject,
+        verify: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.sdk = shared_sdk()
+        registration: dict[str, Any] = {"observe": observe, "candidates": candidates}
+        if verify is not None:
+            registration["verify"] = verify
+        made = self.sdk.construct("DecisionsToolRunner", registration)
+        assert isinstance(made, JsObject)
+        self.runner = made
+
+    def close(self) -> Any:
+        return self.runner.call("close")
+
+    def run(
+        self,
+        transport: CassetteTransport,
+        params: Mapping[str, Any],
+        run_options: Mapping[str, Any] | None = None,
+        *,
+        client_options: Mapping[str, Any] | None = None,
+        max_retries: int = 0,
+    ) -> tuple[Any, BaseException | None]:
+        """``runner.run(client, params, options)``: (the result under Python names, None), or (None, the runner's
+        error). An error that is not the runner's own (the kit's, or the bridge's) is raised. A ``cancelled``
+        predicate becomes the run's AbortSignal, aborted as soon as it reports a stop (asked after each callback)."""
+        sdk = self.sdk
+        given = dict(run_options or {})
+        cancelled = given.pop("cancelled", None)
+        options = node_options(given)
+        cancellation = None if cancelled is None else NodeCancellation(sdk, cancelled)
+        if cancellation is not None:
+            options["signal"] = cancellation.signal
+        client = sdk.client(cassette_fetch(transport), **node_client_options(client_options, max_retries))
+        with cancellation.watching() if cancellation is not None else contextlib.nullcontext():
+            outcome = _settler(sdk).call("run", self.runner, client, dict(params), options, timeout=RUN_SECONDS)
+            # Diagnostics are not awaited by the runner: let the ones still queued reach the observer before reading.
+            sdk.settle()
+        failure = outcome.get("failure")
+        if failure is None:
+            result = outcome["result"]
+            return {python: result.get(node) for node, python in RESULT_NAMES.items()}, None
+        if "reason" not in failure:
+            raise rebuild_error(failure)
+        error = NodeDecisionsToolRunnerError(
+            str(failure["reason"]), list(failure["attempted"]), list(failure["completed"]), str(failure["message"])
+        )
+        return None, error
+
+
 def run_in_node(
     transport: CassetteTransport,
     *,
@@ -109,25 +170,6 @@ def run_in_node(
     client_options: Mapping[str, Any] | None = None,
     max_retries: int = 0,
 ) -> tuple[Any, BaseException | None]:
-    """``runner.run(client, params, options)`` through the Node SDK: (the result under Python names, None), or
-    (None, the runner's error). An error that is not the runner's own (the kit's, or the bridge's) is raised."""
-    sdk = shared_sdk()
-    options = node_options(run_options)
-    registration: dict[str, Any] = {"observe": observe, "candidates": candidates}
-    if verify is not None:
-        registration["verify"] = verify
-    runner = sdk.construct("DecisionsToolRunner", registration)
-    client = sdk.client(cassette_fetch(transport), **node_client_options(client_options, max_retries))
-    outcome = _settler(sdk).call("run", runner, client, dict(params), options, timeout=RUN_SECONDS)
-    # Diagnostics are not awaited by the runner: let the ones still queued reach the observer before reading.
-    sdk.settle()
-    failure = outcome.get("failure")
-    if failure is None:
-        result = outcome["result"]
-        return {python: result.get(node) for node, python in RESULT_NAMES.items()}, None
-    if "reason" not in failure:
-        raise rebuild_error(failure)
-    error = NodeDecisionsToolRunnerError(
-        str(failure["reason"]), list(failure["attempted"]), list(failure["completed"]), str(failure["message"])
-    )
-    return None, error
+    """One run of a fresh :class:`NodeDecisionsRunner` (see its ``run``)."""
+    runner = NodeDecisionsRunner(observe=observe, candidates=candidates, verify=verify)
+    return runner.run(transport, params, run_options, client_options=client_options, max_retries=max_retries)

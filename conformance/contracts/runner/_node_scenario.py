@@ -13,9 +13,11 @@ option becomes the run's AbortSignal (:class:`~conformance.rig.node_callbacks.No
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -29,6 +31,7 @@ from conformance.probes import browser_probe, computer_probe
 from conformance.rig.node import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
 from conformance.rig.node_callbacks import NodeCancellation, node_callback
 from conformance.rig.node_ledger import NodeLedger
+from conformance.rig.node_toolsets import OPTION_NAMES, as_node_callable
 
 if TYPE_CHECKING:
     from conformance.contracts.runner._scenario import Approval, CapturedRun, Function, ScenarioRun
@@ -164,7 +167,12 @@ def _browser(sdk: NodeSdk, scenario: ScenarioRun) -> JsObject | None:
         if member != "list_tabs":
             methods[member] = lambda argument, *_options, member=member: getattr(probe, member)(argument)
     driver = sdk.proxy(methods)
-    toolset = sdk.construct("BrowserToolset", driver, {"confirm": lambda *_arguments: True})
+    options: dict[str, Any] = {}
+    for name, value in scenario.browser_options().items():
+        if name not in OPTION_NAMES:
+            _unadapted(f"the browser toolset option {name}")
+        options[OPTION_NAMES[name]] = as_node_callable(sdk, value) if callable(value) else value
+    toolset = sdk.construct("BrowserToolset", driver, options)
     assert isinstance(toolset, JsObject)
     return toolset
 
@@ -219,6 +227,10 @@ def _diagnostics(scenario: ScenarioRun, observer: Callable[[Any], object] | None
     return observe
 
 
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
 def _budget(budget: Mapping[str, Any]) -> dict[str, Any]:
     mapped: dict[str, Any] = {}
     for key, value in budget.items():
@@ -235,6 +247,10 @@ def _budget(budget: Mapping[str, Any]) -> dict[str, Any]:
                     input_images=snapshot.get("inputImages"),
                 )
                 chosen = compact(python_snapshot)
+                if inspect.isawaitable(chosen):
+                    # An async def policy: Node receives its decision through the promise every Python callable
+                    # answers with, which is what an async function policy is in Node.
+                    chosen = asyncio.run(_awaited(chosen))
                 chosen = chosen if isinstance(chosen, Mapping) else getattr(chosen, "__dict__", {})
                 result: dict[str, Any] = {"dropCallIds": list(chosen.get("drop_call_ids", []))}
                 if chosen.get("summary") is not None:
@@ -309,8 +325,15 @@ def _options(scenario: ScenarioRun, overrides: Mapping[str, Any]) -> dict[str, A
     return options
 
 
-def _prepared(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: Mapping[str, Any]) -> _Prepared:
-    """The Node runner, client, params and options of one run of ``scenario`` (``run`` and ``iterate`` alike)."""
+def _prepared(
+    scenario: ScenarioRun,
+    params: dict[str, Any] | None,
+    overrides: Mapping[str, Any],
+    *,
+    streams: JsObject | None = None,
+) -> _Prepared:
+    """The Node runner, client, params and options of one run of ``scenario`` (``run`` and ``iterate`` alike);
+    ``streams`` (a ``streamLog``) makes the client log its event streams' life (``client`` in sdk.mjs)."""
     setup = scenario.setup
     sdk = shared_sdk()
     client_options: dict[str, Any] = {"maxRetries": setup.max_retries}
@@ -329,7 +352,7 @@ def _prepared(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: M
     options = _options(scenario, overrides)
     runner = sdk.construct("ResponsesToolRunner", tools)
     assert isinstance(runner, JsObject)
-    client = sdk.client(_fetch(scenario), **client_options)
+    client = sdk.client(_fetch(scenario), streams=streams, **client_options)
     arguments = dict(setup.params if params is None else params)
     extra_headers = arguments.pop("extra_headers", None)
     if extra_headers is not None:
@@ -345,9 +368,15 @@ def _prepared(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: M
     return _Prepared(sdk, runner, client, arguments, options, cancellation)
 
 
-def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides: Mapping[str, Any]) -> CapturedRun:
+def run_in_node(
+    scenario: ScenarioRun,
+    params: dict[str, Any] | None,
+    overrides: Mapping[str, Any],
+    *,
+    streams: JsObject | None = None,
+) -> CapturedRun:
     """``ScenarioRun.run`` against the Node SDK; the runner's error is captured as the Python run's is."""
-    prepared = _prepared(scenario, params, overrides)
+    prepared = _prepared(scenario, params, overrides, streams=streams)
     sdk = prepared.sdk
     with prepared.watching():
         try:
@@ -359,6 +388,75 @@ def run_in_node(scenario: ScenarioRun, params: dict[str, Any] | None, overrides:
             return scenario.captured(None, error)
         sdk.settle()
     return scenario.captured(response, None)
+
+
+class NodeCustomInput:
+    """A list-like Node object that is no Array, to give a Node run as ``params.input`` (``input``), and the reads
+    the SDK made of it (``reads``: iterating, its length, an item, toJSON): the Node form of a custom Python
+    container (``sdk_loop.mjs`` customInput)."""
+
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self.sdk = shared_sdk()
+        made = self.sdk.invoke("customInput", {"items": items}, module="sdk_loop.mjs")
+        self.input: JsObject = made["input"]
+        self._log: JsObject = made["log"]
+
+    @property
+    def reads(self) -> list[str]:
+        return list(self.sdk.invoke("get", {"target": self._log, "name": "reads"}))
+
+
+class NodeScenarioRunner:
+    """The scenario's Node runner kept for a check that drives it by hand, as ``ScenarioRun.build_runner`` gives a
+    Python one: ``run`` it (on the scenario's cassette or another), again while a run is active, and ``close`` it.
+
+    A run's error is raised (a Python runner raises it too): a refused second run, say, is a
+    :class:`~conformance.harness.node.bridge.NodeError`."""
+
+    def __init__(self, scenario: ScenarioRun) -> None:
+        self.prepared = _prepared(scenario, None, {})
+
+    def run(
+        self,
+        transport: CassetteTransport | None = None,
+        params: Mapping[str, Any] | None = None,
+        *,
+        default_delivery: bool = False,
+    ) -> Any:
+        """``runner.run(client, params, options)``: the client answered by ``transport`` (else the scenario's), and
+        with ``default_delivery`` no ``stream``/``eager`` option at all, so the SDK's default delivery applies (a
+        mode always says which delivery it wants)."""
+        prepared = self.prepared
+        client = prepared.client
+        if transport is not None:
+            client = prepared.sdk.client(cassette_fetch(transport), maxRetries=0)
+        options = dict(prepared.options)
+        if default_delivery:
+            for name in ("stream", "eager", "onEvent"):
+                options.pop(name, None)
+        arguments = dict(prepared.arguments if params is None else params)
+        with prepared.watching():
+            try:
+                return prepared.runner.call("run", client, arguments, options, timeout=RUN_SECONDS)
+            finally:
+                prepared.sdk.settle()
+
+    def close(self) -> Any:
+        return self.prepared.runner.call("close")
+
+
+def run_recording_streams(scenario: ScenarioRun) -> CapturedRun:
+    """``ScenarioRun.run`` against the Node SDK with its response streams served event by event through fetch, and
+    their life on the scenario's timeline once the run has ended: ``opened:<n>`` for each event stream served,
+    ``closed:<n>`` for each one read to its end or cancelled by then (what the Python check's closing transport
+    records; in Node the body is a ReadableStream the SDK reads through fetch, so only the Node side sees it)."""
+    sdk = shared_sdk()
+    log = sdk.invoke("streamLog", {})
+    assert isinstance(log, JsObject)
+    captured = run_in_node(scenario, None, {}, streams=log)
+    for entry in sdk.invoke("get", {"target": log, "name": "entries"}):
+        scenario.timeline.add(str(entry))
+    return captured
 
 
 def runner_with_computer(early_execution: Any) -> JsObject:

@@ -346,13 +346,21 @@ class ScenarioRun:
         # Any, not the rig's Runner union: checks drive the runner of the mode's flavour by hand (run, iterate,
         # async iteration), and each branch knows which flavour it holds.
         flavour = self.mode.flavour
+        if flavour == "node":
+            from conformance.contracts.runner._node_scenario import NodeScenarioRunner
+
+            return NodeScenarioRunner(self)
         browser = computer = None
         if self.setup.browser is not None:
             state = {} if self.setup.browser_state is None else {"state": self.setup.browser_state}
             probe = browser_probe(
                 flavour, self.setup.browser, replies=self._browser_replies(), log=self.probe_log, **state
             )
-            browser = rig.browser_toolset(flavour, probe, confirm=rig.in_flavour(flavour, lambda context: True))
+            options = {
+                name: rig.in_flavour(flavour, value) if callable(value) else value
+                for name, value in self.browser_options().items()
+            }
+            browser = rig.browser_toolset(flavour, probe, **options)
         if self.setup.computer:
             computer_driver = computer_probe(flavour, log=self.probe_log, replies=self._computer_replies())
             computer = rig.computer_toolset(flavour, computer_driver)
@@ -365,6 +373,11 @@ class ScenarioRun:
             functions=[registration(spec) for spec in self.setup.functions],
             early_execution=self.setup.early_execution,
         )
+
+    def browser_options(self) -> dict[str, Any]:
+        """The browser toolset's options besides its driver, callbacks as plain ``def`` (each SDK's run adapts
+        them: the mode's flavour, or the Node SDK's names): by default a ``confirm`` that approves everything."""
+        return {"confirm": lambda context: True}
 
     def _sync_registration(self, spec: Function) -> RegisteredFunction:
         execute = self._sync_execute(spec)

@@ -15,8 +15,8 @@ from typing import Any, Final
 import pytest
 
 from conformance.assertions import expect
+from conformance.contracts.runner._node_scenario import NodeCustomInput
 from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, input_summary, load, modes, run
-from conformance.flavours import python_only
 
 BIG: Final = "x" * 500
 # Non-ASCII output: escaped (\\u...) or spaced JSON would measure more bytes than compact UTF-8 JSON.
@@ -206,9 +206,8 @@ def test_snapshot_edits_change_nothing(mode: Mode) -> None:
 @pytest.mark.clause("RN-BUDGET-018")
 @pytest.mark.parametrize("mode", [mode for mode in modes() if mode.values[0].flavour != "sync"])
 def test_async_runner_awaits_an_async_policy(mode: Mode) -> None:
-    # A Python coroutine function has no Node form: the bridge hands Node plain values, not promises.
-    python_only(mode.flavour, "an async def context-budget policy")
-
+    # On the Node SDK the policy is an async function: every Python callable reaches Node as a function returning a
+    # promise, which the runner must await (the Node scenario awaits the coroutine on the Python side).
     async def compact(snapshot: Any) -> Any:
         return {"drop_call_ids": ["c1"], "summary": SUMMARY}
 
@@ -290,10 +289,14 @@ class _CustomInput:
 @pytest.mark.clause("RN-BUDGET-021")
 @pytest.mark.parametrize("mode", modes(ledger=False))
 def test_budget_refuses_custom_input_containers_unread(mode: Mode) -> None:
-    # A Python container class cannot cross to Node as itself.
-    python_only(mode.flavour, "a custom Python container as params.input")
-    custom = _CustomInput()
-    setup = _setup(_drop("c1")).with_params(input=custom)
+    custom: _CustomInput | NodeCustomInput
+    if mode.flavour == "node":
+        # A Python container cannot cross to Node as itself: a Node run gets a list-like Node object that is no Array.
+        custom = NodeCustomInput([{"role": "user", "content": "hi"}])
+        setup = _setup(_drop("c1")).with_params(input=custom.input)
+    else:
+        custom = _CustomInput()
+        setup = _setup(_drop("c1")).with_params(input=custom)
     outcome = run("one-function", setup, mode)
     expect(outcome.error is not None, "RN-BUDGET-021", "a custom input container was accepted in budget mode")
     expect(outcome.requests == [], "RN-BUDGET-021", f"{len(outcome.requests)} requests sent")

@@ -4,8 +4,8 @@ spec/000 "Choose which tools can run early" (the policy changes timing, not perm
 
 The browser toolset here records its confirm and url_policy answers on the run's timeline, so the check can see
 that both came before the driver acted, and that the driver acted before the completed response (it really
-ran early). Python SDK only: a Node run builds its toolset in Node from the scenario's setup, which has no
-recording consent callbacks.
+ran early). The scenario's browser options carry the recording callbacks, so a Node run's BrowserToolset (its
+``confirm`` and ``urlPolicy``) records them on the same timeline.
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from typing import Any
 
 import pytest
 
-from conformance import rig
-from conformance.assertions import expect, not_checked
+from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, modes
-from conformance.probes import browser_probe
 
 
 class _ConsentRecordingRun(ScenarioRun):
     """The scenario run with a browser toolset whose confirm and url_policy put ``confirm`` and ``url_policy``
     entries on the timeline (and approve)."""
 
-    def build_runner(self) -> Any:
-        flavour = self.mode.flavour
+    def browser_options(self) -> dict[str, Any]:
         members = self.setup.browser or ()
 
         def confirm(context: Any) -> bool:
@@ -36,18 +33,10 @@ class _ConsentRecordingRun(ScenarioRun):
             self.timeline.add("url_policy")
             return True
 
-        probe = browser_probe(flavour, members, replies=self._browser_replies(), log=self.probe_log)
-        options: dict[str, Any] = {"members": list(members), "confirm": rig.in_flavour(flavour, confirm)}
+        options: dict[str, Any] = {"members": list(members), "confirm": confirm}
         if "navigate" in members:
-            options["url_policy"] = rig.in_flavour(flavour, url_policy)
-        browser = rig.browser_toolset(flavour, probe, **options)
-        registration = self._sync_registration if flavour == "sync" else self._async_registration
-        return rig.build_runner(
-            flavour,
-            browser=browser,
-            functions=[registration(spec) for spec in self.setup.functions],
-            early_execution=self.setup.early_execution,
-        )
+            options["url_policy"] = url_policy
+        return options
 
 
 @pytest.mark.clause("RN-EARLY-014")
@@ -58,8 +47,6 @@ class _ConsentRecordingRun(ScenarioRun):
 )
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_early_browser_action_is_still_approved_first(cassette: str, member: str, gates: list[str], mode: Mode) -> None:
-    if mode.flavour == "node":
-        not_checked("on the Node SDK: the scenario's Node toolset has no recording confirm or url_policy")
     setup = Setup(browser=(member,), functions=(), early_execution={"functions": [f"browser_{member}"]})
     harness = _ConsentRecordingRun(load(cassette), setup, mode)
     outcome = harness.run()

@@ -30,7 +30,9 @@ from conformance.contracts.runner._scenario import (
     modes,
 )
 from conformance.fake_responses import fake_async_client, fake_client
+from conformance.flavours import Flavour
 from conformance.harness.node.bridge import NodeError
+from conformance.rig.decisions import flavours
 
 
 def attempt(cassette: str, setup: Setup, mode: Mode) -> tuple[ScenarioRun, CapturedRun]:
@@ -220,13 +222,16 @@ def test_early_execution_names_must_be_registered_and_unique(functions: list[str
 
 
 @pytest.mark.clause("RN-PARAM-002")
-@pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_runs_are_not_streamed_unless_asked(flavour: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_runs_are_not_streamed_unless_asked(flavour: Flavour) -> None:
     # Called without any stream argument at all: the default, not stream=False, is what the documents describe.
-    harness = ScenarioRun(load("one-function"), Setup(), rig.parse_mode(f"{flavour}-plain"))
+    harness = ScenarioRun(load("one-function"), Setup(), rig.Mode.of(flavour, "plain"))
     runner = harness.build_runner()
     params = dict(harness.setup.params)
-    if flavour == "sync":
+    if flavour == "node":
+        # The Node runner's options without stream or eager (ResponsesRunnerOptions: both optional).
+        response = runner.run(default_delivery=True)
+    elif flavour == "sync":
         response = runner.run(fake_client(harness.transport), params)
     else:
         response = asyncio.run(runner.run(fake_async_client(harness.transport), params))

@@ -5,6 +5,11 @@ spec/000 "Streaming and interrupted actions" (close and busy paragraphs); spec/0
 
 A run is held open by its executor, which waits for the check to release it, so "active" is a fact of the
 timeline, not a timing guess. A refused run is judged on its own cassette transport: nothing may be sent on it.
+
+On the Node SDK (``--sdk=node``) the same checks drive the npm ``openai``'s runners: the scenario's Node runner
+(:class:`~conformance.contracts.runner._node_scenario.NodeScenarioRunner`) and a Node Decisions runner
+(:class:`~conformance.rig.node_decisions.NodeDecisionsRunner`), whose ``close()`` the d.ts declares with the same
+``closed``/``draining`` statuses. The first run waits in Node on a Python thread while the check acts from outside.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ from conformance import cassettes
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Function, ScenarioRun, Setup, load
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
-from conformance.rig import parse_mode
+from conformance.flavours import Flavour
+from conformance.rig import Mode
+from conformance.rig.decisions import flavours
+from conformance.rig.node import Later
 
 # Upper bound for a held executor; reached only when a check never releases it (a check bug or a hung runner).
 HOLD_LIMIT = 10.0
@@ -44,16 +52,18 @@ class Probe:
 # ------------------------------------------------------------------------------------------ Responses runner
 
 
-def _held_responses(flavour: str) -> tuple[ScenarioRun, Any]:
+def _held_responses(flavour: Flavour) -> tuple[ScenarioRun, Any]:
     held = Function("lookup", hold=HOLD_LIMIT, hold_until="release")
-    harness = ScenarioRun(load("one-function"), Setup(functions=(held,)), parse_mode(f"{flavour}-plain"))
+    harness = ScenarioRun(load("one-function"), Setup(functions=(held,)), Mode.of(flavour, "plain"))
     return harness, harness.build_runner()
 
 
-def _second_responses_run(runner: Any, flavour: str) -> Probe:
+def _second_responses_run(runner: Any, flavour: Flavour) -> Probe:
     probe = Probe("never-served")
     try:
-        if flavour == "sync":
+        if flavour == "node":
+            runner.run(probe.transport, dict(PARAMS))
+        elif flavour == "sync":
             runner.run(fake_client(probe.transport), dict(PARAMS))
         else:
             asyncio.run(runner.run(fake_async_client(probe.transport), dict(PARAMS)))
@@ -62,7 +72,7 @@ def _second_responses_run(runner: Any, flavour: str) -> Probe:
     return probe
 
 
-def _while_active(flavour: str, during: Callable[[Any], None]) -> tuple[ScenarioRun, Any, BaseException | None]:
+def _while_active(flavour: Flavour, during: Callable[[Any], None]) -> tuple[ScenarioRun, Any, BaseException | None]:
     """Run one-function on a held runner and call ``during(runner)`` once its executor is running; returns the
     harness, the first run's response and its error."""
     harness, runner = _held_responses(flavour)
@@ -70,7 +80,9 @@ def _while_active(flavour: str, during: Callable[[Any], None]) -> tuple[Scenario
 
     def first() -> None:
         try:
-            if flavour == "sync":
+            if flavour == "node":
+                outcome["response"] = runner.run()
+            elif flavour == "sync":
                 outcome["response"] = runner.run(fake_client(harness.transport), dict(PARAMS))
             else:
                 outcome["response"] = asyncio.run(runner.run(fake_async_client(harness.transport), dict(PARAMS)))
@@ -99,8 +111,8 @@ def _wait_for(harness: ScenarioRun, entry: str) -> None:
 
 
 @pytest.mark.clause("RN-LIFE-001")
-@pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_responses_runner_close_drains_then_refuses(flavour: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_responses_runner_close_drains_then_refuses(flavour: Flavour) -> None:
     statuses: list[object] = []
     probes: list[Probe] = []
 
@@ -119,8 +131,8 @@ def test_responses_runner_close_drains_then_refuses(flavour: str) -> None:
 
 
 @pytest.mark.clause("RN-LIFE-001")
-@pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_responses_runner_is_closed_after_its_run_ends(flavour: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_responses_runner_is_closed_after_its_run_ends(flavour: Flavour) -> None:
     # close() asked once the run is over (draining is only for an active run).
     runners: list[Any] = []
     _while_active(flavour, runners.append)
@@ -129,8 +141,8 @@ def test_responses_runner_is_closed_after_its_run_ends(flavour: str) -> None:
 
 
 @pytest.mark.clause("RN-LIFE-003")
-@pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_responses_runner_refuses_a_second_run_while_busy(flavour: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_responses_runner_refuses_a_second_run_while_busy(flavour: Flavour) -> None:
     probes: list[Probe] = []
     harness, response, error = _while_active(
         flavour, lambda runner: probes.append(_second_responses_run(runner, flavour))
@@ -148,7 +160,7 @@ def test_responses_runner_refuses_a_second_run_while_busy(flavour: str) -> None:
 class _HeldDecisions:
     """A Decisions runner of ``flavour`` whose review executor waits until released."""
 
-    def __init__(self, flavour: str) -> None:
+    def __init__(self, flavour: Flavour) -> None:
         self.flavour = flavour
         self.started = threading.Event()
         self.release = threading.Event()
@@ -157,6 +169,15 @@ class _HeldDecisions:
         def review() -> None:
             self.started.set()
             self.release.wait(HOLD_LIMIT)
+
+        def review_in_node() -> Later:
+            # Held off the bridge's ordered callback thread, so the check's close() and second run get through.
+            self.started.set()
+
+            def held() -> None:
+                self.release.wait(HOLD_LIMIT)
+
+            return Later(held)
 
         async def review_async() -> None:
             self.started.set()
@@ -178,13 +199,28 @@ class _HeldDecisions:
         async def observe_async() -> str:
             return "page"
 
+        def candidates_in_node(observation: Any) -> list[dict[str, Any]]:
+            return [
+                {"id": "review", "description": "Mark reviewed", "execute": review_in_node},
+                {"id": "done", "description": "Already reviewed", "done": True},
+            ]
+
         self.runner: Any
-        if flavour == "sync":
+        if flavour == "node":
+            from conformance.rig.node_decisions import NodeDecisionsRunner
+
+            self.runner = NodeDecisionsRunner(observe=lambda: "page", candidates=candidates_in_node)
+        elif flavour == "sync":
             self.runner = DecisionsToolRunner(observe=lambda: "page", candidates=candidates)  # type: ignore[arg-type]
         else:
             self.runner = AsyncDecisionsToolRunner(observe=observe_async, candidates=candidates_async)  # type: ignore[arg-type]
 
     def run(self, transport: CassetteTransport) -> Any:
+        if self.flavour == "node":
+            result, error = self.runner.run(transport, dict(DECISIONS_PARAMS))
+            if error is not None:
+                raise error
+            return result
         if self.flavour == "sync":
             return self.runner.run(fake_client(transport), dict(DECISIONS_PARAMS))
         return asyncio.run(self.runner.run(fake_async_client(transport), dict(DECISIONS_PARAMS)))
@@ -218,8 +254,8 @@ class _HeldDecisions:
 
 
 @pytest.mark.clause("RN-LIFE-002")
-@pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_decisions_runner_close_drains_then_refuses(flavour: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_decisions_runner_close_drains_then_refuses(flavour: Flavour) -> None:
     held = _HeldDecisions(flavour)
     statuses: list[object] = []
     probes: list[Probe] = []
@@ -238,8 +274,8 @@ def test_decisions_runner_close_drains_then_refuses(flavour: str) -> None:
 
 
 @pytest.mark.clause("RN-LIFE-003")
-@pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_decisions_runner_refuses_a_second_run_while_busy(flavour: str) -> None:
+@pytest.mark.parametrize("flavour", flavours())
+def test_decisions_runner_refuses_a_second_run_while_busy(flavour: Flavour) -> None:
     held = _HeldDecisions(flavour)
     probes: list[Probe] = []
     result, error = held.while_active(lambda: probes.append(held.second()))
