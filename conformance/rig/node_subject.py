@@ -26,8 +26,8 @@ from conformance.rig.node import close_shared, openai_folder, sdk_module
 
 NODE_DEVIATIONS_DIR: Final[Path] = DEVIATIONS_DIR / "node"
 NO_NODE_FORM: Final = (
-    "on the Node SDK: this check drives the Python SDK's API itself (a toolset, the Decisions runner, or a "
-    "hand-built runner); the kit runs only the runner scenarios through the Node SDK so far"
+    "on the Node SDK: this check drives the Python SDK's API itself and the kit has not given it a Node form yet "
+    "(a node flavour or mode, or the node_sdk marker)"
 )
 
 
