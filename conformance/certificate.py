@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from conformance import atomic
 from conformance._safe_text import bounded, for_markdown, for_terminal, markdown_code, valid_unicode
-from conformance.certificate_format import FORMAT, FORMAT_VERSION, Certificate, Evidence, Status
+from conformance.certificate_format import FORMAT, FORMAT_VERSION, Certificate, Evidence, RootCauseEntry, Status
 from conformance.clauses import DOCUMENTS
 from conformance.session import ClauseResult, RootCause, fix_first
 
@@ -144,10 +144,7 @@ def build(
             }
             for result in results
         ],
-        "fix_first": [
-            {"clause": cause.clause.clause.id, "blocks": list(cause.blocks), "members": list(cause.members)}
-            for cause in fix_first(results)
-        ],
+        "fix_first": [root_cause_entry(cause) for cause in fix_first(results)],
         "evidence": cast(
             dict[str, Evidence],
             _within_budget(
@@ -192,7 +189,22 @@ def describe_cause(cause: RootCause) -> str:
     line = f"{result.clause.id} {result.clause.summary.rstrip('.')} -- {for_terminal(reason, 160)}"
     if cause.blocks:
         line += f" [{blocks_phrase(len(cause.blocks))}]"
+    if cause.same_cause:
+        line += f" [{same_cause_phrase(cause.same_cause)}]"
     return line
+
+
+def root_cause_entry(cause: RootCause) -> RootCauseEntry:
+    """A cause as the certificate lists it; ``same_cause`` only where a requirement grouped several clauses."""
+    entry = RootCauseEntry(clause=cause.clause.clause.id, blocks=list(cause.blocks), members=list(cause.members))
+    if cause.same_cause:
+        entry["same_cause"] = list(cause.same_cause)
+    return entry
+
+
+def same_cause_phrase(clause_ids: Sequence[str]) -> str:
+    """How every view of "What to fix first" names the other failed paths of one requirement."""
+    return f"the same requirement also fails {', '.join(clause_ids)}"
 
 
 def _reason(clause: Mapping[str, Any]) -> str:
@@ -237,6 +249,8 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
             where = f" (in {seen} checks)" if seen > 1 else ""
             reason = for_markdown((clause["reasons"] or [""])[0])
             lines.append(f"{number}. **{clause['id']}** {clause['summary']}: {reason}{where}")
+            if cause.get("same_cause"):
+                lines.append(f"   - {same_cause_phrase(cause['same_cause'])}")
             if cause["blocks"]:
                 touched = ", ".join(markdown_code(member) for member in cause["members"]) or "the driver as a whole"
                 lines.append(

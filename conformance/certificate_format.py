@@ -80,6 +80,8 @@ class RootCauseEntry(TypedDict):
     clause: str
     blocks: list[str]
     members: list[str]
+    # The other failed clauses of the same requirement (conformance.requirements); absent in older certificates.
+    same_cause: NotRequired[list[str]]
 
 
 class EvidenceCall(TypedDict):

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from conformance.clauses import Clause
+from conformance.requirements import requirement_of
 
 CheckOutcome = Literal[
     "passed", "failed", "not_implemented", "unverified", "not_provoked", "not_checked", "skipped", "deviation"
@@ -256,27 +257,41 @@ def _not_run(complete: bool) -> str:
 
 @dataclass(frozen=True)
 class RootCause:
-    """One entry of "what to fix first": a failed clause and the clauses it kept from being checked."""
+    """One entry of "what to fix first": a failed clause and the clauses it kept from being checked.
+
+    ``same_cause`` are the other failed clauses of the same requirement (conformance.requirements), listed with
+    it rather than as entries of their own."""
 
     clause: ClauseResult
     blocks: tuple[str, ...]
     members: tuple[str, ...]
+    same_cause: tuple[str, ...] = ()
 
 
 def fix_first(results: Sequence[ClauseResult]) -> list[RootCause]:
     """Failed clauses as a to-do list: the causes that block the most clauses first, then the independent
-    failures, those more checks met first; each names the members its blocked clauses are about."""
+    failures, those more checks met first; each names the members its blocked clauses are about. Failed clauses
+    that are paths of one requirement are one cause."""
     blocked: dict[str, list[ClauseResult]] = {}
     for result in results:
         if result.status == "not_checked" and result.blocked_by:
             blocked.setdefault(result.blocked_by, []).append(result)
-    causes = []
+    groups: dict[str, list[ClauseResult]] = {}
     for result in results:
-        if result.status != "failed":
-            continue
-        dependents = blocked.get(result.clause.id, [])
-        members = {r.clause.member for r in [result, *dependents] if r.clause.member}
-        causes.append(RootCause(result, tuple(r.clause.id for r in dependents), tuple(sorted(members))))
+        if result.status == "failed":
+            requirement = requirement_of(result.clause.id)
+            groups.setdefault(requirement.name if requirement else result.clause.id, []).append(result)
+    causes = []
+    for group in groups.values():
+        dependents = [dependent for result in group for dependent in blocked.get(result.clause.id, [])]
+        members = {r.clause.member for r in [*group, *dependents] if r.clause.member}
+        # The path more checks met stands for the cause; the others are named with it.
+        first = min(group, key=lambda result: -len(result.checks))
+        others = tuple(result.clause.id for result in group if result is not first)
+        causes.append(RootCause(first, tuple(r.clause.id for r in dependents), tuple(sorted(members)), others))
     order = {id(cause): index for index, cause in enumerate(causes)}
     # Then the cause more checks met, then clause order: what breaks more of the run comes first.
-    return sorted(causes, key=lambda cause: (-len(cause.blocks), -len(cause.clause.checks), order[id(cause)]))
+    return sorted(
+        causes,
+        key=lambda cause: (-len(cause.blocks), -len(cause.same_cause), -len(cause.clause.checks), order[id(cause)]),
+    )

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance._safe_text import image_source
-from conformance.certificate import STATUS_LABELS, blocks_phrase
+from conformance.certificate import STATUS_LABELS, blocks_phrase, same_cause_phrase
 from conformance.html_report.document import esc, page
 
 EXPLAINED = ("failed", "unverified")
@@ -184,9 +184,11 @@ def _fix_first(certificate: Mapping[str, Any]) -> str:
         reasons = clause.get("reasons") or [""]
         checks = len(clause.get("checks") or [])
         seen = f" (in {checks} checks)" if checks > 1 else ""
+        same = cause.get("same_cause") or []
+        also = f"<p>{esc(same_cause_phrase(same))}</p>" if same else ""
         items.append(
             f'<li><a href="#clause-{esc(clause["id"])}"><code>{esc(clause["id"])}</code></a> '
-            f"{esc(str(clause.get('summary', '')).rstrip('.'))}: {esc(reasons[0])}{seen}{blocked}</li>"
+            f"{esc(str(clause.get('summary', '')).rstrip('.'))}: {esc(reasons[0])}{seen}{also}{blocked}</li>"
         )
     return f'<h2 id="fix-first">What to fix first</h2><ol>{"".join(items)}</ol>' if items else ""
 

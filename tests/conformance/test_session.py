@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.clauses import Clause
-from conformance.session import CertificationSession, CheckOutcome, CheckResult, check_id
+from conformance.session import CertificationSession, CheckOutcome, CheckResult, check_id, fix_first
 
 CLAUSE = Clause("BR-TEST-001", "002", "A section", "a clause for these tests")
 
@@ -142,3 +142,23 @@ def test_a_run_that_ended_early_does_not_call_unrun_clauses_deselected() -> None
 )
 def test_check_ids_are_short_and_the_same_from_any_install(nodeid: str, expected: str) -> None:
     assert check_id(nodeid) == expected
+
+
+def test_failed_paths_of_one_requirement_are_one_cause_to_fix() -> None:
+    redirect = Clause("BR-NET-003", "002", "Restrict URLs", "redirects are stopped")
+    link = Clause("BR-NET-004", "000", "Confirmation, navigation, and recovery", "links are not followed")
+    alone = Clause("BR-TEST-009", "002", "A section", "a clause of no requirement")
+    run = CertificationSession(
+        [
+            CheckResult("c::redirect", (redirect.id,), "failed", (redirect.id,), "reached"),
+            CheckResult("c::redirect_again", (redirect.id,), "failed", (redirect.id,), "reached"),
+            CheckResult("c::link", (link.id,), "failed", (link.id,), "reached"),
+            CheckResult("c::alone", (alone.id,), "failed", (alone.id,), "broken"),
+        ]
+    )
+    causes = fix_first(run.clause_results([redirect, link, alone]))
+    # The path more checks met stands for the requirement; the clause of no requirement stays its own cause.
+    assert [(cause.clause.clause.id, cause.same_cause) for cause in causes] == [
+        (redirect.id, (link.id,)),
+        (alone.id, ()),
+    ]

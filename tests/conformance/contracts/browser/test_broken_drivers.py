@@ -27,6 +27,7 @@ from conformance.certificate import verdict_of
 from conformance.harness.environment import Environment
 from conformance.harness.profile import DriverProfile, declares_cancelled
 from conformance.members import DRIVER_METHOD_NAMES
+from conformance.requirements import NETWORK_POLICY
 from tests.broken import drivers
 from tests.broken.certification import certify
 
@@ -284,6 +285,25 @@ def test_one_defect_is_one_finding_and_the_first_thing_to_fix(case: RootCase, tm
     assert not claims, f"reasons claim a member returned None:\n{run.reasons(claims)}"
     page = (tmp_path / "certificate.md").read_text("utf-8")
     assert page.index("## What to fix first") < page.index(f"1. **{case.root}**") < page.index("## All clauses")
+
+
+# One requirement missed on several paths is one cause. An allow-list enforced only in navigate and new_tab lets
+# redirects, links, popups, subresources and downloads through: five clauses, because the kit checks each path, but
+# the documents state one requirement (conformance/requirements.py: the driver's own network policy), so "What to
+# fix first" has one entry naming the other paths.
+ONE_REQUIREMENT = "policy_only_in_navigate"
+
+
+def test_one_requirement_missed_on_several_paths_is_one_entry_to_fix(tmp_path: Path) -> None:
+    run = certify(f"{MODULE}:{ONE_REQUIREMENT}", tmp_path, selection="check_network")
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    assert len(failed) >= 2 and set(failed) <= set(NETWORK_POLICY.clauses), run.reasons(failed)
+    causes = run.certificate["fix_first"]
+    assert len(causes) == 1, causes
+    assert sorted([causes[0]["clause"], *causes[0]["same_cause"]]) == failed, causes
+    page = (tmp_path / "certificate.md").read_text("utf-8")
+    assert f"the same requirement also fails {', '.join(causes[0]['same_cause'])}" in page
 
 
 # A check that needs the page to act first confirms it did: a popup never attempted is not a popup let through.
