@@ -101,6 +101,12 @@ DEFECTS = (
     Defect("display-drops-images", ("EX-JS-004",), rewrite_request=_javascript_prelude("display = () => {};\n")),
     # The service hands its own environment (the token in it) to the runtime.
     Defect("token-in-runtime-environment", ("EX-ISO-002",), hands_token_to_scripts=True),
+    # Limits set too high to bound anything the checks try (the machine must hold 2 GiB and 500 short-lived
+    # processes for a moment).
+    Defect("text-unbounded", ("EX-TEXT-001",), upstream_limits={"max_text_bytes": 8_000_000}),
+    # Its deadline is lengthened too: at the tests' 2 seconds the deadline stops the bomb first on a busy machine.
+    Defect("memory-unbounded", ("EX-LIMIT-001",), upstream_limits={"memory_bytes": 8 * 1024**3, "deadline_s": 20.0}),
+    Defect("processes-unbounded", ("EX-LIMIT-002",), upstream_limits={"max_processes": 4_000}),
     # The reference runtimes lose their X display when they share the host's network (measured: "X connection
     # failed" on every PyAutoGUI screenshot), so the screenshot clauses fail beside the network one.
     Defect(
