@@ -242,7 +242,11 @@ def render_markdown(certificate: Mapping[str, Any]) -> str:
     causes = [cause for cause in certificate.get("fix_first", []) if cause["clause"] in by_id]
     if causes:
         lines += ["## What to fix first", ""]
-        lines += ["Each entry is one failed clause; the clauses it blocked could not be judged until it is fixed.", ""]
+        lines += [
+            "Each entry is one cause: a failed clause (with the other failed paths of the same requirement); the "
+            "clauses it blocked could not be judged until it is fixed.",
+            "",
+        ]
         for number, cause in enumerate(causes, 1):
             clause = by_id[cause["clause"]]
             seen = len(clause["checks"])
