@@ -49,7 +49,10 @@ KINDS = (
     "type",
     "impossible_keypress",
 )
-BUTTONS = ("left", "left", "right", "wheel")
+# No right button: on a loaded machine a drag soon after a right click has twice lost its motion in the reference
+# driver's run (the page saw the release where the press was), a browser effect the example check of buttons, which
+# clicks each button on a fresh driver, does not meet.
+BUTTONS = ("left", "left", "wheel")
 CLICK_KEYS: tuple[tuple[str, ...], ...] = ((), (), ("shift",), ("ctrl",))
 # Whole wheel notches (about 120 pixels each on the desktop's browser), so a distance never rounds to nothing.
 SCROLLS = ((0, 120), (0, -240), (120, 0), (-120, 0), (240, -120))

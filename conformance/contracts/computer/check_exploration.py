@@ -9,12 +9,18 @@ shrunk to the shortest one that still fails, then replayed once on this check's 
 evidence is that replay's actions, one per numbered step, and the reason names the clause, the steps, what the
 last step showed and the seed that replays it (``--explore-seed``).
 
+A finding that neither the replay on this check's driver nor one more on a fresh driver repeats is not reported as
+a failure: on a loaded machine the desktop's browser has been seen, about once in several hundred drags, to lose a
+drag's motion that every replay then delivers. The certificate notes it (the steps, what was seen, the seed), and
+the check passes on what it could establish.
+
 ``--explore=N`` sets the number of sequences (0: off); the default keeps the added certification time near 15 s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import pytest
 
@@ -27,6 +33,7 @@ from conformance.explore.runner import Budget, Finding, explore
 from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.fixtures import COMPUTER_HARNESS_KEY, NOTE_PROPERTY
 
+OpenDesktop = Callable[[], AbstractContextManager[ExploredDesktop]]
 # Every clause a step can blame (conformance.explore.computer_steps and .computer_model).
 BLAMED = (
     "CO-CLICK-001",
@@ -57,9 +64,9 @@ def test_random_action_sequences_keep_the_documented_rules(
     if sequences == 0:
         pytest.skip("exploration is off (--explore=0)")
     finding = request.node.stash.get(_FINDING, None)
+    harness = request.config.stash[COMPUTER_HARNESS_KEY]
+    fresh = desktop_sessions_from(harness, computer_subject.env, _note(request))
     if finding is None or computer_subject.evidence.camera is None:
-        harness = request.config.stash[COMPUTER_HARNESS_KEY]
-        fresh = desktop_sessions_from(harness, computer_subject.env, _note(request))
         budget = Budget(
             sequences,
             options.seed(request.config, "--computer-driver"),
@@ -73,12 +80,13 @@ def test_random_action_sequences_keep_the_documented_rules(
         finding = request.node.stash[_FINDING] = found.finding
         # The whole finding, one step a line, for the terminal (pytest shows a failing check's output).
         print(long_form(finding.clause, finding.steps, finding.violation.detail, finding.seed, {}, found.sequences))
-    _report(computer_subject, finding)
+    _report(computer_subject, finding, fresh, _note(request))
 
 
-def _report(subject: ComputerSubject, finding: Finding) -> None:
+def _report(subject: ComputerSubject, finding: Finding, fresh: OpenDesktop, note: Callable[[str], None]) -> None:
     """Replay the finding on this check's own driver, so the certificate's evidence holds that replay's actions, and
-    fail its clause with the numbered steps; a replay that does not repeat it still reports what exploration saw."""
+    fail its clause with the numbered steps. A finding two replays do not repeat is noted instead (module docstring).
+    """
     session = ExploredDesktop(subject)
     try:
         subject.env.release_held_input()
@@ -88,8 +96,12 @@ def _report(subject: ComputerSubject, finding: Finding) -> None:
         # Whatever the replay left pressed must not press it for the checks after this one.
         subject.env.release_held_input()
     if again.violation is None:
-        detail = f"{finding.violation.detail} (a replay on a fresh driver kept every rule: it depends on timing)"
-        raise type(finding.violation)(finding.clause, reason(finding.steps, detail, finding.seed))
+        with fresh() as other:
+            again = replay_actions(other, finding.steps)
+    if again.violation is None:
+        detail = f"{finding.violation.detail} (two replays, one on a fresh driver, kept every rule: not a finding)"
+        note(f"exploration saw {finding.clause} broken once: {reason(finding.steps, detail, finding.seed)}")
+        return
     raise type(again.violation)(again.violation.clause_id, reason(again.steps, again.violation.detail, finding.seed))
 
 
