@@ -6,7 +6,9 @@ shrink it to a short sequence and blame the clause in brackets:
 
 - ``release_swallowed_after_a_drag``: the first click after a drag presses and never releases (CO-CLICK-001);
 - ``moves_drift``: each move lands a few pixels further right than the one before it (CO-MOVE-001);
-- ``scroll_flips_after_a_drag``: after a drag, vertical scrolls go the other way (CO-SCROLL-001).
+- ``scroll_flips_after_a_drag``: after a drag, vertical scrolls go the other way (CO-SCROLL-001);
+- ``modifier_stuck_after_a_refused_chord``: a key combination it refuses (rightly, sending nothing) leaves its
+  modifiers pending, and the next keypress presses them and never releases them (CO-KEY-001).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from Xlib.ext import xtest
 from reference.computer import XvfbComputerDriver
 from reference.computer.driver import BUTTONS, field
 from reference.computer.factories import CONFORMANCE_WAIT_SECONDS, DesktopEnvironment
+from reference.computer.keys import MODIFIER_KEYSYMS, UnknownKeyError, key_keysym
 
 # How much further right each move lands than the one before: well past the kit's tolerance of a pixel and a half.
 DRIFT_PIXELS = 4
@@ -97,4 +100,50 @@ class ScrollFlipsAfterDragDriver(XvfbComputerDriver):
 
 def scroll_flips_after_a_drag(environment: DesktopEnvironment) -> Iterator[ScrollFlipsAfterDragDriver]:
     with ScrollFlipsAfterDragDriver(environment.display, wait_seconds=CONFORMANCE_WAIT_SECONDS) as driver:
+        yield driver
+
+
+class ModifierStuckAfterARefusedChordDriver(XvfbComputerDriver):
+    """Refuses a combination with a key it cannot press before pressing anything, as it must, but keeps the
+    combination's modifiers as pending; the next keypress it performs presses them first (outside the input's
+    bookkeeping) and releases only its own keys, so they stay held."""
+
+    def __init__(self, display: str, **options: Any) -> None:
+        super().__init__(display, **options)
+        self._pending: list[int] = []
+
+    def keypress(self, action: Any, *, cancelled: Any = None) -> None:
+        keys = field(action, "keys")
+        if not all(_presses(self, name) for name in keys):
+            self._pending = [keysym for keysym in map(_modifier_keysym, keys) if keysym is not None]
+            super().keypress(action, cancelled=cancelled)  # raises, pressing nothing
+            return
+        pending, self._pending = self._pending, []
+        display = self._input._display
+        for keysym in pending:
+            xtest.fake_input(display, X.KeyPress, self._input._strokes[keysym].keycode)
+        display.sync()
+        super().keypress(action, cancelled=cancelled)
+
+
+def _presses(driver: XvfbComputerDriver, name: str) -> bool:
+    try:
+        return driver._input.has_key(key_keysym(name))
+    except UnknownKeyError:
+        return False
+
+
+def _modifier_keysym(name: str) -> int | None:
+    """The modifier keysym ``name`` names, or None for any other key and for a name no keyboard has."""
+    try:
+        keysym = key_keysym(name)
+    except UnknownKeyError:
+        return None
+    return keysym if keysym in MODIFIER_KEYSYMS else None
+
+
+def modifier_stuck_after_a_refused_chord(
+    environment: DesktopEnvironment,
+) -> Iterator[ModifierStuckAfterARefusedChordDriver]:
+    with ModifierStuckAfterARefusedChordDriver(environment.display, wait_seconds=CONFORMANCE_WAIT_SECONDS) as driver:
         yield driver

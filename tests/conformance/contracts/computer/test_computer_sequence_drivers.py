@@ -36,6 +36,7 @@ CASES = (
     Case("release_swallowed_after_a_drag", "CO-CLICK-001"),
     Case("moves_drift", "CO-MOVE-001"),
     Case("scroll_flips_after_a_drag", "CO-SCROLL-001"),
+    Case("modifier_stuck_after_a_refused_chord", "CO-KEY-001"),
 )
 
 
