@@ -2,7 +2,7 @@
 
 dialogs.html asks alert, confirm and prompt in turn shortly after loading and records what each returned.
 Every message carries a marker string that must never appear in anything state() reports.
-Clauses: BR-DLG-001..004.
+With observation metadata, every dismissed dialog is noticed with its kind. Clauses: BR-DLG-001..004.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance.assertions import as_precondition, expect
+from conformance.assertions import as_precondition, expect, not_implemented, not_provoked
 from conformance.harness.environment import Effect, Environment
 from conformance.harness.subject import BrowserSubject
 
@@ -96,3 +96,32 @@ def test_page_dialogs_are_dismissed_and_never_quoted(subject: BrowserSubject, en
             )
             expect(again.get("result") is False, "BR-DLG-002", f"the second confirm() returned {again.get('result')!r}")
             expect_valid_state(subject, "BR-DLG-001", "a click that opened a dialog")
+
+
+@pytest.mark.page("dialogs.html")
+@pytest.mark.hints(observation=True)
+@pytest.mark.clause("BR-DLG-004")
+def test_each_dismissed_dialog_is_noticed_with_its_kind(subject: BrowserSubject, env: Environment) -> None:
+    # The Node declarations' BrowserStateChange lists dialog_dismissed with the dialog's kind: a driver that reports
+    # observation metadata says so for every dialog it dismissed, not only never with the wrong kind.
+    answers = _answers_while_the_driver_works(subject)
+    if not {"alert", "confirm", "prompt"} <= set(answers):
+        not_provoked(f"only {sorted(answers)} of alert, confirm and prompt returned, so not every dialog was dismissed")
+    state = expect_valid_state(subject, "BR-DLG-004", "the page's dialogs")
+    if not isinstance(state, dict) or not isinstance(state.get("observation"), dict):
+        not_implemented("observation metadata V1 in state (env.hints.observation=True)")
+    observation = state["observation"]
+    notices = [change for change in observation.get("changes") or [] if change.get("type") == "dialog_dismissed"]
+    kinds = sorted(str(change.get("kind")) for change in notices)
+    # The page's own record says which dialogs it raised and got back (one per kind, once per load of the page).
+    asked = sorted(str(effect.get("dialog")) for effect in env.effects("dialog"))
+    if kinds != asked and observation.get("dropped_changes"):
+        not_provoked(
+            f"the change history already dropped {observation.get('dropped_changes')} changes, so the dialog notices "
+            f"may be among them (found {kinds} for dialogs {asked})"
+        )
+    expect(
+        kinds == asked,
+        "BR-DLG-004",
+        f"the page's dialogs {asked} were dismissed, but the history notices dialog kinds {kinds}",
+    )

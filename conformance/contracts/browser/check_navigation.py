@@ -1,10 +1,13 @@
 """Navigation: navigate loads the page it was given, in the tab it was given, and state follows it.
 
 Clauses: BR-NAV-001..003, with BR-TAB-006 (stable tab IDs) where a navigation could renumber tabs.
-The page's own load record is the evidence; state is checked only for what it must report afterwards.
+The page's own load record is the evidence; state is checked only for what it must report afterwards. A page the
+server answers slowly must load too (it has no recorder: its title in state is the evidence).
 """
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -84,5 +87,32 @@ def test_navigate_with_a_tab_id_loads_that_tab_only(subject: BrowserSubject, env
         other is not None and other.get("title") == "Tabs A",
         "BR-NAV-002",
         f"the other tab changed although navigate named a different tab: {other!r}",
+    )
+    finish(outcome)
+
+
+# How long the kit's server holds the slow page before answering: longer than a browser's first look at a load
+# (a driver that only waits briefly for the load event, then polls for it, must go on noticing it), far shorter
+# than any wait a driver could sensibly give up after.
+SLOW_PAGE_MS = 2500
+# How long after navigate returns state gets to show the slow page (navigate may return before the page loads).
+SLOW_PAGE_SHOWN_SECONDS = 10.0
+
+
+@pytest.mark.clause("BR-NAV-001")
+def test_navigate_to_a_slow_page_waits_for_it(subject: BrowserSubject, env: Environment) -> None:
+    subject.require("navigate")
+    outcome = subject.call("navigate", url=env.url(f"__slow?ms={SLOW_PAGE_MS}"), tab_id=None)
+    expect_done(outcome, "BR-NAV-001")
+    deadline = time.monotonic() + SLOW_PAGE_SHOWN_SECONDS
+    while True:
+        shown = active_tab(expect_valid_state(subject, "BR-NAV-001", "navigate to a slow page"))
+        if (shown is not None and shown.get("title") == "Slow") or time.monotonic() >= deadline:
+            break
+        env.pause(0.2)
+    expect(
+        shown is not None and shown.get("title") == "Slow",
+        "BR-NAV-001",
+        f"{SLOW_PAGE_SHOWN_SECONDS:g} s after navigate returned, the active tab shows {shown!r}, not the slow page",
     )
     finish(outcome)

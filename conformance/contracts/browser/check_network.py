@@ -93,6 +93,9 @@ def test_new_tab_to_a_non_permitted_origin_is_refused(subject: BrowserSubject, e
     subject.require("new_tab")
     outcome = subject.call("new_tab", url=env.url("tabs-b.html", origin="other"))
     _expect_no_contact(subject, "BR-NET-008", "new_tab")
+    # Read as navigate's twin (BR-NET-002): the call itself must say it was refused. A success text would tell the
+    # model a tab opened on that origin when none did.
+    expect_refused(outcome, "BR-NET-008", "the URL is outside the permitted origins")
     state = expect_valid_state(subject, "BR-NET-008", "new_tab to a non-permitted origin")
     shown = [tab for tab in state["tabs"] if str(tab.get("url", "")).startswith(env.other_origin)]
     expect(not shown, "BR-NET-008", f"state shows a tab on the non-permitted origin: {shown!r}")
