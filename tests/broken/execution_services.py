@@ -29,7 +29,8 @@ class Defect:
     deadline had stopped it, while the script goes on (the upstream service must have a longer deadline).
     ``upstream_limits`` replace the test limits of the reference service behind the front, and
     ``isolate_network`` is its own switch. ``hands_token_to_scripts`` puts the service's token in every python
-    script's environment.
+    script's environment. ``unsandboxed`` runs the reference runtimes as plain child processes of the service
+    (the launcher its attack tests use as a baseline, tests/execution/_unsandboxed.py).
     """
 
     name: str
@@ -41,6 +42,7 @@ class Defect:
     upstream_limits: dict[str, float] = field(default_factory=dict)
     isolate_network: bool = True
     hands_token_to_scripts: bool = False
+    unsandboxed: bool = False
 
 
 def _without_detail(output: Output) -> Output:
@@ -54,6 +56,12 @@ def _images_copied_into_text(output: Output) -> Output:
 
 def _fresh_python_session(body: dict[str, Any]) -> dict[str, Any]:
     if body.get("language") != "python":
+        return body
+    return {**body, "session_id": f"forgotten-{secrets.token_hex(6)}"}
+
+
+def _fresh_javascript_session(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("language") != "javascript":
         return body
     return {**body, "session_id": f"forgotten-{secrets.token_hex(6)}"}
 
@@ -81,6 +89,12 @@ DEFECTS = (
     Defect("drops-image-detail", ("EX-REPLY-002",), rewrite_output=_without_detail),
     Defect("copies-images-into-text", ("EX-TEXT-002",), rewrite_output=_images_copied_into_text),
     Defect("forgets-python-sessions", ("EX-SESSION-001",), rewrite_request=_fresh_python_session),
+    # A javascript session holds both the globals and the browser page: forgetting it loses both.
+    Defect(
+        "forgets-javascript-sessions",
+        ("EX-JS-005", "EX-SESSION-003"),
+        rewrite_request=_fresh_javascript_session,
+    ),
     # The checks that need a second session's view are blocked by EX-SESSION-002, not failed.
     Defect("one-session-for-all", ("EX-SESSION-002",), rewrite_request=_one_session),
     # The deadline outlasts the client's 30-second wait: the kit gives up on the reply.
@@ -107,6 +121,15 @@ DEFECTS = (
     # Its deadline is lengthened too: at the tests' 2 seconds the deadline stops the bomb first on a busy machine.
     Defect("memory-unbounded", ("EX-LIMIT-001",), upstream_limits={"memory_bytes": 8 * 1024**3, "deadline_s": 20.0}),
     Defect("processes-unbounded", ("EX-LIMIT-002",), upstream_limits={"max_processes": 4_000}),
+    # No boundary at all: the isolation and least-privilege clauses a script can observe fail together (measured;
+    # the token is found in the environment of the certifying process, readable through /proc). The memory bomb
+    # is still stopped there (EX-LIMIT-001 passed in the measured run, with this longer deadline).
+    Defect(
+        "unsandboxed",
+        ("EX-ISO-001", "EX-ISO-002", "EX-ISO-003", "EX-ISO-004", "EX-LIMIT-002", "EX-NET-001", "EX-PRIV-001"),
+        upstream_limits={"deadline_s": 20.0},
+        unsandboxed=True,
+    ),
     # The reference runtimes lose their X display when they share the host's network (measured: "X connection
     # failed" on every PyAutoGUI screenshot), so the screenshot clauses fail beside the network one.
     Defect(

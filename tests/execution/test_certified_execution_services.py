@@ -20,6 +20,7 @@ from reference.execution import ExecutionService
 from tests.broken.certification import Certification, certify
 from tests.broken.execution_services import DEFECTS, BrokenFront, Defect, refuses_javascript
 
+from ._unsandboxed import UnsandboxedLauncher
 from .conftest import TEST_LIMITS
 
 # What this module starts (tests/process_kinds.py): the service's sandboxes, its Xvfb and Node runtimes, and a child
@@ -76,7 +77,10 @@ def test_a_service_with_one_defect_fails_only_its_clause(
     defect: Defect, x_display: str, service_token: str, tmp_path: Path
 ) -> None:
     limits = dataclasses.replace(TEST_LIMITS, **defect.upstream_limits)
-    upstream = ExecutionService(service_token, display=x_display, limits=limits, isolate_network=defect.isolate_network)
+    launcher = UnsandboxedLauncher(limits, str(tmp_path / "scratch")) if defect.unsandboxed else None
+    upstream = ExecutionService(
+        service_token, display=x_display, limits=limits, isolate_network=defect.isolate_network, launcher=launcher
+    )
     with upstream, BrokenFront(upstream.endpoint, service_token, defect) as front:
         run = _certify(front.endpoint, tmp_path)
     assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
