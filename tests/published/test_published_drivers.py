@@ -1,0 +1,125 @@
+"""Published third-party drivers, certified as their users would run them: every failed clause is a judged defect.
+
+Each case installs a published driver from the package mirror into a folder of its own (never into the kit's
+environment), certifies it with the whole browser suite, and asserts that the clauses it fails are exactly the ones
+judged, by reading the driver's code against the documents, to be real defects of that driver. A kit change that
+starts failing such a driver on something else (a false alarm) or stops noticing one of its defects makes the case
+fail; so does a new release of the driver, which then needs judging again. Documents are cited as "title > section".
+
+The judgement of each failed clause, for ``stagehand-openai-sdk`` 0.1.0 with its default options (the outline read
+format; the factory is tests/published/stagehand.py):
+
+- BR-NET-001, -002, -003, -004, -006, -007, -008: its domain lists hold hosts only (policy.py strips every port), so
+  a task permitted on one origin also reaches every other port of that host. Browser and desktop drivers > Restrict
+  URLs compares protocol, hostname and port, and Browser and mixed Responses tools > Confirmation, navigation, and
+  recovery makes the driver enforce which origins the browser reaches, on navigations, redirects, links,
+  subresources and downloads alike; the kit's other origin is such a port. Real: one cause, seen on every path (one
+  entry in What to fix first).
+- BR-READ-016: every read starts with a header (title, URL, viewport, scroll), so a page without text reads as that
+  header; Browser and desktop drivers > Select methods wants an empty string. Real.
+- BR-READ-018, BR-READ-020: the outline format returns a structured read whose elements are always empty (refs only
+  in the text) and whose omitted list says nothing was left out; Browser and mixed Responses tools > Return a
+  structured page read asks for incomplete coverage to be reported in omitted. Real (the refs checks that need an
+  element say unverified, as the broken driver refs_only_in_text shows).
+- BR-SCOPE-005: depth counts levels of its compacted outline, not the DOM levels within the root that Browser and
+  desktop drivers > Read within a section specifies; text twelve DOM levels down shows in a depth-2 read. Real.
+- BR-DIAG-006: console lines have only URLs, e-mail addresses and long tokens struck out; "password=..." and a short
+  API key pass through, and Browser and desktop drivers > Opt in to diagnostics, scripts, and file transfers rules
+  out unfiltered console messages. Real.
+- BR-DIAG-008: network diagnostics list the page's document, script and beacons but none of the fetches the page
+  made and the kit's server answered (200, JSON), even seconds later; the same driver on the same page served by a
+  plain HTTP server (404s) lists every fetch, so the driver's request observer (in its browser extension) loses
+  completed fetches. Browser and mixed Responses tools > Opt in to diagnostics, scripts, and file transfers has
+  read_diagnostics summarize the page's network activity. Real (failed in all three full runs, and reproduced
+  outside the kit).
+- BR-SCRIPT-004: a throwing script's BrowserError carries the first line of the page's exception, page text that is
+  not safe for the model (Browser and desktop drivers > Handle failures). Real.
+- BR-SCRIPT-005: run_script runs in a blank tab no one allowed for scripts; the type declarations describe
+  run_script as running in an explicitly allowed page. Real.
+- BR-IMG-005: zoom clips a region that leaves the viewport to the viewport instead of refusing it, so the image no
+  longer covers the region asked for; Browser and mixed Responses tools > Driver contract makes the driver check the
+  bounds. Real.
+- BR-BIND-004: with target-bound consent on, click_at still clicks after the page it was approved against was
+  replaced; Browser and desktop drivers > Approve actions and own the session extends the binding to such input.
+  Real.
+
+BR-FILE-007 and BR-FILE-008 failed in the first measurement only because the factory's grant resolver ignored a
+grant's expiry and size limit: the documents give those checks to the grant's owner, the caller's code, so the
+factory (not the driver) was fixed.
+
+The Python guide's first example driver (tests/published/guide_reader.py: state and get_page_text) conforms: its 23
+judged clauses pass, the rest are not implemented. browser-use is not on the package mirror.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.requirements import NETWORK_POLICY
+from tests.broken.certification import certify
+
+# What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
+pytestmark = [pytest.mark.browser, pytest.mark.child_run, pytest.mark.slow]
+
+STAGEHAND = "stagehand-openai-sdk==0.1.0"
+# Its dependencies the kit's environment does not already provide (openai, pydantic, httpx and idna it does);
+# installed without resolution so nothing of the kit's own environment is replaced.
+STAGEHAND_EXTRAS = ("browserbase", "stagehand", "websockets", "opentelemetry-api", "distro")
+STAGEHAND_DEFECTS = (
+    "BR-BIND-004",
+    "BR-DIAG-006",
+    "BR-DIAG-008",
+    "BR-IMG-005",
+    "BR-NET-001",
+    "BR-NET-002",
+    "BR-NET-003",
+    "BR-NET-004",
+    "BR-NET-006",
+    "BR-NET-007",
+    "BR-NET-008",
+    "BR-READ-016",
+    "BR-READ-018",
+    "BR-READ-020",
+    "BR-SCOPE-005",
+    "BR-SCRIPT-004",
+    "BR-SCRIPT-005",
+)
+
+
+def install(requirements: tuple[str, ...], folder: Path) -> Path:
+    """Install ``requirements`` from the package mirror into ``folder``; skip the test when it cannot be reached."""
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(folder)]
+    completed = subprocess.run([*command, *requirements], capture_output=True, text=True, timeout=600, check=False)
+    if completed.returncode != 0:
+        pytest.skip(f"could not install {requirements[0]} from the package mirror: {completed.stderr[-400:]}")
+    return folder
+
+
+def test_stagehand_fails_exactly_its_judged_defects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = install((STAGEHAND, *STAGEHAND_EXTRAS), tmp_path / "site")
+    monkeypatch.setenv("PYTHONPATH", str(site))  # the child run imports the driver from there only
+    run = certify("tests.published.stagehand:make_driver", tmp_path / "certificate", timeout=1500)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    false_alarms = sorted(set(failed) - set(STAGEHAND_DEFECTS))
+    assert not false_alarms, f"failed clauses not judged to be stagehand's defects:\n{run.reasons(false_alarms)}"
+    missed = sorted(set(STAGEHAND_DEFECTS) - set(failed))
+    assert not missed, f"judged defects of stagehand the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+    assert run.certificate["verdict"] == "does not conform"
+    # Its port-blind network policy is one cause, however many paths show it.
+    network = [cause for cause in run.certificate["fix_first"] if cause["clause"] in NETWORK_POLICY.clauses]
+    assert len(network) == 1, run.certificate["fix_first"]
+
+
+# The Python guide's first example driver (state and get_page_text only): no false alarm, and its two members are
+# checked, not skipped.
+def test_the_python_guides_reader_example_conforms(tmp_path: Path) -> None:
+    run = certify("tests.published.guide_reader:make_driver", tmp_path, timeout=900)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    assert not run.with_status("failed"), run.reasons(run.with_status("failed"))
+    assert run.with_status("passed"), f"nothing was checked:\n{run.tail(15)}"
+    assert run.certificate["verdict"] == "conforms", run.certificate["verdict"]
