@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from openai.types.responses import computer_action as actions
 from PIL import Image, ImageChops
 
-from conformance.assertions import not_implemented, unverified
+from conformance.assertions import not_implemented, precondition_failed, unverified
 from conformance.harness.computer_environment import ComputerEnvironment, Event
 from conformance.harness.computer_subject import ComputerSubject
 
@@ -142,7 +142,21 @@ def placed_shot(screenshot: object, environment: ComputerEnvironment) -> Shot:
             f"a {image.width}x{image.height} screenshot of a {width}x{height} screen is cropped, and it does not "
             "show the page's two calibration marks, so the kit cannot tell which screen point a pixel shows",
         )
+    if not one_factor(placed):
+        # Points on a picture scaled two ways cannot be aimed at: checks that aim stand on the screenshot's scale.
+        precondition_failed(
+            "CO-SHOT-002",
+            f"the {image.width}x{image.height} screenshot shows the screen at {placed.scale_x:.3f}x horizontally and "
+            f"{placed.scale_y:.3f}x vertically, so no point on it can be aimed at",
+        )
     return placed
+
+
+def one_factor(placed: Shot) -> bool:
+    """Whether a placed screenshot shows the screen at one scale both ways (to the marks' rounding)."""
+    slack = 3 / min(placed.image.width, placed.image.height)
+    scale_x, scale_y = placed.scale_x, placed.scale_y
+    return min(scale_x, scale_y) > 0 and abs(scale_x - scale_y) <= slack * max(1.0, scale_x, scale_y)
 
 
 def whole_screen(image: Image.Image, screen_size: tuple[int, int]) -> bool:

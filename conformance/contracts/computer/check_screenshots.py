@@ -11,7 +11,7 @@ from PIL import ImageChops
 from conformance.assertions import expect, not_implemented, unverified
 from conformance.harness.computer_subject import ComputerSubject
 
-from ._support import calibrated, click, decode_image_url, describe, of_type, take_shot, whole_screen
+from ._support import calibrated, click, decode_image_url, describe, of_type, one_factor, take_shot, whole_screen
 
 TARGET_RED = (255, 0, 0)
 
@@ -59,10 +59,9 @@ def test_screenshot_decodes_at_the_screen_size_or_one_scale(computer_subject: Co
         )
         return
     # The marks say where the picture shows the screen: whole or cropped, one factor both ways, nothing beyond it.
-    slack = 3 / min(image.width, image.height)
     scale_x, scale_y = placed.scale_x, placed.scale_y
     expect(
-        min(scale_x, scale_y) > 0 and abs(scale_x - scale_y) <= slack * max(1.0, scale_x, scale_y),
+        one_factor(placed),
         "CO-SHOT-002",
         f"the {image.width}x{image.height} screenshot shows the screen at {scale_x:.3f}x horizontally and "
         f"{scale_y:.3f}x vertically, not one factor",
