@@ -29,7 +29,7 @@ from conformance.harness.profile import DriverProfile, declares_cancelled
 from conformance.members import DRIVER_METHOD_NAMES
 from conformance.requirements import NETWORK_POLICY
 from tests.broken import drivers
-from tests.broken.certification import certify
+from tests.broken.certification import Certification, certify
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run]
@@ -51,6 +51,21 @@ class Case:
         return clause_id in self.expected or any(
             clause_id.startswith(allowed) if allowed.endswith("-") else clause_id == allowed for allowed in self.related
         )
+
+    def certify_and_expect_blamed(self, module: str, directory: Path) -> Certification:
+        """Certify this case's driver from ``module`` on its checks: every expected clause failed, and nothing the
+        defect is unrelated to. Returns the run for checks of their own."""
+        run = certify(f"{module}:{self.factory}", directory, selection=self.checks)
+        assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+        failed = run.with_status("failed")
+        missed = [clause_id for clause_id in self.expected if clause_id not in failed]
+        assert not missed, (
+            f"{self.factory}: the suite did not fail {missed}; failed: {failed}\n"
+            f"{run.reasons(list(self.expected))}\n{run.tail(15)}"
+        )
+        unrelated = [clause_id for clause_id in failed if not self.may_fail(clause_id)]
+        assert not unrelated, f"{self.factory}: clauses unrelated to the defect failed:\n{run.reasons(unrelated)}"
+        return run
 
 
 READ_FORM = "test_read_page_reports_the_form"
@@ -205,17 +220,8 @@ ALLOWED_VARIANTS: tuple[Case, ...] = (
 
 @pytest.mark.parametrize("case", DEFECTS, ids=lambda case: case.factory)
 def test_the_suite_blames_the_broken_clause(case: Case, tmp_path: Path) -> None:
-    run = certify(f"{MODULE}:{case.factory}", tmp_path, selection=case.checks)
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    run = case.certify_and_expect_blamed(MODULE, tmp_path)
     assert run.profile().get("flavour") == "sync", f"the broken driver lost its flavour: {run.profile()}"
-    failed = run.with_status("failed")
-    missed = [clause_id for clause_id in case.expected if clause_id not in failed]
-    assert not missed, (
-        f"{case.factory}: the suite did not fail {missed}; failed: {failed}\n"
-        f"{run.reasons(list(case.expected))}\n{run.tail(15)}"
-    )
-    unrelated = [clause_id for clause_id in failed if not case.may_fail(clause_id)]
-    assert not unrelated, f"{case.factory}: clauses unrelated to the defect failed:\n{run.reasons(unrelated)}"
 
 
 @pytest.mark.parametrize("case", ALLOWED_VARIANTS, ids=lambda case: case.factory)

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from tests.broken import gap_drivers
-from tests.broken.certification import certify
 from tests.broken.drivers import BrokenDriver
 from tests.conformance.contracts.browser.test_broken_drivers import SDK, Case
 
@@ -99,16 +98,7 @@ GAP_DEFECTS: tuple[Case, ...] = (
 
 @pytest.mark.parametrize("case", GAP_DEFECTS, ids=lambda case: case.factory)
 def test_the_suite_blames_the_gap_clause(case: Case, tmp_path: Path) -> None:
-    run = certify(f"{MODULE}:{case.factory}", tmp_path, selection=case.checks)
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
-    failed = run.with_status("failed")
-    missed = [clause_id for clause_id in case.expected if clause_id not in failed]
-    assert not missed, (
-        f"{case.factory}: the suite did not fail {missed}; failed: {failed}\n"
-        f"{run.reasons(list(case.expected))}\n{run.tail(15)}"
-    )
-    unrelated = [clause_id for clause_id in failed if not case.may_fail(clause_id)]
-    assert not unrelated, f"{case.factory}: clauses unrelated to the defect failed:\n{run.reasons(unrelated)}"
+    case.certify_and_expect_blamed(MODULE, tmp_path)
 
 
 def test_every_gap_driver_has_exactly_one_case() -> None:
