@@ -15,14 +15,16 @@ File format (TOML, one ``[[deviation]]`` table per entry, every key required)::
         "toolset/check_confirmation.py::test_only_exactly_true_approves[sync-one-confirm]",
     ]
     sdk = "One line on what this SDK version does instead."
+    fixed_in = "3.36.1"        # optional: the first release that conforms again; from it on the entry lapses
 
 A test named without ``[...]`` covers every parametrization of it; with ``[...]`` exactly that one. Each
 named check must declare the entry's clause with ``@pytest.mark.clause``.
 
 Which file applies: the one for the newest version not newer than the installed SDK, so known deviations
 carry over to an upgraded SDK until reviewed (a fixed one then shows up as a strict-xfail failure). With no
-such file there are no known deviations. Malformed files raise :class:`DeviationFileError` naming the file
-and the entry.
+such file there are no known deviations. An entry with ``fixed_in`` applies only below that version, so a fix
+released between two files needs no copy of the older file. Malformed files raise :class:`DeviationFileError`
+naming the file and the entry.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ CONTRACTS_DIR: Final[Path] = Path(__file__).parent / "contracts"
 REASON_PREFIX: Final[str] = "known deviation "
 DEVIATION_MARKER: Final = pytest.mark.known_deviation
 _KEYS: Final[frozenset[str]] = frozenset({"id", "clause", "tests", "sdk"})
+_OPTIONAL_KEYS: Final[frozenset[str]] = frozenset({"fixed_in"})
 _TEST_PATTERN: Final = re.compile(r"^[\w./-]+\.py::[\w.]+(\[[^\]]*\])?$")
 _VERSION: Final = re.compile(r"^\d+(\.\d+)*$")
 
@@ -62,6 +65,11 @@ class Deviation:
     tests: tuple[str, ...]
     sdk: str
     source: str
+    fixed_in: str | None = None
+
+    def applies_to(self, version: str) -> bool:
+        """Whether SDK ``version`` still has this deviation (it is older than the release that fixed it)."""
+        return self.fixed_in is None or _version_key(version) < _version_key(self.fixed_in)
 
     @property
     def reason(self) -> str:
@@ -130,7 +138,7 @@ def parse_deviations(text: str, source: str) -> tuple[Deviation, ...]:
         if not isinstance(entry, dict):
             raise DeviationFileError(f"{where}: must be a table")
         missing = sorted(_KEYS - set(entry))
-        extra = sorted(set(entry) - _KEYS)
+        extra = sorted(set(entry) - _KEYS - _OPTIONAL_KEYS)
         if missing or extra:
             raise DeviationFileError(f"{where}: missing keys {missing}, unknown keys {extra}")
         ident, clause, tests, sdk = entry["id"], entry["clause"], entry["tests"], entry["sdk"]
@@ -154,20 +162,28 @@ def parse_deviations(text: str, source: str) -> tuple[Deviation, ...]:
             module = CONTRACTS_DIR / test.split("::", 1)[0]
             if not module.is_file():
                 raise DeviationFileError(f"{where}: test module {module} does not exist")
-        deviations.append(Deviation(ident, clause, tuple(tests), sdk.strip(), source))
+        fixed_in = entry.get("fixed_in")
+        if fixed_in is not None:
+            if not isinstance(fixed_in, str) or not _VERSION.match(fixed_in):
+                raise DeviationFileError(f'{where}: fixed_in must be an openai version such as "3.36.1"')
+            stem = Path(source).stem
+            if _VERSION.match(stem) and _version_key(fixed_in) <= _version_key(stem):
+                raise DeviationFileError(f"{where}: fixed_in {fixed_in} is not newer than the file's version {stem}")
+        deviations.append(Deviation(ident, clause, tuple(tests), sdk.strip(), source, fixed_in))
     return tuple(deviations)
 
 
 def load_deviations(version: str | None = None, directory: Path | None = None) -> tuple[Deviation, ...]:
-    """The known deviations for SDK ``version`` (default: the installed one)."""
-    path = deviation_file(version or installed_sdk_version(), directory)
+    """The known deviations for SDK ``version`` (default: the installed one), without those fixed by then."""
+    version = version or installed_sdk_version()
+    path = deviation_file(version, directory)
     if path is None:
         return ()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise DeviationFileError(f"{path}: cannot read: {error}") from None
-    return parse_deviations(text, str(path))
+    return tuple(deviation for deviation in parse_deviations(text, str(path)) if deviation.applies_to(version))
 
 
 def contract_key(item: _Item) -> str | None:

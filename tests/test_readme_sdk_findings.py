@@ -26,6 +26,16 @@ def test_every_recorded_deviation_is_in_the_table_with_its_clause() -> None:
     assert f"{len(clauses)} clauses carry {len(deviations)} known deviations" in SECTION
 
 
+def test_the_oldest_supported_releases_extra_deviations_are_named_with_their_fix() -> None:
+    newest = DEVIATIONS_DIR / "3.57.0.toml"
+    oldest = DEVIATIONS_DIR / "3.31.0.toml"
+    later = {deviation.id for deviation in parse_deviations(newest.read_text(encoding="utf-8"), str(newest))}
+    for deviation in parse_deviations(oldest.read_text(encoding="utf-8"), str(oldest)):
+        if deviation.id not in later:
+            assert f"{deviation.id} ({deviation.clause}" in SECTION
+            assert deviation.fixed_in is None or f"fixed in {deviation.fixed_in}" in SECTION
+
+
 def test_every_open_question_is_named() -> None:
     for question in OPEN_QUESTIONS:
         assert question.id in SECTION

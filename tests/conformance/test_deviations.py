@@ -58,6 +58,8 @@ BROKEN: dict[str, tuple[str, str]] = {
     "multiline-sdk": (ENTRY.replace('"Exports lists instead of tuples."', '"""one\ntwo"""'), "one nonempty line"),
     "wrong-table": ('[deviation]\nid = "x"\n', "array of tables"),
     "stray-key": ('title = "x"\n' + ENTRY, "unexpected top-level keys"),
+    "bad-fixed-in": (ENTRY + 'fixed_in = "soon"\n', "fixed_in must be an openai version"),
+    "fixed-before-file": (ENTRY + 'fixed_in = "3.40.0"\n', "fixed_in 3.40.0 is not newer than the file's version"),
 }
 
 
@@ -84,6 +86,13 @@ def test_applicable_file_is_the_newest_not_newer(tmp_path: Path) -> None:
     assert deviation_file("4.0.0", tmp_path) == tmp_path / "3.57.0.toml"
     assert deviation_file("3.30.9", tmp_path) is None
     assert load_deviations("3.30.9", tmp_path) == ()
+
+
+def test_an_entry_lapses_from_the_release_that_fixed_it(tmp_path: Path) -> None:
+    _write(tmp_path, "3.31.0", ENTRY + 'fixed_in = "3.36.1"\n' + ENTRY.replace("DEV-1", "DEV-2"))
+    assert [deviation.id for deviation in load_deviations("3.36.0", tmp_path)] == ["DEV-1", "DEV-2"]
+    assert [deviation.id for deviation in load_deviations("3.36.1", tmp_path)] == ["DEV-2"]
+    assert [deviation.id for deviation in load_deviations("3.40.0", tmp_path)] == ["DEV-2"]
 
 
 def test_badly_named_file_is_an_error(tmp_path: Path) -> None:
