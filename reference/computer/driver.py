@@ -34,10 +34,11 @@ DEFAULT_WAIT_SECONDS = 1.0
 # whole notches with it.
 DEFAULT_PIXELS_PER_NOTCH = 120
 DEFAULT_DRAG_STEP_SECONDS = 0.02
-# Chromium reports a button event it handles late at the pointer position current when it handles it. A pointer
-# that leaves at once after a release can turn a click into a drag in the page's eyes, so the pointer stays put
-# this long after a release before it moves to another point.
-DEFAULT_RELEASE_SETTLE_SECONDS = 0.05
+# Chromium reports a button event it handles late at the pointer position current when it handles it, and under
+# load it can handle a press before the motion sent just ahead of it. So the pointer stays put this long after a
+# release before it moves to another point (leaving at once can turn a click into a drag in the page's eyes), and
+# this long after arriving at a new point before anything is pressed there.
+DEFAULT_POINTER_SETTLE_SECONDS = 0.05
 # The longest sleep between two checks of the cancellation probe during a wait.
 _CANCEL_POLL_SECONDS = 0.02
 
@@ -109,9 +110,10 @@ class XvfbComputerDriver:
         self.wait_seconds = wait_seconds
         self.pixels_per_notch = pixels_per_notch
         self.drag_step_seconds = drag_step_seconds
-        self.release_settle_seconds = DEFAULT_RELEASE_SETTLE_SECONDS
+        self.pointer_settle_seconds = DEFAULT_POINTER_SETTLE_SECONDS
         self._last_release_point: tuple[int, int] | None = None
         self._last_release_time = 0.0
+        self._pointer: tuple[int, int] | None = None
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -119,12 +121,16 @@ class XvfbComputerDriver:
         return self.coordinates.to_screen(field(action, "x"), field(action, "y"))
 
     def _move_pointer(self, x: int, y: int) -> None:
-        """Move the pointer, first letting a release that just happened elsewhere settle (see above)."""
+        """Move the pointer, first letting a release that just happened elsewhere settle, then letting the arrival
+        settle before anything is pressed at the new point (see above)."""
         if (x, y) != self._last_release_point:
-            remaining = self._last_release_time + self.release_settle_seconds - time.monotonic()
+            remaining = self._last_release_time + self.pointer_settle_seconds - time.monotonic()
             if remaining > 0:
                 time.sleep(remaining)
         self._input.move(x, y)
+        if (x, y) != self._pointer:
+            self._pointer = (x, y)
+            time.sleep(self.pointer_settle_seconds)
 
     def _released(self, x: int, y: int) -> None:
         self._last_release_point = (x, y)

@@ -23,9 +23,10 @@ const WHEEL = { up: 4, down: 5, left: 6, right: 7 };
 // Chromium and Firefox on X scroll about this many CSS pixels per wheel notch.
 const PIXELS_PER_NOTCH = 120;
 const DRAG_STEP_MS = 20;
-// Chromium reports a button event it handles late at the pointer position current when it handles it, so the
-// pointer stays put this long after a release before it moves elsewhere.
-const RELEASE_SETTLE_MS = 50;
+// Chromium reports a button event it handles late at the pointer position current when it handles it, and under
+// load can handle a press before the motion ahead of it: the pointer stays put this long after a release before
+// it moves elsewhere, and this long after arriving before anything is pressed there.
+const POINTER_SETTLE_MS = 50;
 // Browsers do not count two presses with the same timestamp as a double click.
 const REPEAT_CLICK_GAP_MS = 20;
 // A pause per typed key: keeps the AbortSignal live between keys (the event loop runs) and the page in step.
@@ -143,6 +144,7 @@ export class XvfbComputerDriver {
     this.pressedKeys = [];
     this.pressedButtons = [];
     this.lastRelease = { point: null, at: 0 };
+    this.pointer = null;
   }
 
   get screenSize() {
@@ -166,11 +168,16 @@ export class XvfbComputerDriver {
   async moveTo([x, y]) {
     const { point, at } = this.lastRelease;
     if (point && (point[0] !== x || point[1] !== y)) {
-      const remaining = at + RELEASE_SETTLE_MS - performance.now();
+      const remaining = at + POINTER_SETTLE_MS - performance.now();
       if (remaining > 0) await sleep(remaining);
     }
     this.x.fakeInput(MOTION_NOTIFY, 0, x, y);
     await this.x.sync();
+    // Under load Chromium can handle a press before the motion just ahead of it: let the arrival settle first.
+    if (!this.pointer || this.pointer[0] !== x || this.pointer[1] !== y) {
+      this.pointer = [x, y];
+      await sleep(POINTER_SETTLE_MS);
+    }
   }
 
   released(point) {
