@@ -41,11 +41,11 @@ from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.fixture_host import FixtureHost, FixtureHostError
 from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.computer_harness import NodeComputerHarness
-from conformance.harness.node.driver import NodeSpec, is_node_spec
-from conformance.harness.node.harness import NodeBrowserHarness
+from conformance.node.drivers.computer_harness import NodeComputerHarness
+from conformance.node.drivers.driver import NodeSpec, is_node_spec
+from conformance.node.drivers.harness import NodeBrowserHarness
+from conformance.node.sdk import subject as node_sdk
 from conformance.options import DEFAULT_DRIVER_TIMEOUT, DEFAULT_SCREEN_SIZE
-from conformance.rig import node_subject as node_sdk
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult, check_id
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"

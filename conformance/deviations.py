@@ -245,7 +245,7 @@ def list_command(node: bool = False) -> int:
     from ``known_deviations/node/``); 0 on success, 2 on error."""
     directory: Path | None = None
     if node:
-        from conformance.rig.node_subject import NODE_DEVIATIONS_DIR, node_sdk_version
+        from conformance.node.sdk.subject import NODE_DEVIATIONS_DIR, node_sdk_version
 
         directory = NODE_DEVIATIONS_DIR
         try:

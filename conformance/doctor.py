@@ -28,7 +28,7 @@ DEBIAN_HEADLESS_SHELL: Final = "/usr/bin/chromium-headless-shell"
 SHELL_HINT: Final = "apt-get install -y chromium-headless-shell: headless checks in about a third of the CPU"
 # The npm openai release the kit's Node checks were written against (its known deviations are for it).
 NPM_OPENAI: Final = "7.55.0"
-# Playwright for Node refuses older Node; the kit itself runs on 18 (conformance.harness.node.bridge).
+# Playwright for Node refuses older Node; the kit itself runs on 18 (conformance.node.bridge).
 PLAYWRIGHT_NODE_MAJOR: Final = 20
 
 
@@ -156,7 +156,7 @@ def _run(argv: list[str]) -> str | None:
 
 def _node() -> Finding:
     """The ``node`` the kit would start for JavaScript drivers (``DRIVERKIT_NODE`` or PATH), and whether it will do."""
-    from conformance.harness.node.bridge import NODE_INSTALL_HINT, NodeHostError, find_node, node_version
+    from conformance.node.bridge import NODE_INSTALL_HINT, NodeHostError, find_node, node_version
 
     try:
         node = find_node()
@@ -171,7 +171,7 @@ def _node() -> Finding:
 
 def _npm_openai() -> Finding:
     """The Node SDK (npm ``openai``) the kit falls back to when a driver's own folder has none."""
-    from conformance.harness.node.bridge import host_script
+    from conformance.node.bridge import host_script
 
     for folder in host_script().parents:
         manifest = folder / "node_modules" / "openai" / "package.json"

@@ -183,7 +183,7 @@ def _make_function(
     declares_cancelled: bool,
 ) -> Callable[..., Any]:
     """Build a recording ``def``/``async def`` taking any positional arguments."""
-    # The Node SDK's calls reach Python as plain calls (conformance.rig.node), so a "node" probe is a sync one.
+    # The Node SDK's calls reach Python as plain calls (conformance.node.sdk.broker), so a "node" probe is a sync one.
     if flavour != "async":
         if declares_cancelled:
 

@@ -70,7 +70,7 @@ def subjects(
         found.append(certificate.CertifiedSubject("execution service", service, run.profile))
     if run.prefixes() & {"TS", "RN"}:
         if _has_option(config, "--node-sdk") and config.getoption("--node-sdk"):
-            from conformance.rig.node_subject import node_profile
+            from conformance.node.sdk.subject import node_profile
 
             found.append(certificate.CertifiedSubject("Node SDK toolsets and runners", "npm openai", node_profile()))
         else:

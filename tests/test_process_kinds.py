@@ -18,7 +18,7 @@ from tests.process_kinds import kind_of
             ["node", "/venv/lib/python3.11/site-packages/playwright/driver/package/cli.js", "run-driver"],
             "browser",
         ),
-        ("/usr/bin/node", ["node", "/kit/conformance/_node/host.mjs"], "node"),
+        ("/usr/bin/node", ["node", "/kit/conformance/node/js/host.mjs"], "node"),
         ("/usr/bin/Xvfb", ["Xvfb", ":99", "-screen", "0", "1280x800x24"], "desktop"),
         (None, ["xdotool", "mousemove", "1", "2"], "desktop"),
         ("/usr/bin/docker", ["docker", "run", "--rm", "kit/desktop"], "container"),

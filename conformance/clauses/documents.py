@@ -83,8 +83,8 @@ DECLARATIONS_KEY: Final = next(key for key, document in DOCUMENTS.items() if doc
 
 def installed_declarations() -> Path | None:
     """``helpers/browser.d.ts`` of the npm openai the kit's Node side imports, if it is installed."""
-    from conformance.harness.node.bridge import NodeHostError
-    from conformance.rig.node import openai_folder, sdk_module
+    from conformance.node.bridge import NodeHostError
+    from conformance.node.sdk.broker import openai_folder, sdk_module
 
     try:
         chosen = openai_folder()

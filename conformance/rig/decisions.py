@@ -4,7 +4,7 @@ The application side is scripted: each :class:`Action` is a candidate whose exec
 trace (and may then raise), a ``done`` candidate always follows, and observations come from a callable. The
 async flavour wraps the same sync callbacks, so both flavours see identical inputs; so does the ``node`` flavour
 (``--sdk=node``), whose run goes through the npm ``openai``'s Decisions runner
-(:mod:`conformance.rig.node_decisions`) with the same callbacks, cassette transport and trace.
+(:mod:`conformance.node.sdk.decisions`) with the same callbacks, cassette transport and trace.
 """
 
 from __future__ import annotations
@@ -101,10 +101,10 @@ class SharedObservation:
 
 def shared_observation(flavour: Flavour, parts: list[dict[str, Any]]) -> Any:
     """A :class:`SharedObservation` for the runner of ``flavour``: for ``node`` the same application in Node
-    (:class:`conformance.rig.node_decisions.NodeSharedObservation`), since an object returned across the bridge is
+    (:class:`conformance.node.sdk.decisions.NodeSharedObservation`), since an object returned across the bridge is
     a copy no later Python edit could reach."""
     if flavour == NODE:
-        from conformance.rig.node_decisions import NodeSharedObservation
+        from conformance.node.sdk.decisions import NodeSharedObservation
 
         return NodeSharedObservation(parts)
     return SharedObservation(parts)
@@ -162,7 +162,7 @@ def run_decisions(
     params = {"model": "gpt-test", "input": task} if params is None else dict(params)
     options = {"on_diagnostic": record, **run_options}
     if flavour == NODE:
-        from conformance.rig.node_decisions import run_in_node
+        from conformance.node.sdk.decisions import run_in_node
 
         run.result, run.error = run_in_node(
             transport,

@@ -26,7 +26,7 @@ from openai.lib.responses_tool_runner import (
 
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.flavours import Flavour, python_only
-from conformance.rig.node_ledger import NodeLedger
+from conformance.node.sdk.ledger import NodeLedger
 
 # The runner of either flavour; its ``run`` returns the final response (async: awaitable).
 Runner = ResponsesToolRunner | AsyncResponsesToolRunner
@@ -94,8 +94,8 @@ def cassette_client(
     runner's ``run`` takes), its options under their Node names."""
     if flavour == "node":
         from conformance.contracts.runner._node_scenario import cassette_fetch
-        from conformance.rig.node import shared_sdk
-        from conformance.rig.node_decisions import node_client_options
+        from conformance.node.sdk.broker import shared_sdk
+        from conformance.node.sdk.decisions import node_client_options
 
         return shared_sdk().client(cassette_fetch(transport), **node_client_options(options, max_retries))
     client: Client
@@ -108,9 +108,9 @@ def cassette_client(
 
 def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> BrowserToolsetOf:
     """The SDK browser toolset of ``flavour`` over ``driver``; ``options`` go to its constructor as given (for
-    ``node``, the Node SDK's toolset behind the Python one's interface: :mod:`conformance.rig.node_toolsets`)."""
+    ``node``, the Node SDK's toolset behind the Python one's interface: :mod:`conformance.node.sdk.toolsets`)."""
     if flavour == "node":
-        from conformance.rig.node_toolsets import NodeBrowserToolset
+        from conformance.node.sdk.toolsets import NodeBrowserToolset
 
         node: Any = NodeBrowserToolset(driver, **options)
         return cast(BrowserToolsetOf, node)
@@ -121,9 +121,9 @@ def browser_toolset(flavour: Flavour, driver: Any, **options: Any) -> BrowserToo
 
 def computer_toolset(flavour: Flavour, driver: Any, **options: Any) -> ComputerToolsetOf:
     """The SDK computer toolset of ``flavour`` over ``driver`` (for ``node``, the Node SDK's toolset behind the
-    Python one's interface: :mod:`conformance.rig.node_computer_toolset`)."""
+    Python one's interface: :mod:`conformance.node.sdk.computer_toolset`)."""
     if flavour == "node":
-        from conformance.rig.node_computer_toolset import NodeComputerToolset
+        from conformance.node.sdk.computer_toolset import NodeComputerToolset
 
         node: Any = NodeComputerToolset(driver, **options)
         return cast(ComputerToolsetOf, node)
@@ -157,7 +157,7 @@ def checkpoint_ledger(
     flavour: Flavour, run_id: str, save: Callable[[Any], None], resume_from: Any = None
 ) -> ResponsesToolLedger | AsyncResponsesToolLedger | NodeLedger:
     """A checkpoint ledger of ``flavour`` that hands every checkpoint to ``save`` (for ``node``, the Node SDK's
-    ledger option as a :class:`~conformance.rig.node_ledger.NodeLedger`, which a Node scenario run passes on)."""
+    ledger option as a :class:`~conformance.node.sdk.ledger.NodeLedger`, which a Node scenario run passes on)."""
     if flavour == "node":
         return NodeLedger(run_id, save, resume_from)
     if flavour == "sync":

@@ -53,8 +53,8 @@ from conformance.harness.desktops.settings import DEFAULT_SCREEN
 from conformance.harness.environment import DriverHints
 from conformance.harness.factory import load_callable
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.driver import is_node_spec
-from conformance.harness.node.harness import NodeBrowserHarness
+from conformance.node.drivers.driver import is_node_spec
+from conformance.node.drivers.harness import NodeBrowserHarness
 
 START_PAGE = "tabs-a.html"
 

@@ -27,8 +27,8 @@ from typing import Any
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.environment import Environment
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.harness import NodeBrowserHarness
 from conformance.harness.subject import BrowserSubject
+from conformance.node.drivers.harness import NodeBrowserHarness
 
 TARGET_MS = 2.0
 REPOSITORY = Path(__file__).resolve().parents[2]

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from conformance.harness.node.bridge import NodeHostError, find_node
+from conformance.node.bridge import NodeHostError, find_node
 
 if TYPE_CHECKING:
-    from conformance.rig.node import NodeSdk
+    from conformance.node.sdk.broker import NodeSdk
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def sdk() -> Iterator[NodeSdk]:
     """A Node SDK broker (its own Node host) per module, closed after it."""
-    from conformance.rig.node import NodeSdk
+    from conformance.node.sdk.broker import NodeSdk
 
     broker = NodeSdk()
     yield broker

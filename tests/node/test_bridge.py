@@ -16,7 +16,7 @@ from openai.lib.browser import BrowserError
 from conformance.harness.errors import DriverSetupError, DriverTimeout
 from conformance.harness.factory import SpecError
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.bridge import (
+from conformance.node.bridge import (
     NodeError,
     NodeHostCrashed,
     NodeHostError,
@@ -25,9 +25,9 @@ from conformance.harness.node.bridge import (
     node_argv,
     node_version,
 )
-from conformance.harness.node.driver import NodeSpec
-from conformance.harness.node.harness import NodeBrowserHarness
-from conformance.harness.node.subject import NodeBrowserSubject
+from conformance.node.drivers.driver import NodeSpec
+from conformance.node.drivers.harness import NodeBrowserHarness
+from conformance.node.drivers.subject import NodeBrowserSubject
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.browser, pytest.mark.node]

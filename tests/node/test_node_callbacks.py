@@ -1,4 +1,4 @@
-"""Python callables as the Node SDK calls them (conformance/rig/node_callbacks.py): a polled ``cancelled``
+"""Python callables as the Node SDK calls them (conformance/node/sdk/callbacks.py): a polled ``cancelled``
 predicate as an AbortSignal, the live probe of a signal Node passed, and in-place edits written back."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from conformance.rig.node import Data, JsObject, NodeSdk, Signal
-from conformance.rig.node_callbacks import NodeCancellation, as_edited, live_probe, node_callback
-from conformance.rig.node_toolsets import as_node_callable
+from conformance.node.sdk.broker import Data, JsObject, NodeSdk, Signal
+from conformance.node.sdk.callbacks import NodeCancellation, as_edited, live_probe, node_callback
+from conformance.node.sdk.toolsets import as_node_callable
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.node]

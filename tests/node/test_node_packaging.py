@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness.node.bridge import host_script
+from conformance.node.bridge import host_script
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.node]
@@ -17,7 +17,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 
 def test_the_host_is_package_data_next_to_the_python_modules() -> None:
     assert host_script().is_file()
-    assert host_script().parent == REPOSITORY / "conformance" / "_node"
+    assert host_script().parent == REPOSITORY / "conformance" / "node" / "js"
     package_data = tomllib.loads((REPOSITORY / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
     assert "*.mjs" in package_data["package-data"]["*"]
     # host.mjs imports its computer ops from beside itself: both must ship together.

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.certificate_format import load as load_certificate
-from conformance.rig.node_subject import node_sdk_version
+from conformance.node.sdk.subject import node_sdk_version
 from tests.node.npm_patches import (
     ROOT,
     NpmPatch,
@@ -138,7 +138,7 @@ def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path
 
 def test_the_node_baseline_parses_and_names_only_node_checks() -> None:
     from conformance.deviations import parse_deviations
-    from conformance.rig.node_subject import NODE_DEVIATIONS_DIR
+    from conformance.node.sdk.subject import NODE_DEVIATIONS_DIR
 
     for baseline in sorted(NODE_DEVIATIONS_DIR.glob("*.toml")):
         deviations = parse_deviations(baseline.read_text("utf-8"), str(baseline))
@@ -154,7 +154,7 @@ def test_driverkit_deviations_node_lists_the_baseline(capsys: pytest.CaptureFixt
     assert main(["deviations", "--node"]) == 0
     out = capsys.readouterr().out
     from conformance.deviations import parse_deviations
-    from conformance.rig.node_subject import NODE_DEVIATIONS_DIR
+    from conformance.node.sdk.subject import NODE_DEVIATIONS_DIR
 
     baseline = NODE_DEVIATIONS_DIR / "7.55.0.toml"
     count = len(parse_deviations(baseline.read_text("utf-8"), str(baseline)))

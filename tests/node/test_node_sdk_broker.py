@@ -1,4 +1,4 @@
-"""The Node SDK broker (conformance/rig/node.py + conformance/_node/sdk.mjs): values, errors and callbacks crossing."""
+"""The Node SDK broker (conformance/node/sdk/broker.py and js/sdk.mjs): values, errors and callbacks crossing."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from openai.lib.browser import BrowserError
 
 from conformance.contracts.runner._node_scenario import with_added_events
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, function_call, payload
+from conformance.node.sdk.broker import NodeSdk, NodeToolRunnerError
+from conformance.node.sdk.toolsets import NodeBrowserToolset
 from conformance.probes import Act, browser_probe
-from conformance.rig.node import NodeSdk, NodeToolRunnerError
-from conformance.rig.node_toolsets import NodeBrowserToolset
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.node]
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.node]
 
 @pytest.fixture(autouse=True)
 def _shared(sdk: NodeSdk, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("conformance.rig.node_toolsets.shared_sdk", lambda: sdk)
+    monkeypatch.setattr("conformance.node.sdk.toolsets.shared_sdk", lambda: sdk)
 
 
 def test_a_python_browser_error_reaches_the_model_as_the_node_sdk_reports_it(sdk: NodeSdk) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 
+from conformance.node.sdk.broker import NodeSdk
 from conformance.rig.decisions import Action, run_decisions
-from conformance.rig.node import NodeSdk
 from tests.node.npm_patches import (
     NpmPatch,
     assert_fails_exactly_its_clause,
@@ -130,7 +130,7 @@ def test_the_decisions_suite_checks_the_node_runner(tmp_path: Path) -> None:
 def broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[NodeSdk]:
     """A Node SDK broker of this test's own, closed after it (the rig would otherwise start the shared one)."""
     sdk = NodeSdk()
-    monkeypatch.setattr("conformance.rig.node_decisions.shared_sdk", lambda: sdk)
+    monkeypatch.setattr("conformance.node.sdk.decisions.shared_sdk", lambda: sdk)
     yield sdk
     sdk.close()
 

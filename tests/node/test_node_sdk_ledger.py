@@ -2,7 +2,7 @@
 
 The ledger checks (RN-LEDGER-002..006, and the MCP resume check) and the execute-option checks (TS-CONF-010's
 ``cancelled``, TS-DIAG-001/002's ``on_diagnostic``) run against the npm ``openai`` through the kit's mapping
-(:mod:`conformance.rig.node_ledger`, :mod:`conformance.rig.node_execute`). Each patch below is one defect in a
+(:mod:`conformance.node.sdk.ledger`, :mod:`conformance.node.sdk.execute`). Each patch below is one defect in a
 copy of the installed package and must fail exactly its clause; the unpatched copy passes the same checks.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from conformance.contracts.toolset._toolsets import function_call, payload
+from conformance.node.sdk.ledger import NodeLedger
+from conformance.node.sdk.toolsets import NodeBrowserToolset
 from conformance.probes import browser_probe
 from conformance.rig import checkpoint_ledger
-from conformance.rig.node_ledger import NodeLedger
-from conformance.rig.node_toolsets import NodeBrowserToolset
 from tests.node.npm_patches import (
     NpmPatch,
     assert_fails_exactly_its_clause,

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from conformance.contracts.runner._scenario import LOOKUP_SCHEMA, ScenarioRun, Setup, load
+from conformance.node.sdk.broker import JsObject, NodeArgumentError, NodeError, NodeSdk
+from conformance.node.sdk.callbacks import NodeCancellation
 from conformance.rig.modes import NODE_MODES
-from conformance.rig.node import JsObject, NodeArgumentError, NodeError, NodeSdk
-from conformance.rig.node_callbacks import NodeCancellation
 from tests.node.npm_patches import (
     NpmPatch,
     assert_fails_exactly_its_clause,

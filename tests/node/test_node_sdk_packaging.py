@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness.node.bridge import host_script
-from conformance.rig.node import sdk_module
-from conformance.rig.node_subject import NODE_DEVIATIONS_DIR
+from conformance.node.bridge import host_script
+from conformance.node.sdk.broker import sdk_module
+from conformance.node.sdk.subject import NODE_DEVIATIONS_DIR
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.node]

@@ -1,14 +1,14 @@
 """One scenario run through the Node SDK's ``ResponsesToolRunner`` (``--sdk=node``), captured like a Python run.
 
 The runner, its toolsets and its client are the npm ``openai``'s, built through the Node host
-(:mod:`conformance.rig.node`); what the runner calls back is the scenario's own Python: the registered functions
+(:mod:`conformance.node.sdk.broker`); what the runner calls back is the scenario's own Python: the registered functions
 put the same entries on the same :class:`~conformance.contracts.runner._scenario.Timeline`, the probe drivers
 record into the same log, and the client's ``fetch`` is answered by the scenario's cassette transport, which
 records each request as it does for the Python SDK. So every check reads a Node run exactly as it reads a Python
 one. Setup features the kit has not mapped to the Node SDK's options make the check "not checked", with the name.
 
 ``iterate`` advances the Node runner's async generator a turn at a time (:class:`NodeTurn`), and the ``cancelled``
-option becomes the run's AbortSignal (:class:`~conformance.rig.node_callbacks.NodeCancellation`).
+option becomes the run's AbortSignal (:class:`~conformance.node.sdk.callbacks.NodeCancellation`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, Final, cast
 import httpx2
 
 from conformance.assertions import not_checked
-from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
+from conformance.node.bridge import NodeError
+from conformance.node.sdk.broker import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
+from conformance.node.sdk.callbacks import NodeCancellation, node_callback
+from conformance.node.sdk.ledger import NodeLedger
+from conformance.node.sdk.toolsets import OPTION_NAMES, as_node_callable
 from conformance.probes import browser_probe, computer_probe
-from conformance.rig.node import RUN_SECONDS, Data, JsObject, Later, NodeSdk, shared_sdk
-from conformance.rig.node_callbacks import NodeCancellation, node_callback
-from conformance.rig.node_ledger import NodeLedger
-from conformance.rig.node_toolsets import OPTION_NAMES, as_node_callable
 
 if TYPE_CHECKING:
     from conformance.contracts.runner._scenario import Approval, CapturedRun, Function, ScenarioRun
@@ -411,7 +411,7 @@ class NodeScenarioRunner:
     Python one: ``run`` it (on the scenario's cassette or another), again while a run is active, and ``close`` it.
 
     A run's error is raised (a Python runner raises it too): a refused second run, say, is a
-    :class:`~conformance.harness.node.bridge.NodeError`."""
+    :class:`~conformance.node.bridge.NodeError`."""
 
     def __init__(self, scenario: ScenarioRun) -> None:
         self.prepared = _prepared(scenario, None, {})
@@ -462,7 +462,7 @@ def run_recording_streams(scenario: ScenarioRun) -> CapturedRun:
 def runner_with_computer(early_execution: Any) -> JsObject:
     """A Node ``ResponsesToolRunner`` built with a Node ``ComputerToolset`` (over a probe driver no check calls) and
     this ``earlyExecution`` policy: what the runner refuses at construction is raised (a ``TypeError`` arrives as
-    :class:`~conformance.rig.node.NodeArgumentError`, a ``ValueError``)."""
+    :class:`~conformance.node.sdk.broker.NodeArgumentError`, a ``ValueError``)."""
     sdk = shared_sdk()
     toolset = _probe_computer_toolset(sdk, computer_probe("sync"))
     runner = sdk.construct(

@@ -16,8 +16,8 @@ from openai.lib.computer import ComputerUseError
 from conformance import rig
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, modes, run
-from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
+from conformance.node.bridge import NodeError
 from conformance.probes import Act, ProbeLog, computer_probe, default_computer_screenshot
 
 MANAGEMENT: Final = [{"type": "compaction", "compact_threshold": 1000}]

@@ -399,9 +399,9 @@ def test_from_tool_registrations_can_be_independent(mode: Mode) -> None:
 
 # ------------------------------------------------------------------------------------------ async cancellation
 
-# Only async runners have a task to cancel, and only eager ledger-free runs overlap. The Node SDK's runner is
-# cancelled through its run's AbortSignal instead (its `cancelled` mapping, see rig.node_callbacks.NodeCancellation); an
-# abort is final (aborting again changes nothing), so the Node runner has no repeated cancellation to check.
+# Only async runners have a task to cancel, and only eager ledger-free runs overlap. The Node SDK's runner is cancelled
+# through its run's AbortSignal instead (its `cancelled` mapping, see conformance.node.sdk.callbacks.NodeCancellation);
+# an abort is final (aborting again changes nothing), so the Node runner has no repeated cancellation to check.
 CANCELLABLE = [
     pytest.param(mode, cancellations, id=f"{mode.id}-{cancellations}")
     for (mode,) in (param.values for param in modes(eager=True, ledger=False))

@@ -84,7 +84,7 @@ def _recognizers() -> tuple[known.Active, ...]:
     if active_modes()[0].flavour != "node":
         return python
     from conformance.deviations import load_deviations
-    from conformance.rig.node_subject import NODE_DEVIATIONS_DIR, node_sdk_version
+    from conformance.node.sdk.subject import NODE_DEVIATIONS_DIR, node_sdk_version
 
     # Both SDKs' recorded deviations: the Node runs are judged, the Python runs they are compared with are set
     # aside where the Python SDK's own deviation explains them.

@@ -16,8 +16,8 @@ import pytest
 from conformance.assertions import expect, not_implemented
 from conformance.contracts.runner import _node_scenario
 from conformance.contracts.runner._scenario import MCP_TOOL, Mode, ScenarioRun, Setup, load, modes
-from conformance.harness.node.bridge import NodeHost
-from conformance.rig.node import NodeSdk
+from conformance.node.bridge import NodeHost
+from conformance.node.sdk.broker import NodeSdk
 
 # Evaluated before the host's own module: the process then has no Web Crypto at all.
 WITHOUT_WEBCRYPTO: Final = "data:text/javascript,Object.defineProperty(globalThis,'crypto',{value:undefined})"

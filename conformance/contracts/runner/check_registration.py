@@ -31,7 +31,7 @@ from conformance.contracts.runner._scenario import (
 )
 from conformance.fake_responses import fake_async_client, fake_client
 from conformance.flavours import Flavour
-from conformance.harness.node.bridge import NodeError
+from conformance.node.bridge import NodeError
 from conformance.rig.decisions import flavours
 
 

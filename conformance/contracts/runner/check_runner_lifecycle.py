@@ -8,7 +8,7 @@ timeline, not a timing guess. A refused run is judged on its own cassette transp
 
 On the Node SDK (``--sdk=node``) the same checks drive the npm ``openai``'s runners: the scenario's Node runner
 (:class:`~conformance.contracts.runner._node_scenario.NodeScenarioRunner`) and a Node Decisions runner
-(:class:`~conformance.rig.node_decisions.NodeDecisionsRunner`), whose ``close()`` the d.ts declares with the same
+(:class:`~conformance.node.sdk.decisions.NodeDecisionsRunner`), whose ``close()`` the d.ts declares with the same
 ``closed``/``draining`` statuses. The first run waits in Node on a Python thread while the check acts from outside.
 """
 
@@ -27,9 +27,9 @@ from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Function, ScenarioRun, Setup, load
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.flavours import Flavour
+from conformance.node.sdk.broker import Later
 from conformance.rig import Mode
 from conformance.rig.decisions import flavours
-from conformance.rig.node import Later
 
 # Upper bound for a held executor; reached only when a check never releases it (a check bug or a hung runner).
 HOLD_LIMIT = 10.0
@@ -207,7 +207,7 @@ class _HeldDecisions:
 
         self.runner: Any
         if flavour == "node":
-            from conformance.rig.node_decisions import NodeDecisionsRunner
+            from conformance.node.sdk.decisions import NodeDecisionsRunner
 
             self.runner = NodeDecisionsRunner(observe=lambda: "page", candidates=candidates_in_node)
         elif flavour == "sync":

@@ -15,7 +15,7 @@ import pytest
 from conformance.assertions import expect, not_implemented
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, function_call, payload
 from conformance.flavours import Flavour
-from conformance.rig.node import shared_sdk
+from conformance.node.sdk.broker import shared_sdk
 
 PLAIN_STATE = {"tabs": [{"id": "tab-1", "title": "Plain", "url": "https://plain.example/", "active": True}]}
 PLAIN_REPLIES: dict[str, Any] = {

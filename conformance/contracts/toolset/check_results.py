@@ -18,8 +18,8 @@ from conformance.assertions import expect, not_implemented, precondition, violat
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.flavours import Flavour
 from conformance.members import FILE_CLEANUP_VALUES, FILE_OUTCOME_PAIRS, OMISSION_CODES
+from conformance.node.sdk.broker import shared_sdk
 from conformance.probes import PIXEL_DATA_URL, Act, Script, Shared
-from conformance.rig.node import shared_sdk
 
 TAB = {"id": "tab-1", "title": "Probe page", "url": "https://probe.example/", "active": True}
 

@@ -18,8 +18,8 @@ from conformance.contracts.toolset._toolsets import (
 )
 from conformance.flavours import Flavour
 from conformance.members import ALL_NAMES, DEFAULT_NAMES, DRIVER_METHOD_NAMES, OPT_IN_NAMES, READ_ONLY_NAMES
+from conformance.node.sdk.broker import shared_sdk
 from conformance.probes import browser_probe
-from conformance.rig.node import shared_sdk
 
 
 def _names(toolset: Any) -> list[str]:

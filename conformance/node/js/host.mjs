@@ -209,7 +209,7 @@ const ops = {
   },
 
   // Generic: call export `member` of the ESM module at `module` with `args` (plus this request's event sender and
-  // cancellation signal). Modules stay loaded, so a module may keep objects between calls (conformance/_node/sdk.mjs).
+  // cancellation signal). Modules stay loaded, so a module may keep objects between calls (conformance/node/js/sdk.mjs).
   async invoke({ id, module, member, args, cancelled }, events) {
     const loaded = await import(pathToFileURL(path.resolve(module)).href);
     if (typeof loaded[member] !== "function") throw new TypeError(`${module} exports no function ${member}`);

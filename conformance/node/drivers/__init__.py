@@ -1,6 +1,5 @@
 """Certifying JavaScript and TypeScript drivers: ``--driver=node:./path/driver.mjs#makeDriver`` (and computer ones).
 
-- :mod:`.bridge` runs the kit's Node host and turns its failures into typed errors under a deadline;
 - :mod:`.driver` parses the ``node:`` form and opens a driver in the host as a Python view of it;
 - :mod:`.subject` is the browser subject whose SDK half goes through the Node SDK's ``BrowserToolset``;
 - :mod:`.harness` is the browser harness that makes those subjects, one host per pytest process;

@@ -6,9 +6,9 @@ toolset, built through the Node host over a Node object whose nine methods (and 
 SDK ever closes the caller's driver) call the check's probe.
 
 ``execute``'s options take their Node names (``approve_safety_checks`` is ``approveSafetyChecks`` and so on); the
-``cancelled`` predicate becomes the AbortSignal Node takes (:class:`~conformance.rig.node_callbacks.NodeCancellation`),
+``cancelled`` predicate becomes the AbortSignal Node takes (:class:`~conformance.node.sdk.callbacks.NodeCancellation`),
 and the approval callbacks may edit what they receive in place, as a JavaScript callback can
-(:func:`~conformance.rig.node_callbacks.node_callback`). ``run``, the computer-only loop, takes the same options
+(:func:`~conformance.node.sdk.callbacks.node_callback`). ``run``, the computer-only loop, takes the same options
 (and ``max_steps``) on a Node client. Anything else a check reaches for (Python internals) makes the check "not
 checked", with the name, rather than an error.
 """
@@ -20,10 +20,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from conformance.assertions import not_checked
-from conformance.harness.node.bridge import NodeError
 from conformance.members import COMPUTER_METHODS
-from conformance.rig.node import RUN_SECONDS, JsObject, NodeArgumentError, NodeSdk, shared_sdk
-from conformance.rig.node_callbacks import NodeCancellation, node_callback
+from conformance.node.bridge import NodeError
+from conformance.node.sdk.broker import RUN_SECONDS, JsObject, NodeArgumentError, NodeSdk, shared_sdk
+from conformance.node.sdk.callbacks import NodeCancellation, node_callback
 
 # Python execute option -> (Node option, how many leading arguments the Python callable takes, where Node's
 # {signal} context is, whether edits cross back). beforeAction also gets the call, before its context.
@@ -91,7 +91,7 @@ class NodeComputerToolset:
     def run(self, client: Any, params: Any, *, cancelled: Callable[[], object] | None = None, **options: Any) -> Any:
         """The computer-only loop, ``run(client, params, options)``, on a Node client
         (:func:`conformance.rig.cassette_client` with the ``node`` flavour); the loop's error is raised as the
-        :class:`~conformance.harness.node.bridge.NodeError` it crossed as."""
+        :class:`~conformance.node.bridge.NodeError` it crossed as."""
         return self._called("run", client, params, cancelled, **options)
 
     def close(self) -> Any:

@@ -1,5 +1,5 @@
 // The computer half of the Node SDK broker (sdk.mjs): what the kit's Python callbacks need beyond plain calls when
-// they stand in for JavaScript ones (conformance/rig/node_callbacks.py).
+// they stand in for JavaScript ones (conformance/node/sdk/callbacks.py).
 //
 // `computerBridge` makes one ordinary broker object; its methods are called with the broker's own `call` op, which
 // decodes their arguments (Python callables become async functions) and keeps what they return behind handles:

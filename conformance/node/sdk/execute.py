@@ -11,7 +11,7 @@ which also takes one, is internal: the documents' declarations mark it so, and t
   observer reaches the SDK as an async function, so one that raises is a rejected promise: the documented Node
   form of a failing observer ("promise failures are consumed").
 - ``cancelled``: the call gets a fresh ``AbortController``'s signal
-  (:class:`~conformance.rig.node_callbacks.NodeCancellation`). The predicate is asked before the call, and again
+  (:class:`~conformance.node.sdk.callbacks.NodeCancellation`). The predicate is asked before the call, and again
   each time one of the toolset's callbacks (a driver method, ``state``, ``confirm``, ``urlPolicy``) returns,
   before Node sees the answer; the first time it reports true, the controller is aborted. The Python SDK asks its
   predicate around each dispatch step, and the Node SDK looks at its signal after each await, so both see a
@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final
 
-from conformance.rig.node import JsObject, NodeSdk
-from conformance.rig.node_callbacks import NodeCancellation
+from conformance.node.sdk.broker import JsObject, NodeSdk
+from conformance.node.sdk.callbacks import NodeCancellation
 
 EXECUTE_OPTIONS: Final = frozenset({"cancelled", "on_diagnostic"})
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from conformance.harness.computer_environment import ComputerEnvironment
-from conformance.harness.node.bridge import NodeHost
-from conformance.harness.node.driver import NodeDriverView
+from conformance.node.bridge import NodeHost
+from conformance.node.drivers.driver import NodeDriverView
 
 
 def action_json(action: object) -> Any:

@@ -1,7 +1,7 @@
 """The browser harness for ``--driver=node:...``: one Node host per pytest process (so per xdist worker).
 
 It is a :class:`~conformance.harness.browser.BrowserHarness` whose factory opens the JavaScript driver in the host
-(:func:`~conformance.harness.node.driver.node_factory`) and whose subjects call the Node SDK, so the probe, the
+(:func:`~conformance.node.drivers.driver.node_factory`) and whose subjects call the Node SDK, so the probe, the
 per-check lifecycle, the notes and the certificate are the Python driver's. The host starts with the harness and
 loads the driver module once (again after a restart); it stops, closing what the JavaScript factory shared, when
 the harness closes.
@@ -17,10 +17,10 @@ from conformance.harness.browser import BrowserHarness
 from conformance.harness.environment import Environment
 from conformance.harness.fixture_host import FixtureHost
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.driver import NodeDriverView, NodeSpec, node_factory, start_and_load
-from conformance.harness.node.subject import NodeBrowserSubject
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject
+from conformance.node.drivers.driver import NodeDriverView, NodeSpec, node_factory, start_and_load
+from conformance.node.drivers.subject import NodeBrowserSubject
 
 
 class NodeBrowserHarness(BrowserHarness):

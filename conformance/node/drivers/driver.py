@@ -25,7 +25,7 @@ from conformance.harness.calls import CallRecord
 from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverSetupError, DriverTimeout, describe_error
 from conformance.harness.factory import SpecError
-from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, node_argv, rebuild_error
+from conformance.node.bridge import NodeError, NodeHost, NodeHostError, node_argv, rebuild_error
 
 NODE_PREFIX: Final = "node:"
 MODULE_SUFFIXES: Final = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")

@@ -1,7 +1,7 @@
 """The Node SDK as a subject of the kit's checks: its objects built and called from Python through the Node host.
 
 ``driverkit certify --sdk=node`` runs the same scenarios against the npm ``openai`` the kit installed. The Node
-side (``conformance/_node/sdk.mjs``, loaded with the host's generic ``invoke`` op) is an object broker: Python
+side (``conformance/node/js/sdk.mjs``, loaded with the host's generic ``invoke`` op) is an object broker: Python
 constructs the SDK's classes there and calls their methods; whatever the SDK calls back (a driver method, a
 registered function, an approval, ``fetch``, a ledger save, an event observer) is a Python callable that runs
 here. So a scenario's probes, timeline and cassette transport are the very ones the Python SDK is checked with,
@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from openai.lib.responses_tool_runner import ToolRunnerError
 
-from conformance.harness.node.bridge import NodeError, NodeHost, NodeHostError, rebuild_error
+from conformance.node.bridge import NodeError, NodeHost, NodeHostError, rebuild_error
 
 # A whole runner run crosses in one request; the longest bundled scenario holds calls for a few seconds.
 RUN_SECONDS: Final = 120.0
@@ -38,7 +38,7 @@ CALLBACK_WORKERS: Final = 8
 def sdk_module(name: str = "sdk.mjs") -> Path:
     """The broker ``sdk.mjs``, or one of the modules that extend it (``sdk_computer.mjs``, ...), inside the installed
     kit (package data next to the host)."""
-    return Path(str(resources.files("conformance._node").joinpath(name)))
+    return Path(str(resources.files("conformance.node").joinpath("js").joinpath(name)))
 
 
 OPENAI_ENVIRONMENT: Final = "DRIVERKIT_NODE_OPENAI"

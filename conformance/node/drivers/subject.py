@@ -5,7 +5,7 @@ check runs unchanged. ``call`` asks the Node host to build a one-member ``Browse
 ``openai`` (the implementation the driver really runs under), approving every confirmation and URL, and to execute
 one function call; the host reports each driver method the toolset reached as it happens, and this side records
 them as :class:`~conformance.harness.calls.CallRecord` exactly as the Python recording proxy does. ``call_direct``
-and ``state`` call the driver through its :class:`~conformance.harness.node.driver.NodeDriverView`.
+and ``state`` call the driver through its :class:`~conformance.node.drivers.driver.NodeDriverView`.
 
 The bridge enforces the driver deadline itself, so calls run on the calling thread rather than the harness loop's
 worker (whose own deadline would race the bridge's).
@@ -22,11 +22,11 @@ from conformance.harness.calls import CallRecord, naming_the_pending_call
 from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.bridge import rebuild_error
-from conformance.harness.node.driver import NodeDriverView, record_driver_call
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import BY_NAME
+from conformance.node.bridge import rebuild_error
+from conformance.node.drivers.driver import NodeDriverView, record_driver_call
 
 _call_ids = itertools.count(1)
 

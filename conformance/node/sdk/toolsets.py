@@ -8,7 +8,7 @@ and each ``confirm``/``url_policy`` answer, runs the same Python code and lands 
 Names follow each SDK's idiom: Python's ``url_policy`` is Node's ``urlPolicy`` and so on (:data:`OPTION_NAMES`).
 A driver method or option callable that takes ``cancelled`` receives, when Node passed an AbortSignal, the same
 live probe of that very signal the computer toolset's callables get
-(:func:`conformance.rig.node_callbacks.cancelled_keyword`): a driver that polls it sees a cancellation that comes
+(:func:`conformance.node.sdk.callbacks.cancelled_keyword`): a driver that polls it sees a cancellation that comes
 while it works, and a signal that is not the run's never follows the run's predicate. Anything else a check reaches
 for (Python internals, an option without a Node counterpart) makes the check "not checked", with the name, rather
 than an error.
@@ -22,11 +22,11 @@ from typing import Any, Final
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import not_checked
-from conformance.harness.node.bridge import NodeError
 from conformance.members import ALL_NAMES
-from conformance.rig.node import JsObject, NodeArgumentError, NodeSdk, shared_sdk
-from conformance.rig.node_callbacks import cancelled_keyword, takes_cancelled
-from conformance.rig.node_execute import NodeExecuteOptions
+from conformance.node.bridge import NodeError
+from conformance.node.sdk.broker import JsObject, NodeArgumentError, NodeSdk, shared_sdk
+from conformance.node.sdk.callbacks import cancelled_keyword, takes_cancelled
+from conformance.node.sdk.execute import NodeExecuteOptions
 
 OPTION_NAMES: Final = {
     "members": "members",
@@ -74,7 +74,7 @@ class NodeBrowserToolset:
     def __init__(self, driver: Any, **options: Any) -> None:
         self.sdk = shared_sdk()
         # Python's per-call execute options: the toolset's onDiagnostic is a relay, and a call's cancellation
-        # predicate is looked at after each callback (conformance.rig.node_execute).
+        # predicate is looked at after each callback (conformance.node.sdk.execute).
         self.execute_options = NodeExecuteOptions(self.sdk, options.pop("on_diagnostic", None))
         node_options: dict[str, Any] = {"onDiagnostic": self.execute_options.observer}
         for name, value in options.items():

@@ -21,8 +21,8 @@ from typing import Any, Final
 import pytest
 
 from conformance.deviations import DEVIATIONS_DIR, apply_deviations, contract_key
+from conformance.node.sdk.broker import close_shared, openai_folder, sdk_module
 from conformance.rig.modes import Mode, use_sdk
-from conformance.rig.node import close_shared, openai_folder, sdk_module
 
 NODE_DEVIATIONS_DIR: Final[Path] = DEVIATIONS_DIR / "node"
 NO_NODE_FORM: Final = (

@@ -1,13 +1,13 @@
 """One Decisions run through the Node SDK's ``DecisionsToolRunner`` (``--sdk=node``), recorded like a Python run.
 
-The npm ``openai``'s ``helpers/decisions-tool-runner`` is built through the Node host (:mod:`conformance.rig.node`)
-with a registration whose ``observe``, ``candidates``, ``verify`` and executors are the very Python callables the
-Python run uses, and a client whose ``fetch`` the run's cassette transport answers (it records each request as it
-does for the Python SDK). So :func:`conformance.rig.decisions.run_decisions` fills the same
+The npm ``openai``'s ``helpers/decisions-tool-runner`` is built through the Node host
+(:mod:`conformance.node.sdk.broker`) with a registration whose ``observe``, ``candidates``, ``verify`` and executors are
+the very Python callables the Python run uses, and a client whose ``fetch`` the run's cassette transport answers (it
+records each request as it does for the Python SDK). So :func:`conformance.rig.decisions.run_decisions` fills the same
 :class:`~conformance.rig.decisions.DecisionsRun` for either SDK and every check reads both alike.
 
 Names follow the Node idiom (``max_steps`` is ``maxSteps``; the ``cancelled`` predicate is the run's AbortSignal,
-:class:`~conformance.rig.node_callbacks.NodeCancellation`); the result's receipts are read back under the Python
+:class:`~conformance.node.sdk.callbacks.NodeCancellation`); the result's receipts are read back under the Python
 names (``attemptedCandidateIds`` as ``attempted_candidate_ids``), and the runner's error becomes a
 :class:`NodeDecisionsToolRunnerError`, a Python ``DecisionsToolRunnerError`` with the Node reason and receipts.
 A run option the kit has not mapped makes the check "not checked", with the name.
@@ -24,9 +24,9 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 from conformance.assertions import not_checked
 from conformance.contracts.runner._node_scenario import cassette_fetch
 from conformance.fake_responses import CassetteTransport
-from conformance.harness.node.bridge import NodeError, rebuild_error
-from conformance.rig.node import RUN_SECONDS, JsObject, NodeSdk, shared_sdk
-from conformance.rig.node_callbacks import NodeCancellation
+from conformance.node.bridge import NodeError, rebuild_error
+from conformance.node.sdk.broker import RUN_SECONDS, JsObject, NodeSdk, shared_sdk
+from conformance.node.sdk.callbacks import NodeCancellation
 
 # Python run options with the same meaning under a Node name (DecisionsRunnerOptions).
 RUN_OPTIONS: Final = {"max_steps": "maxSteps", "on_diagnostic": "onDiagnostic"}

@@ -1,6 +1,6 @@
 """The Python end of the Node host: one ``node`` process per pytest process, JSON lines over its stdin and stdout.
 
-:class:`NodeHost` starts ``conformance/_node/host.mjs`` (shipped with the kit), sends requests and waits for their
+:class:`NodeHost` starts ``conformance/node/js/host.mjs`` (shipped with the kit), sends requests and waits for their
 answers, each under a deadline. What can go wrong in the host becomes a typed error here, never a hung run:
 
 - a call past its deadline raises :class:`~conformance.harness.errors.DriverTimeout`, and the host is killed and
@@ -51,7 +51,7 @@ STDERR_LINES_KEPT: Final = 20
 
 def host_script() -> Path:
     """``host.mjs`` inside the installed kit (package data, next to the Python modules)."""
-    return Path(str(resources.files("conformance._node").joinpath("host.mjs")))
+    return Path(str(resources.files("conformance.node").joinpath("js").joinpath("host.mjs")))
 
 
 class NodeHostError(RuntimeError):

@@ -28,9 +28,9 @@ from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.computer_subject import ActionOutcome, ComputerAction, ComputerSubject
 from conformance.harness.errors import DriverTimeout, describe_error
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.bridge import NodeError, rebuild_error
-from conformance.harness.node.computer_driver import NodeComputerDriverView, action_json
-from conformance.harness.node.driver import record_driver_call
+from conformance.node.bridge import NodeError, rebuild_error
+from conformance.node.drivers.computer_driver import NodeComputerDriverView, action_json
+from conformance.node.drivers.driver import record_driver_call
 
 _call_ids = itertools.count(1)
 _actions: TypeAdapter[ComputerAction] = TypeAdapter(ComputerAction)

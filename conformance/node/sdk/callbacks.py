@@ -6,7 +6,7 @@ Two things differ between the SDKs' callbacks, and the kit's checks need both to
   probe; the Node SDK takes an ``AbortSignal`` and hands every callback and driver method ``{signal}``.
   :class:`NodeCancellation` turns a check's predicate into an AbortController the kit aborts as soon as the
   predicate reports a stop: the broker asks it after every Python callback, before Node sees that callback's
-  answer (:meth:`~conformance.rig.node.NodeSdk.checkpoint`; only Python code run by a callback can change what
+  answer (:meth:`~conformance.node.sdk.broker.NodeSdk.checkpoint`; only Python code run by a callback can change what
   the predicate says). A callable that declares ``cancelled`` gets :func:`live_probe` of the signal Node passed
   it: whether *that* signal is aborted now. So a check still sees whether the SDK passed the run's own signal: an
   unrelated one never follows the predicate.
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from conformance.rig.node import Data, JsObject, NodeSdk, Signal
+from conformance.node.sdk.broker import Data, JsObject, NodeSdk, Signal
 
 _bridges: dict[int, JsObject] = {}
 _bridges_lock = threading.Lock()
@@ -115,7 +115,7 @@ def cancelled_keyword(sdk: NodeSdk, declares: bool, signal: object) -> dict[str,
 
 def as_edited(value: Any) -> Any:
     """``value`` as plain JSON with the attribute assignments a callable made on it (``action.x = 1`` on a
-    :class:`~conformance.rig.node.Data` sets an attribute, which reads back first, not the key)."""
+    :class:`~conformance.node.sdk.broker.Data` sets an attribute, which reads back first, not the key)."""
     if isinstance(value, Mapping):
         merged = {**value, **(vars(value) if isinstance(value, Data) else {})}
         return {str(key): as_edited(item) for key, item in merged.items()}

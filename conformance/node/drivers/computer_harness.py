@@ -15,9 +15,9 @@ from conformance.harness.computer import ComputerHarness
 from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.loop import HarnessLoop
-from conformance.harness.node.computer_driver import NodeComputerDriverView, node_computer_factory
-from conformance.harness.node.computer_subject import NodeComputerSubject
-from conformance.harness.node.driver import NodeSpec, start_and_load
+from conformance.node.drivers.computer_driver import NodeComputerDriverView, node_computer_factory
+from conformance.node.drivers.computer_subject import NodeComputerSubject
+from conformance.node.drivers.driver import NodeSpec, start_and_load
 
 OPTION = "--computer-driver"
 

@@ -1,1 +1,0 @@
-"""The kit's Node host (host.mjs), shipped as package data; see conformance.harness.node."""
