@@ -46,6 +46,7 @@ from conformance.node.drivers.driver import NodeSpec, is_node_spec
 from conformance.node.drivers.harness import NodeBrowserHarness
 from conformance.node.sdk import subject as node_sdk
 from conformance.options import DEFAULT_DRIVER_TIMEOUT, DEFAULT_SCREEN_SIZE
+from conformance.rig.modes import use_sdk
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult, check_id
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
@@ -153,8 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
             except SpecError as error:
                 raise pytest.UsageError(str(error)) from None
     config.stash[_FACTORIES_KEY] = factories
-    if config.getoption("--node-sdk"):
-        node_sdk.configure()
+    use_sdk("node" if config.getoption("--node-sdk") else "python")
     suites = [
         str(CONTRACTS / suite)
         for option, names in SUITES_BY_OPTION.items()
@@ -490,6 +490,7 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    use_sdk("python")
     lock = config.stash.get(_FOLDER_LOCK_KEY, None)
     if lock is not None:
         lock.release()

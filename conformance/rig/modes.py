@@ -65,20 +65,30 @@ NODE_MODES: Final[tuple[Mode, ...]] = tuple(
     Mode.of(NODE_FLAVOUR, delivery, ledger=ledger) for delivery in DELIVERIES for ledger in (False, True)
 )
 _BY_ID: Final = {mode.id: mode for mode in ALL_MODES}
-_active: list[tuple[Mode, ...]] = [ALL_MODES]
+SDKS: Final[tuple[str, ...]] = ("python", "node")
+_under_check: list[str] = ["python"]
 
 
 def use_sdk(sdk: str) -> None:
-    """Which SDK the runner suite's modes run against in this process: ``python`` (default) or ``node``.
+    """Which SDK this process's checks run against: ``python`` (default) or ``node`` (``--node-sdk``).
 
-    Set by the plugin while configuring, before the checks' modules are collected (their parameters are read then).
+    The one place the choice lives: the plugin sets it while configuring a run and resets it when the run ends (so a
+    later run in the same process starts from Python), and both suites read it while collecting, the runner suite
+    through :func:`active_modes` and the toolset suite through :func:`sdk_under_check`.
     """
-    _active[0] = NODE_MODES if sdk == "node" else ALL_MODES
+    if sdk not in SDKS:
+        raise ValueError(f"unknown SDK {sdk!r}; expected one of {', '.join(SDKS)}")
+    _under_check[0] = sdk
+
+
+def sdk_under_check() -> str:
+    """``python`` or ``node``: the SDK this run checks (see :func:`use_sdk`)."""
+    return _under_check[0]
 
 
 def active_modes() -> tuple[Mode, ...]:
     """The modes of the SDK under check: :data:`ALL_MODES`, or :data:`NODE_MODES` in a ``--node-sdk`` run."""
-    return _active[0]
+    return NODE_MODES if sdk_under_check() == "node" else ALL_MODES
 
 
 def parse_mode(name: str) -> Mode:

@@ -11,6 +11,7 @@ from hypothesis import settings
 
 from conformance.flavours import FLAVOURS, Flavour
 from conformance.hypothesis_profiles import QUICK
+from conformance.rig.modes import sdk_under_check
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -20,15 +21,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    # Here rather than as fixture params: pytest may import this file before the plugin has configured the run's
-    # SDK, and a --node-sdk run checks the Node SDK's toolsets (async only) in place of Python's two flavours.
+    # Read while collecting, not when this file is imported (which may come before the plugin has configured the
+    # run's SDK): a --node-sdk run checks the Node SDK's toolsets (async only) in place of Python's two flavours.
     if "flavour" not in metafunc.fixturenames:
         return
     for marker in metafunc.definition.iter_markers("parametrize"):
         names = marker.args[0]
         if "flavour" in ([name.strip() for name in names.split(",")] if isinstance(names, str) else names):
             return
-    flavours = ["node"] if metafunc.config.getoption("--node-sdk", False) else list(FLAVOURS)
+    flavours = ["node"] if sdk_under_check() == "node" else list(FLAVOURS)
     metafunc.parametrize("flavour", flavours, indirect=True)
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from conformance.deviations import DEVIATIONS_DIR, apply_deviations, contract_key
 from conformance.node.sdk.broker import close_shared, openai_folder, sdk_module
-from conformance.rig.modes import Mode, use_sdk
+from conformance.rig.modes import Mode
 
 NODE_DEVIATIONS_DIR: Final[Path] = DEVIATIONS_DIR / "node"
 NO_NODE_FORM: Final = (
@@ -42,10 +42,6 @@ def node_sdk_version() -> str:
         if manifest.is_file():
             return str(json.loads(manifest.read_text("utf-8"))["version"])
     raise FileNotFoundError(f"no node_modules/openai above {sdk_module().parent} (run the kit's setup: npm ci)")
-
-
-def configure() -> None:
-    use_sdk("node")
 
 
 def _runs_in_node(item: pytest.Item) -> bool:
