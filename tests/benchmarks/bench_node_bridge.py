@@ -1,7 +1,7 @@
 """What the Node bridge adds per call: a no-op member through the bridge vs the same call on a Python driver.
 
 Target (issue 17, "Speed"): the bridge adds at most 2 ms per call. Both drivers answer ``get_page_text`` at once
-with a fixed string (tests/node/drivers/plain.mjs and :class:`PlainDriver` below); each is called directly
+with a fixed string (tests/broken/node/plain.mjs and :class:`PlainDriver` below); each is called directly
 (``call_direct``) and through its SDK's ``BrowserToolset`` (``call``: two ``state()`` reads around the member, so
 three driver calls). The four series are interleaved round by round in one run, so they share the machine's load
 of the moment; medians are printed with the added time and its ratio to the target. Optionally, ``--certify``
@@ -32,7 +32,7 @@ from conformance.node.drivers.harness import NodeBrowserHarness
 
 TARGET_MS = 2.0
 REPOSITORY = Path(__file__).resolve().parents[2]
-PLAIN = f"node:{REPOSITORY / 'tests' / 'node' / 'drivers' / 'plain.mjs'}#makeDriver"
+PLAIN = f"node:{REPOSITORY / 'tests' / 'broken' / 'node' / 'plain.mjs'}#makeDriver"
 
 
 class PlainDriver:

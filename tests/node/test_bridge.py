@@ -1,6 +1,6 @@
 """The Node bridge on its own: errors, cancellation, hangs and crashes of a JavaScript driver, without a browser.
 
-The driver is tests/node/drivers/plain.mjs (one fixed tab, members that return, refuse, throw, hang, block the
+The driver is tests/broken/node/plain.mjs (one fixed tab, members that return, refuse, throw, hang, block the
 host, crash it, or report what their AbortSignal did).
 """
 
@@ -33,7 +33,8 @@ from conformance.node.drivers.subject import NodeBrowserSubject
 pytestmark = [pytest.mark.browser, pytest.mark.node]
 
 HERE = Path(__file__).resolve().parent
-PLAIN = f"node:{HERE / 'drivers' / 'plain.mjs'}#makeDriver"
+FAKES = HERE.parent / "broken" / "node"
+PLAIN = f"node:{FAKES / 'plain.mjs'}#makeDriver"
 
 
 @pytest.fixture(scope="module")
@@ -146,10 +147,10 @@ def test_unhandled_rejections_are_a_note_not_a_crash(harness: NodeBrowserHarness
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("node:tests/node/drivers/plain.mjs", "expected node:PATH#EXPORT"),
-        ("node:tests/node/drivers/missing.mjs#makeDriver", "module file not found"),
-        ("node:tests/node/drivers/plain.py#makeDriver", "not a JavaScript or TypeScript module"),
-        ("node:tests/node/drivers/plain.mjs#make-driver", "not a JavaScript export name"),
+        ("node:tests/broken/node/plain.mjs", "expected node:PATH#EXPORT"),
+        ("node:tests/broken/node/missing.mjs#makeDriver", "module file not found"),
+        ("node:tests/broken/node/plain.py#makeDriver", "not a JavaScript or TypeScript module"),
+        ("node:tests/broken/node/plain.mjs#make-driver", "not a JavaScript export name"),
     ],
 )
 def test_a_bad_node_spec_says_what_is_wrong(spec: str, message: str) -> None:
@@ -165,13 +166,13 @@ def test_an_export_that_is_not_a_factory_is_a_setup_error(export: str, message: 
     loop = HarnessLoop(timeout=2.0)
     try:
         with pytest.raises(DriverSetupError, match=message):
-            NodeBrowserHarness(f"node:{HERE / 'drivers' / 'plain.mjs'}#{export}", loop)
+            NodeBrowserHarness(f"node:{FAKES / 'plain.mjs'}#{export}", loop)
     finally:
         loop.close()
 
 
 def test_a_factory_that_returns_no_driver_fails_the_probe() -> None:
-    harness = NodeBrowserHarness(f"node:{HERE / 'drivers' / 'plain.mjs'}#returnsNothing", HarnessLoop(timeout=2.0))
+    harness = NodeBrowserHarness(f"node:{FAKES / 'plain.mjs'}#returnsNothing", HarnessLoop(timeout=2.0))
     try:
         with pytest.raises(DriverSetupError, match="not a driver with state"):
             harness.probe()
@@ -181,7 +182,7 @@ def test_a_factory_that_returns_no_driver_fails_the_probe() -> None:
 
 
 def test_a_typescript_driver_runs_with_its_types_stripped() -> None:
-    harness = NodeBrowserHarness(f"node:{HERE / 'drivers' / 'typed.ts'}#makeDriver", HarnessLoop(timeout=5.0))
+    harness = NodeBrowserHarness(f"node:{FAKES / 'typed.ts'}#makeDriver", HarnessLoop(timeout=5.0))
     try:
         with harness.subject("blank.html", note=lambda _text: None) as subject:
             assert subject.call("get_page_text", tab_id=None).raw == "typed text"

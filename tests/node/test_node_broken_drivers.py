@@ -1,6 +1,6 @@
 """Through the Node bridge, the browser suite catches each deliberate defect of a JavaScript driver on its clause.
 
-Each case certifies one factory of tests/node/drivers/broken.mjs (the reference Node driver with exactly one
+Each case certifies one factory of tests/broken/node/broken.mjs (the reference Node driver with exactly one
 defect) in a child pytest run, restricted with ``-k`` to the checks that exercise the defect, and reads its
 certificate: every expected clause must be ``failed`` and nothing unrelated may fail. The last two cases are a
 driver that crashes the Node host and one that never settles: each must fail its check with a reason that says
@@ -19,7 +19,7 @@ from tests.broken.certification import certify
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-BROKEN = "node:tests/node/drivers/broken.mjs"
+BROKEN = "node:tests/broken/node/broken.mjs"
 SDK = "BR-SDK-001"
 CLICK = "test_click_activates_exactly_the_referenced_control"
 

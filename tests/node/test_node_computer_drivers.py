@@ -1,7 +1,7 @@
 """``--computer-driver=node:...``: the computer suite certifies JavaScript computer drivers through the Node SDK.
 
 The reference Node computer driver (reference/node/computer.mjs), certified with the docs' command, must
-conform with no clause failed or left unreached; each factory of tests/node/drivers/broken_computer.mjs (that
+conform with no clause failed or left unreached; each factory of tests/broken/node/broken_computer.mjs (that
 driver with exactly one defect) must fail exactly its clause in a child run restricted with ``-k`` to the checks
 that exercise the defect. A Node older than the kit needs is a usage error that names the fix.
 """
@@ -22,7 +22,7 @@ from tools import docs_text
 pytestmark = [needs_x, pytest.mark.desktop, pytest.mark.child_run, pytest.mark.node]
 
 REFERENCE = "node:reference/node/computer.mjs#makeComputerDriver"
-BROKEN = "node:tests/node/drivers/broken_computer.mjs"
+BROKEN = "node:tests/broken/node/broken_computer.mjs"
 
 
 def certify_computer(driver: str, directory: Path, selection: str | None = None) -> Certification:
@@ -81,7 +81,7 @@ def test_a_node_too_old_is_a_usage_error_naming_the_fix(
     old.write_text("#!/bin/sh\necho v16.20.2\n")
     old.chmod(0o755)
     monkeypatch.setenv("DRIVERKIT_NODE", str(old))
-    spec = "node:tests/node/drivers/plain.mjs#makeDriver" if option == "--driver" else REFERENCE
+    spec = "node:tests/broken/node/plain.mjs#makeDriver" if option == "--driver" else REFERENCE
     completed = run_child(
         [sys.executable, "-m", "pytest", f"{option}={spec}", "-p", "no:cacheprovider", "-q"],
         cwd=REPOSITORY,

@@ -1,6 +1,6 @@
 """Nothing hangs and nothing is lost: the kit certifies misbehaving drivers in a child pytest and always ends.
 
-Every case runs ``python -m pytest --driver=tests.resilience.drivers:<factory>`` in a fresh directory (its own
+Every case runs ``python -m pytest --driver=tests.broken.harness_drivers:<factory>`` in a fresh directory (its own
 empty ini, so the cache provider works for ``--lf``) with small deadlines, and asserts on the certificate the
 run left: that it exists, its verdict, its statuses and its notes. The child's own deadline options bound each
 run; the outer ``subprocess`` timeout only guards against a regression that would hang the suite.
@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 
 from conformance.harness.errors import bounded, describe_error
-from tests.resilience.drivers import HUGE
+from tests.broken.harness_drivers import HUGE
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.container, pytest.mark.child_run]
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-DRIVERS = "tests.resilience.drivers"
+DRIVERS = "tests.broken.harness_drivers"
 # Guards the outer suite only; every run is bounded by the deadlines it passes the kit.
 GUARD_SECONDS = float(os.environ.get("DRIVERKIT_TEST_GUARD", "300"))
 

@@ -39,7 +39,7 @@ def click_at_offset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certifica
 @pytest.fixture(scope="module")
 def without_screenshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certification, Path]:
     directory = tmp_path_factory.mktemp("without-screenshot")
-    driver = "tests.conformance.report.evidence_drivers:click_at_offset_without_screenshot"
+    driver = "tests.broken.evidence_drivers:click_at_offset_without_screenshot"
     return certify(driver, directory, selection=CHECK, evidence=None), directory
 
 

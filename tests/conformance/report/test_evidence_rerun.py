@@ -38,7 +38,7 @@ from conformance.evidence.rerun import (
 from conformance.html_report import render_certificate
 from conformance.session import CheckResult
 from tests.broken.certification import REPOSITORY, Certification, certify, run_child
-from tests.conformance.report.evidence_drivers import COUNT_VARIABLE
+from tests.broken.evidence_drivers import COUNT_VARIABLE
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run]
@@ -47,7 +47,7 @@ CHECK = "test_click_at_uses_the_point_button_and_click_count"
 NODEID = f"conformance/contracts/browser/check_pointer.py::{CHECK}"
 # The certificate's ID for the check: from the contracts package, wherever the kit is installed.
 CHECK_ID = f"contracts/browser/check_pointer.py::{CHECK}"
-DRIVERS = "tests.conformance.report.evidence_drivers"
+DRIVERS = "tests.broken.evidence_drivers"
 
 
 def _evidence_of(certification: Certification) -> dict[str, Any]:

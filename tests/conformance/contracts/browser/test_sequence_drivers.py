@@ -88,7 +88,7 @@ def test_exploration_finds_and_shrinks_the_sequence_defect(case: Case, tmp_path:
 # A JavaScript driver is explored through the Node bridge as a Python one is: the same steps, the same finding.
 @pytest.mark.node
 def test_exploration_drives_a_javascript_driver_over_the_bridge(tmp_path: Path) -> None:
-    run = certify("node:tests/node/drivers/sequence.mjs#namedNavigationAfterASwitch", tmp_path, selection=EXPLORATION)
+    run = certify("node:tests/broken/node/sequence.mjs#namedNavigationAfterASwitch", tmp_path, selection=EXPLORATION)
     found = reported(run)
     assert found.clause == "BR-NAV-002", found.reason
     assert len(found.steps) <= MOST_STEPS, found.reason
