@@ -48,6 +48,17 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _clauses(args: argparse.Namespace) -> int:
+    if args.ids or args.checks:
+        from conformance.clauses import UnknownClauseError
+        from conformance.clauses.checks import checks_lines
+
+        try:
+            lines = checks_lines(args.ids, part=args.part)
+        except UnknownClauseError as error:
+            print(f"driverkit: unknown clause ID {error.args[0]} (driverkit clauses lists them)", file=sys.stderr)
+            return 2
+        print("\n".join(lines))
+        return 0
     if args.open_questions:
         return _open_questions()
     if args.coverage or args.worksheet or args.documents:
@@ -127,7 +138,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     certify.set_defaults(handler=_certify)
 
     clauses = commands.add_parser("clauses", help="list the contract clauses the kit checks")
+    clauses.add_argument(
+        "ids", nargs="*", metavar="ID", help="show these clauses: where each is defined, what it covers, its checks"
+    )
     clauses.add_argument("--part", choices=sorted({clause.part for clause in registry()}), help="only one family")
+    clauses.add_argument("--checks", action="store_true", help="list every clause with the checks that judge it")
     clauses.add_argument(
         "--open-questions", action="store_true", help="list what the documents leave open and the kit's choice"
     )

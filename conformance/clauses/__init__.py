@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.resources
 import tomllib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 
@@ -77,6 +77,9 @@ class Clause:
     section: str
     summary: str
     member: str | None = None
+    # The clause file that defines it (``browser_act`` for conformance/clauses/browser_act.toml); not part of its
+    # identity.
+    file: str = field(default="", compare=False)
 
     @property
     def source(self) -> str:
@@ -133,7 +136,9 @@ def _clause_from(name: str, index: int, entry: dict[str, object]) -> Clause:
     if not_text:
         raise ClauseFileError(name, f"{where}: {not_text} must be non-empty strings")
     values = {key: str(value) for key, value in entry.items()}
-    return Clause(values["id"], values["document"], values["section"], values["summary"], values.get("member"))
+    return Clause(
+        values["id"], values["document"], values["section"], values["summary"], values.get("member"), file=name
+    )
 
 
 class ClauseRegistry:
