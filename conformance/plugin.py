@@ -175,6 +175,7 @@ MARKERS: Final = (
     "requires(*ids): clauses a check relies on; when one fails elsewhere, its failure is blocked by it",
     "known_deviation(clause, id): set by the known-deviation file, not by hand",
     "node_sdk: a check without a mode parameter that also runs on --node-sdk",
+    "python_sdk_only(why): a check of what only the Python SDK has; not implemented on --node-sdk, with why",
     "driverkit_outcome(kind, detail): the check ends so at setup (set by the kit)",
 )
 

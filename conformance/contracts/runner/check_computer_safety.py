@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from openai.lib.responses_tool_runner import ToolRunnerCancelledError, ToolRunnerError
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
 from conformance.contracts.runner._node_scenario import close_at_first_turn_in_node
 from conformance.contracts.runner._scenario import (
@@ -337,6 +338,7 @@ def test_no_action_after_cancellation_reported_in_a_callback(mode: Mode, reporte
     _released(harness, "RN-SAFETY-009")
 
 
+@pytest.mark.python_sdk_only(python_only.TASK_CANCELLATION)
 @pytest.mark.clause("RN-CANCEL-002", "RN-SAFETY-008", "RN-SAFETY-009")
 @pytest.mark.parametrize("mode", ASYNC_MODES)
 def test_task_cancelled_while_approval_is_pending(mode: Mode) -> None:
@@ -383,6 +385,7 @@ def test_task_cancelled_while_approval_is_pending(mode: Mode) -> None:
     _released(harness, "RN-SAFETY-009")
 
 
+@pytest.mark.python_sdk_only(python_only.TASK_CANCELLATION)
 @pytest.mark.clause("RN-SAFETY-008", "RN-SAFETY-009")
 @pytest.mark.parametrize("mode", ASYNC_MODES)
 def test_callback_suppressing_task_cancellation_still_stops_effects(mode: Mode) -> None:

@@ -15,6 +15,7 @@ import pytest
 from openai.lib.decisions_tool_runner import AsyncDecisionsToolRunner, DecisionsToolRunnerCancelledError
 
 from conformance import cassettes
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
 from conformance.fake_responses import CassetteTransport, fake_async_client
 from conformance.flavours import Flavour
@@ -147,6 +148,7 @@ def test_cancelled_predicate_stops_requests_and_executors(flavour: Flavour) -> N
     expect(outcome.executed == ["review"], "RN-DEC-016", f"effects: {outcome.executed}")
 
 
+@pytest.mark.python_sdk_only(python_only.DECISIONS_TASK)
 @pytest.mark.clause("RN-DEC-017")
 def test_async_cancellation_raises_decisions_cancelled_error() -> None:
     started = asyncio.Event()

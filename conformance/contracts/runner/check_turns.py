@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from openai.lib.responses_tool_runner import AsyncRegisteredFunction, AsyncResponsesToolRunner, ToolRunnerCancelledError
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
 from conformance.contracts.runner._node_scenario import close_at_first_turn_in_node
 from conformance.contracts.runner._scenario import (
@@ -168,6 +169,7 @@ def test_cancelled_predicate_stops_with_receipts(mode: Mode) -> None:
     expect(len(outcome.requests) == 1, "RN-CANCEL-001", "a request was sent after cancellation")
 
 
+@pytest.mark.python_sdk_only(python_only.RUNNER_TASK)
 @pytest.mark.clause("RN-CANCEL-002")
 @pytest.mark.parametrize("stream,eager", [(False, False), (True, False), (True, True)])
 def test_task_cancellation_raises_runner_cancelled_error(stream: bool, eager: bool) -> None:

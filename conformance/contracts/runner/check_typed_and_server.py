@@ -27,6 +27,7 @@ from openai.lib.responses_tool_runner import (
     ResponsesToolRunner,
 )
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import (
     Function,
@@ -49,6 +50,7 @@ WEB_SEARCH = {"type": "web_search"}
 # ------------------------------------------------------------------------------------------ typed registrations
 
 
+@pytest.mark.python_sdk_only(python_only.PYDANTIC)
 @pytest.mark.clause("RN-TYPED-001")
 @pytest.mark.parametrize("flavour", ["sync", "async"])
 def test_typed_executor_receives_the_model_instance(flavour: str) -> None:

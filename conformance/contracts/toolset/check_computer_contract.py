@@ -20,6 +20,7 @@ import pytest
 from openai.lib.computer import AsyncComputerToolset, ComputerToolset
 
 from conformance import cassettes, rig
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import computer_call, execute
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
@@ -33,6 +34,7 @@ SDK = list(flavours())
 CLICK = {"type": "click", "x": 10, "y": 20, "button": "left"}
 
 
+@pytest.mark.python_sdk_only(python_only.PACKAGE_EXPORTS)
 @pytest.mark.clause("TS-COMP-010")
 @pytest.mark.parametrize("flavour", PYTHON)
 def test_computer_names_are_exported_from_openai(flavour: str) -> None:
@@ -112,6 +114,7 @@ def _annotated(method: Callable[..., Any]) -> Callable[..., Any]:
     return plain
 
 
+@pytest.mark.python_sdk_only(python_only.FLAVOUR_RULES)
 @pytest.mark.clause("TS-COMP-011")
 @pytest.mark.parametrize("wrap", [_decorated, _annotated], ids=["wraps", "annotation"])
 @pytest.mark.parametrize("flavour", PYTHON)
@@ -127,6 +130,7 @@ def test_wrapped_mismatch_is_refused_at_construction(flavour: str, wrap: Any) ->
     expect(driver.actions == [], "TS-COMP-011", f"construction ran actions: {driver.actions}")
 
 
+@pytest.mark.python_sdk_only(python_only.FLAVOUR_RULES)
 @pytest.mark.clause("TS-COMP-011")
 @pytest.mark.parametrize("flavour", PYTHON)
 def test_wrapped_matching_methods_are_accepted(flavour: str) -> None:
@@ -136,6 +140,7 @@ def test_wrapped_matching_methods_are_accepted(flavour: str) -> None:
     expect(output.get("call_id") is not None, "TS-COMP-011", f"output: {output}")
 
 
+@pytest.mark.python_sdk_only(python_only.FLAVOUR_RULES)
 @pytest.mark.clause("TS-COMP-012")
 @pytest.mark.parametrize("flavour", PYTHON)
 def test_opaque_wrapper_of_the_other_flavour_fails_when_called(flavour: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect, not_implemented, precondition, violation
 from conformance.contracts._answers import NOT_TRUE
 from conformance.contracts.toolset._toolsets import (
@@ -260,6 +261,7 @@ def test_confirm_reads_lists_only_registered_reads(flavour: Flavour, case: str) 
 
 
 # A sync toolset that never awaits an async callback's coroutine makes Python warn; that is the expected path.
+@pytest.mark.python_sdk_only(python_only.FLAVOUR_RULES)
 @pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")
 @pytest.mark.clause("TS-CONF-009")
 @pytest.mark.parametrize("which", ["confirm", "url_policy"])

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
 from conformance.contracts.toolset._toolsets import (
     VALID_ARGUMENTS,
@@ -20,6 +21,9 @@ from conformance.contracts.toolset._toolsets import (
 from conformance.flavours import Flavour
 from conformance.probes import browser_probe, computer_probe
 from conformance.rig import computer_toolset
+
+# Every check here is about the sync/async flavours, which only the Python SDK has.
+pytestmark = pytest.mark.python_sdk_only(python_only.FLAVOUR_RULES)
 
 
 def _other(flavour: Flavour) -> Flavour:

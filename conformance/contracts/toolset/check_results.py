@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from openai.lib.browser import BrowserError
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect, not_implemented, precondition, violation
 from conformance.contracts.toolset._toolsets import VALID_ARGUMENTS, execute, function_call, gated, payload
 from conformance.flavours import Flavour
@@ -457,7 +458,15 @@ def test_other_exceptions_become_a_generic_message(flavour: Flavour, error: Exce
 
 
 @pytest.mark.clause("TS-RES-010")
-@pytest.mark.parametrize("reply", [5, {"done": True}, ["a"], b"bytes"], ids=["int", "dict", "list", "bytes"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        pytest.param(5, id="int"),
+        pytest.param({"done": True}, id="dict"),
+        pytest.param(["a"], id="list"),
+        pytest.param(b"bytes", id="bytes", marks=pytest.mark.python_sdk_only(python_only.BYTES)),
+    ],
+)
 def test_action_results_must_be_string_or_none(flavour: Flavour, reply: object) -> None:
     toolset, _ = _run(flavour, "click", reply)
     try:

@@ -12,6 +12,7 @@ import pytest
 # typing's own is_typeddict misses the typing_extensions typed dicts the SDK declares.
 from typing_extensions import is_typeddict
 
+from conformance import python_only_reasons as python_only
 from conformance.assertions import expect, precondition
 from conformance.contracts.toolset._declared_fields import FIELD_SCHEMAS, MEMBER_FIELDS
 from conformance.contracts.toolset._toolsets import browser_toolset
@@ -132,12 +133,14 @@ def _selection_cases() -> dict[str, dict[str, Any]]:
 SELECTIONS = _selection_cases()
 
 
+@pytest.mark.python_sdk_only(python_only.SNAPSHOT)
 @pytest.mark.clause("TS-SCHEMA-003")
 def test_declared_field_schemas_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
     """SDK regression record of every declared field schema, so an upgrade shows what changed."""
     assert _signatures(_every_member_toolset(flavour).tools) == snapshot
 
 
+@pytest.mark.python_sdk_only(python_only.SELECTION_SNAPSHOT)
 @pytest.mark.clause("TS-SEL-001", "TS-SEL-002", "TS-SEL-003", "TS-SEL-004", "TS-SCHEMA-002")
 def test_selections_match_snapshot(flavour: Flavour, snapshot: Any) -> None:
     """SDK regression record of the tool names each selection declares on a driver implementing everything."""
@@ -178,6 +181,7 @@ TYPED_DICTS = (
 )
 
 
+@pytest.mark.python_sdk_only(python_only.PYTHON_TYPES)
 @pytest.mark.clause("TS-SCHEMA-004")
 @pytest.mark.parametrize("name", DRIVER_PROTOCOLS)
 def test_driver_protocols_are_exported(flavour: Flavour, name: str) -> None:
@@ -191,6 +195,7 @@ def test_driver_protocols_are_exported(flavour: Flavour, name: str) -> None:
     )
 
 
+@pytest.mark.python_sdk_only(python_only.PYTHON_TYPES)
 @pytest.mark.clause("TS-SCHEMA-004")
 @pytest.mark.parametrize("name", TYPED_DICTS)
 def test_named_argument_and_result_types_are_exported(flavour: Flavour, name: str) -> None:
