@@ -29,6 +29,10 @@ from conformance.streams.properties import Violation
 from conformance.streams.reproduce import reproduces
 from conformance.streams.shrink import size
 
+# slow: each case fuzzes the patched SDK until the defect shows, 3 to 27 s of CPU a case, about 95 worker-s in all,
+# half of what scripts/test.sh --quick would spend; the whole test command runs them.
+pytestmark = pytest.mark.slow
+
 Patch = Callable[[pytest.MonkeyPatch], None]
 MAX_EVENTS = 10
 
