@@ -1,0 +1,52 @@
+"""The checks added for statements no clause covered can fail: each test patches one misbehaviour into the installed
+Python SDK and requires the check to fail on exactly its clause, after the unpatched SDK passed the same case (the
+style of tests/test_sdk_findings.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import openai.lib.browser as browser_module
+import pytest
+
+from conformance.assertions import ClauseViolation
+from conformance.contracts.runner import check_file_outcomes
+from conformance.rig import parse_mode
+
+SYNC = parse_mode("sync-plain")
+
+
+def _fails_on(clause: str, check: Callable[[], None]) -> None:
+    with pytest.raises(ClauseViolation) as caught:
+        check()
+    assert caught.value.clause_id == clause, f"failed on {caught.value.clause_id}, expected {clause}: {caught.value}"
+
+
+def test_unfinished_file_outcome_counted_as_success_fails_rn_browser_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = check_file_outcomes.test_unfinished_file_outcome_skips_rest_of_response
+    check("refused", "none", SYNC)
+    original = browser_module._output
+
+    def output(call: Any, state: Any, result: object, error: str | None) -> Any:
+        item, ok = original(call, state, result, error)
+        # The runner is told every file transfer succeeded, whatever its outcome said.
+        return item, ok or (error is None and call.name[8:] in browser_module._FILE_TRANSFERS)
+
+    monkeypatch.setattr(browser_module, "_output", output)
+    _fails_on("RN-BROWSER-004", lambda: check("refused", "none", SYNC))
+
+
+def test_protected_read_run_despite_earlier_failure_fails_rn_browser_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = check_file_outcomes.test_protected_read_skipped_after_failure_gets_the_refusal
+    check(SYNC)
+    original = browser_module.BrowserToolset._execute
+
+    def execute(self: Any, call: Any, *, skip: bool = False, **options: Any) -> Any:
+        # A protected read is asked about and run as if nothing earlier in the response had failed.
+        protected = call.name[8:] in self._confirm_reads
+        return original(self, call, skip=skip and not protected, **options)
+
+    monkeypatch.setattr(browser_module.BrowserToolset, "_execute", execute)
+    _fails_on("RN-BROWSER-005", lambda: check(SYNC))
