@@ -9,10 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import openai.lib.browser as browser_module
+import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
-from conformance.contracts.runner import check_file_outcomes
+from conformance.contracts.runner import check_file_outcomes, check_function_outputs
 from conformance.rig import parse_mode
 
 SYNC = parse_mode("sync-plain")
@@ -50,3 +51,35 @@ def test_protected_read_run_despite_earlier_failure_fails_rn_browser_005(monkeyp
 
     monkeypatch.setattr(browser_module.BrowserToolset, "_execute", execute)
     _fails_on("RN-BROWSER-005", lambda: check(SYNC))
+
+
+def test_image_parts_dropped_from_function_output_fails_rn_loop_005(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = check_function_outputs.test_function_part_list_is_sent_back_intact
+    parts = check_function_outputs.TEXT_AND_IMAGE
+    check(parts, SYNC)
+    original = rtr._supplied_result
+
+    def supplied(value: object) -> Any:
+        # Only the text parts of a list output survive.
+        result = original(value)
+        if isinstance(result, list):
+            return [part for part in result if part.get("type") == "input_text"]
+        return result
+
+    monkeypatch.setattr(rtr, "_supplied_result", supplied)
+    _fails_on("RN-LOOP-005", lambda: check(parts, SYNC))
+
+
+def test_function_output_for_mcp_approval_request_fails_rn_mcp_017(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = check_function_outputs.test_no_function_output_for_remote_mcp_items
+    check(SYNC)
+    original = rtr._Run.add
+
+    def add(self: Any, item: Any, output: Any) -> None:
+        original(self, item, output)
+        # The approval request is also answered as if it were a local function call.
+        if item.type == "mcp_approval_request":
+            self.outputs.append({"type": "function_call_output", "call_id": item.id, "output": "approved"})
+
+    monkeypatch.setattr(rtr._Run, "add", add)
+    _fails_on("RN-MCP-017", lambda: check(SYNC))
