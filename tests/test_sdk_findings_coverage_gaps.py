@@ -5,6 +5,8 @@ style of tests/test_sdk_findings.py).
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +15,12 @@ import openai.lib.responses_tool_runner as rtr
 import pytest
 
 from conformance.assertions import ClauseViolation
-from conformance.contracts.runner import check_file_outcomes, check_function_outputs
+from conformance.contracts.runner import (
+    check_diagnostic_observer,
+    check_file_outcomes,
+    check_function_cancelled,
+    check_function_outputs,
+)
 from conformance.rig import parse_mode
 
 SYNC = parse_mode("sync-plain")
@@ -83,3 +90,40 @@ def test_function_output_for_mcp_approval_request_fails_rn_mcp_017(monkeypatch: 
 
     monkeypatch.setattr(rtr._Run, "add", add)
     _fails_on("RN-MCP-017", lambda: check(SYNC))
+
+
+def test_function_given_a_dead_cancelled_predicate_fails_rn_cancel_004(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = check_function_cancelled.test_function_declaring_cancelled_gets_the_runs_predicate
+    check(SYNC)
+    original = rtr.invoke
+
+    def invoke(function: Any, *args: Any, cancelled: Any = None, **options: Any) -> Any:
+        # Callables declaring cancelled get a predicate of their own that never reports a stop.
+        return original(function, *args, cancelled=None if cancelled is None else (lambda: False), **options)
+
+    monkeypatch.setattr(rtr, "invoke", invoke)
+    _fails_on("RN-CANCEL-004", lambda: check(SYNC))
+
+
+def test_runner_waiting_for_the_observers_awaitable_fails_rn_diag_007(monkeypatch: pytest.MonkeyPatch) -> None:
+    check = check_diagnostic_observer.test_observer_work_neither_delays_nor_changes_the_run
+    check("awaitable", SYNC)
+    original = rtr.emit_tool_diagnostic
+    waited: list[object] = []
+
+    def emit(observer: Any, *args: Any, **options: Any) -> None:
+        def waiting(event: Any) -> None:
+            # The runner waits for what the observer returned (once is enough to show it) before it goes on.
+            result = observer(event)
+            if inspect.isawaitable(result) and not waited:
+                waited.append(result)
+
+                async def settle() -> None:
+                    await result
+
+                asyncio.run(settle())
+
+        original(None if observer is None else waiting, *args, **options)
+
+    monkeypatch.setattr(rtr, "emit_tool_diagnostic", emit)
+    _fails_on("RN-DIAG-007", lambda: check("awaitable", SYNC))

@@ -70,7 +70,7 @@ class _RecordingConsentRun(ScenarioRun):
     def browser_options(self) -> dict[str, Any]:
         def confirm(context: Any) -> bool:
             self.timeline.add(f"confirm:{context['member']}:{context['call_id']}")
-            return context["member"] != self.refuse
+            return bool(context["member"] != self.refuse)
 
         options: dict[str, Any] = {"members": list(self.setup.browser or ()), "confirm": confirm}
         if self.confirm_reads:
