@@ -48,7 +48,38 @@ grant's expiry and size limit: the documents give those checks to the grant's ow
 factory (not the driver) was fixed.
 
 The Python guide's first example driver (tests/published/guide_reader.py: state and get_page_text) conforms: its 23
-judged clauses pass, the rest are not implemented. browser-use is not on the package mirror.
+judged clauses pass, the rest are not implemented.
+
+browser-use 0.13.14's OpenAI driver (``browser_use.integrations.openai.BrowserUse``, over CDP; the factory is
+tests/published/browser_use.py, which borrows a started ``BrowserSession`` as its docstring allows) was certified
+once with ``-n 2`` (19 minutes: 98 passed, 12 failed, 16 not implemented, 27 not checked, 9 unverified). Each
+failed clause, read against its code:
+
+- BR-NET-001, -003, -006, -007: the driver has no network policy of its own. navigate sends CDP Page.navigate
+  straight through the actor page, so the session's allowed_domains watchdog (which listens to browser-use's own
+  navigation events) never sees it; redirects, subresources and downloads go out unchecked. Browser and mixed
+  Responses tools > Confirmation, navigation, and recovery makes the driver enforce the permitted origins on all of
+  them. Real: one cause.
+- BR-URL-001: state copies each CDP target's URL as it is, user:password included. Real.
+- BR-PRIV-001, BR-PRIV-002: read_page (and find, which is read_page filtered) prints every accessibility node's
+  value, so a one-time-code field's digits reach the model. Real.
+- BR-DIAG-006: console records keep each argument's text (up to 512 characters) with nothing struck out. Real.
+- BR-IMG-002: screenshot resamples the captured 1280x720 image down to the visual viewport's client size
+  (1265x705 without the scrollbars), so image pixels no longer are the CSS pixels click_at takes. Real.
+- BR-PTR-011: hold_keys hands the joined key names to the actor's hold_key without refusing a key it does not
+  know; the call returns and nothing says it was refused. Real.
+- BR-CANCEL-001: drag_path moves the pointer to the first point before looking at cancelled, and its finally
+  releases the button even when the call was cancelled; the page sees mouseover and mouseup. Real.
+- BR-BIND-004: a false alarm of the kit. The driver has no target-bound consent mode and the factory cannot turn
+  one on (the bind_targets hint has nothing to map onto); the documents make the binding a duty only in a flow
+  whose consent is tied to a target, and the kit's own hint rule says a hint the driver ignores makes the
+  dependent check "not implemented". The check fails anyway because it cannot tell an ignored hint from a broken
+  binding.
+
+Also seen: 24 clauses not checked because the factory (a browser-use session start) did not return within the
+kit's 120 s on the loaded two-core machine in a few checks, so those clauses may pass or fail in another run;
+the file clauses are unverified because browser-use issues its own grant keys (grant_upload / grant_download),
+which no caller-chosen grant ID can name, and the ref clauses because read_page returns plain text.
 """
 
 from __future__ import annotations
@@ -91,6 +122,41 @@ STAGEHAND_DEFECTS = (
     "BR-SCRIPT-005",
 )
 
+BROWSER_USE = "browser-use==0.13.14"
+# The smallest set that imports the integration and starts a local session (found by trying the import and a
+# launch with PYTHONPATH on the folder), pinned as browser-use pins them; the kit's environment has none of them.
+# aiohttp and its own dependencies are imported only when a session starts (its CDP URL probe).
+BROWSER_USE_EXTRAS = (
+    "python-dotenv==1.2.2",
+    "psutil==7.2.2",
+    "pydantic-settings==2.15.0",
+    "cdp-use==1.4.5",
+    "websockets==17.4",
+    "uuid7==0.1.0",
+    "bubus==1.5.6",
+    "aiohttp==3.14.5",
+    "multidict==7.2.1",
+    "yarl==1.25.1",
+    "propcache==0.5.4",
+    "aiohappyeyeballs==2.7.1",
+    "aiosignal==1.4.0",
+    "frozenlist==1.8.0",
+)
+# BR-BIND-004 fails too but is left out: a false alarm of the kit (see the module docstring).
+BROWSER_USE_DEFECTS = (
+    "BR-CANCEL-001",
+    "BR-DIAG-006",
+    "BR-IMG-002",
+    "BR-NET-001",
+    "BR-NET-003",
+    "BR-NET-006",
+    "BR-NET-007",
+    "BR-PRIV-001",
+    "BR-PRIV-002",
+    "BR-PTR-011",
+    "BR-URL-001",
+)
+
 
 def install(requirements: tuple[str, ...], folder: Path) -> Path:
     """Install ``requirements`` from the package mirror into ``folder``; skip the test when it cannot be reached."""
@@ -125,3 +191,24 @@ def test_the_python_guides_reader_example_conforms(tmp_path: Path) -> None:
     assert not run.with_status("failed"), run.reasons(run.with_status("failed"))
     assert run.with_status("passed"), f"nothing was checked:\n{run.tail(15)}"
     assert run.certificate["verdict"] == "conforms", run.certificate["verdict"]
+
+
+# Until the kit stops failing BR-BIND-004 for a driver that has no target-bound consent mode, the run fails one
+# clause that is not browser-use's defect: this test states the truth and is expected to fail for that reason.
+@pytest.mark.xfail(
+    strict=True,
+    reason="kit false alarm: BR-BIND-004 fails although browser-use offers no target-bound consent to turn on",
+)
+def test_browser_use_fails_exactly_its_judged_defects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = install((BROWSER_USE, *BROWSER_USE_EXTRAS), tmp_path / "site")
+    monkeypatch.setenv("PYTHONPATH", str(site))  # the child run imports the driver from there only
+    # Two workers, as it was measured (19 minutes on 2 cores); serial would take about twice that.
+    factory = "tests.published.browser_use:make_driver"
+    run = certify(factory, tmp_path / "certificate", timeout=3000, options=("-n", "2"))
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    false_alarms = sorted(set(failed) - set(BROWSER_USE_DEFECTS))
+    assert not false_alarms, f"failed clauses not judged to be browser-use's defects:\n{run.reasons(false_alarms)}"
+    missed = sorted(set(BROWSER_USE_DEFECTS) - set(failed))
+    assert not missed, f"judged defects of browser-use the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+    assert run.certificate["verdict"] == "does not conform"
