@@ -63,6 +63,23 @@ PATCHES: dict[str, NpmPatch] = {
         "conformance/contracts/runner/check_computer_replay.py::test_call_without_checklist_is_replayed_as_it_came",
         "RN-SAFETY-013",
     ),
+    # runnerFunction no longer asks for the typed tool's callback.
+    # (and binds the callback only when it is called, so the missing one fails no earlier).
+    "typed-tool-without-callback": NpmPatch(
+        "helpers/responses-tool-runner.mjs",
+        (
+            (
+                "typeof tool.$parseRaw !== 'function' ||\n        typeof tool.$callback !== 'function') {",
+                "typeof tool.$parseRaw !== 'function') {",
+            ),
+            (
+                "const executeTyped = tool.$callback.bind(tool);",
+                "const executeTyped = (parsed) => tool.$callback(parsed);",
+            ),
+        ),
+        "conformance/contracts/runner/check_typed_callback.py::test_typed_tool_without_its_callback_is_refused",
+        "RN-TYPED-004",
+    ),
 }
 
 
