@@ -1011,6 +1011,16 @@ class IgnoresBindHintWithoutKey(BrokenDriver):
         return EnvironmentView(env, hints=dataclasses.replace(env.hints, bind_targets=False))
 
 
+class IgnoresBindHint(BrokenDriver):
+    """Ignores hints.bind_targets, as the documents allow, and keeps every member: coordinate input acts on a page
+    that replaced the approved one, as any input does without bound consent. Not a defect: target-bound consent is
+    not implemented, never failed (browser-use 0.13.14 behaves so and once failed BR-BIND-004)."""
+
+    @classmethod
+    def inner_environment(cls, env: Environment) -> Any:
+        return EnvironmentView(env, hints=dataclasses.replace(env.hints, bind_targets=False))
+
+
 class GuardBlocksTheRecorder(BrokenDriver):
     """Its network guard refuses the fixture pages' posts to the kit's own (permitted) origin: every page is shown,
     and none can report what happened to it.
@@ -1326,4 +1336,5 @@ new_tab_ignores_url = factory_for(NewTabIgnoresUrl)
 diagnostics_ignore_the_limit = factory_for(DiagnosticsIgnoreTheLimit)
 bound_consent_still_types_at_the_focus = factory_for(BoundConsentStillTypesAtTheFocus)
 ignores_bind_hint_without_key = factory_for(IgnoresBindHintWithoutKey)
+ignores_bind_hint = factory_for(IgnoresBindHint)
 slow_but_correct = factory_for(SlowButCorrect)
