@@ -11,10 +11,12 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conformance.certificate_format import load as load_certificate
 
@@ -111,3 +113,24 @@ def assert_unpatched_passes(
     for clause in {patch.clause for patch in patches}:
         assert checked[clause] == "passed", (clause, checked[clause])
     return certificate
+
+
+def patched_copies_fail_exactly_their_clause(patches: Mapping[str, NpmPatch]) -> Callable[..., None]:
+    """The check every patch catalogue makes, parametrized over ``patches``: a copy with one patch certified on the
+    patch's check fails exactly the patch's clause. Assign it to a ``test_...`` name in the catalogue's module."""
+
+    @pytest.mark.parametrize("patch", sorted(patches))
+    def check(patch: str, pristine: Path, tmp_path: Path) -> None:
+        assert_fails_exactly_its_clause(patches[patch], pristine, tmp_path)
+
+    return check
+
+
+def unpatched_copy_passes(patches: Mapping[str, NpmPatch]) -> Callable[..., None]:
+    """The control every patch catalogue makes: the unpatched copy passes every patch's check, so each patched
+    run's failure is its patch's doing. Assign it to a ``test_...`` name in the catalogue's module."""
+
+    def check(pristine: Path, tmp_path: Path) -> None:
+        assert_unpatched_passes(patches.values(), pristine, tmp_path)
+
+    return check

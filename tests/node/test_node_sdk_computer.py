@@ -7,14 +7,12 @@ an unpatched copy passes the same checks.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.node.npm_patches import (
     NpmPatch,
-    assert_fails_exactly_its_clause,
-    assert_unpatched_passes,
+    patched_copies_fail_exactly_their_clause,
+    unpatched_copy_passes,
 )
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
@@ -150,10 +148,7 @@ PATCHES: dict[str, NpmPatch] = {
 }
 
 
-@pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_patched_node_computer_toolset_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
+test_a_patched_node_computer_toolset_fails_exactly_its_clause = patched_copies_fail_exactly_their_clause(PATCHES)
 
 
-def test_an_unpatched_copy_passes_the_same_computer_checks(pristine: Path, tmp_path: Path) -> None:
-    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
+test_an_unpatched_copy_passes_the_same_computer_checks = unpatched_copy_passes(PATCHES)

@@ -19,10 +19,10 @@ from conformance.node.sdk.broker import NodeSdk
 from conformance.rig.decisions import Action, run_decisions
 from tests.node.npm_patches import (
     NpmPatch,
-    assert_fails_exactly_its_clause,
-    assert_unpatched_passes,
     certify,
+    patched_copies_fail_exactly_their_clause,
     statuses,
+    unpatched_copy_passes,
 )
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
@@ -100,13 +100,10 @@ PATCHES: dict[str, NpmPatch] = {
 }
 
 
-@pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_patched_node_decisions_runner_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
+test_a_patched_node_decisions_runner_fails_exactly_its_clause = patched_copies_fail_exactly_their_clause(PATCHES)
 
 
-def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
+test_an_unpatched_copy_passes_the_same_checks = unpatched_copy_passes(PATCHES)
 
 
 def test_the_decisions_suite_checks_the_node_runner(tmp_path: Path) -> None:

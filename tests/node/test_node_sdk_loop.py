@@ -7,7 +7,6 @@ while an unpatched copy passes the same checks. The kit's own Node adaptations a
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +17,8 @@ from conformance.node.sdk.callbacks import NodeCancellation
 from conformance.rig.modes import NODE_MODES
 from tests.node.npm_patches import (
     NpmPatch,
-    assert_fails_exactly_its_clause,
-    assert_unpatched_passes,
+    patched_copies_fail_exactly_their_clause,
+    unpatched_copy_passes,
 )
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
@@ -126,13 +125,10 @@ PATCHES: dict[str, NpmPatch] = {
 }
 
 
-@pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
+test_a_patched_node_sdk_fails_exactly_its_clause = patched_copies_fail_exactly_their_clause(PATCHES)
 
 
-def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
+test_an_unpatched_copy_passes_the_same_checks = unpatched_copy_passes(PATCHES)
 
 
 # ------------------------------------------------------------------------------------------ the kit's adaptations

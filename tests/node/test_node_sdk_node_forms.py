@@ -12,11 +12,9 @@ RN-COMPACT-005/006), a promise-returning budget policy (RN-BUDGET-018), a custom
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.node.npm_patches import NpmPatch, assert_fails_exactly_its_clause, assert_unpatched_passes
+from tests.node.npm_patches import NpmPatch, patched_copies_fail_exactly_their_clause, unpatched_copy_passes
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
@@ -176,10 +174,7 @@ PATCHES: dict[str, NpmPatch] = {
 }
 
 
-@pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_patched_node_sdk_fails_exactly_its_clause(patch: str, pristine: Path, tmp_path: Path) -> None:
-    assert_fails_exactly_its_clause(PATCHES[patch], pristine, tmp_path)
+test_a_patched_node_sdk_fails_exactly_its_clause = patched_copies_fail_exactly_their_clause(PATCHES)
 
 
-def test_an_unpatched_copy_passes_the_same_checks(pristine: Path, tmp_path: Path) -> None:
-    assert_unpatched_passes(PATCHES.values(), pristine, tmp_path)
+test_an_unpatched_copy_passes_the_same_checks = unpatched_copy_passes(PATCHES)
