@@ -118,3 +118,24 @@ COMPUTER_METHODS: Final[tuple[str, ...]] = (
     "wait",
     "screenshot",
 )
+
+# The fields of a run checkpoint a ledger saves (Browser and desktop drivers > Stream and resume; the Node declarations'
+# checkpoint type): exactly these, no more.
+CHECKPOINT_FIELDS: Final = frozenset(
+    {
+        "version",
+        "run_id",
+        "revision",
+        "phase",
+        "max_steps",
+        "consumed_requests",
+        "tools",
+        "output_override_names",
+        "history",
+        "attempted_call_ids",
+        "returned_call_ids",
+        "pending_items",
+        "returned_outputs",
+        "final_response",
+    }
+)

@@ -30,30 +30,13 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal, cast
 
 from conformance.cassettes import JSONObject
+from conformance.members import CHECKPOINT_FIELDS
 from conformance.rig import Mode
 from conformance.streams.facts import RETRYABLE, Facts, Served
 from conformance.streams.observation import Observation
 
 # The documented default request limit (spec/002 "Handle failures"); generated runs never pass a max_steps.
 MAX_STEPS: Final = 20
-CHECKPOINT_FIELDS: Final = frozenset(
-    {
-        "version",
-        "run_id",
-        "revision",
-        "phase",
-        "max_steps",
-        "consumed_requests",
-        "tools",
-        "output_override_names",
-        "history",
-        "attempted_call_ids",
-        "returned_call_ids",
-        "pending_items",
-        "returned_outputs",
-        "final_response",
-    }
-)
 OUTPUT_TYPES: Final = frozenset({"function_call_output", "computer_call_output"})
 # How a rule reports what it found: clause, rule name, detail.
 _Fail = Callable[[str, str, str], None]

@@ -13,23 +13,7 @@ import pytest
 from conformance import rig
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, input_summary, load, modes, run
-
-CHECKPOINT_FIELDS = {
-    "version",
-    "run_id",
-    "revision",
-    "phase",
-    "max_steps",
-    "consumed_requests",
-    "tools",
-    "output_override_names",
-    "history",
-    "attempted_call_ids",
-    "returned_call_ids",
-    "pending_items",
-    "returned_outputs",
-    "final_response",
-}
+from conformance.members import CHECKPOINT_FIELDS
 
 
 @pytest.mark.clause("RN-LEDGER-001")
