@@ -25,7 +25,7 @@ def _certify(
 
 def test_corner_cutting_driver_fails_its_clauses(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     result = _certify(
-        pytester, monkeypatch, "corner_cutting_factory", "wait_pauses or unknown_key or double_click or click_lands"
+        pytester, monkeypatch, "corner_cutting_factory", "wait_pauses or unknown_key or double_click_is or click_lands"
     )
     output = result.stdout.str()
     for clause in ("CO-WAIT-001", "CO-UNSUP-001", "CO-DCLICK-001"):
