@@ -25,7 +25,7 @@ from conformance.cassettes import Cassette
 from conformance.fake_responses import CassetteTransport, SentRequest
 from conformance.flavours import NODE, Flavour
 from conformance.rig.modes import active_modes
-from conformance.rig.runners import cassette_client, in_flavour, run_to_end
+from conformance.rig.runners import EndedRun, cassette_client, in_flavour, run_to_end
 
 DEFAULT_TASK = "Review the document"
 
@@ -57,7 +57,7 @@ def observations(*texts: str) -> Callable[[], str]:
 
 
 @dataclass
-class DecisionsRun:
+class DecisionsRun(EndedRun):
     """How one Decisions run ended and what it did."""
 
     result: Any

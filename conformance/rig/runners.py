@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from typing import Any, Literal, cast, overload
+from typing import Any, Literal, Self, cast, overload
 
 import openai
 from openai.lib.browser import AsyncBrowserToolset, BrowserToolset
@@ -24,9 +24,22 @@ from openai.lib.responses_tool_runner import (
     ResponsesToolRunner,
 )
 
+from conformance.assertions import expect
 from conformance.fake_responses import CassetteTransport, fake_async_client, fake_client
 from conformance.flavours import Flavour, python_only
 from conformance.node.sdk.ledger import NodeLedger
+
+
+class EndedRun:
+    """How a run ended: ``error`` is None when it finished. The scenario and Decisions records share it."""
+
+    error: BaseException | None
+
+    def finished(self, clause_id: str) -> Self:
+        """This run, after failing ``clause_id`` unless it finished: what a failed run did proves nothing about it."""
+        expect(self.error is None, clause_id, f"run failed: {self.error!r}")
+        return self
+
 
 # The runner of either flavour; its ``run`` returns the final response (async: awaitable).
 Runner = ResponsesToolRunner | AsyncResponsesToolRunner

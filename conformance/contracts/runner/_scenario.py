@@ -47,7 +47,7 @@ from conformance.probes import (
 )
 from conformance.rig import ALL_MODES, Mode
 from conformance.rig.modes import active_modes
-from conformance.rig.runners import ComputerToolsetOf
+from conformance.rig.runners import ComputerToolsetOf, EndedRun
 
 # How often a call held by ``Function.hold_until`` looks at the timeline again.
 _POLL = 0.002
@@ -194,7 +194,7 @@ class Setup:
 
 
 @dataclass
-class CapturedRun:
+class CapturedRun(EndedRun):
     """Everything observable about one run of a scenario: how it ended, what was sent, what happened when."""
 
     response: Any
@@ -212,6 +212,16 @@ class CapturedRun:
 
     def input_of(self, request: int) -> list[dict[str, Any]]:
         return list(self.bodies[request]["input"])
+
+    @property
+    def approvals_sent(self) -> list[tuple[Any, Any]]:
+        """(approval_request_id, approve) of every MCP approval response sent, in order."""
+        return [
+            (item.get("approval_request_id"), item.get("approve"))
+            for body in self.bodies
+            for item in body.get("input", [])
+            if isinstance(item, dict) and item.get("type") == "mcp_approval_response"
+        ]
 
     @property
     def receipts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:

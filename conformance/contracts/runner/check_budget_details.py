@@ -103,8 +103,7 @@ def test_input_bytes_are_compact_utf8_json(mode: Mode) -> None:
 @pytest.mark.clause("RN-BUDGET-012")
 @pytest.mark.parametrize("mode", modes())
 def test_receipt_names_the_function_and_the_summary_stands_apart(mode: Mode) -> None:
-    outcome = run("context-budget", _setup(_drop("c1")), mode)
-    expect(outcome.error is None, "RN-BUDGET-012", f"run failed: {outcome.error!r}")
+    outcome = run("context-budget", _setup(_drop("c1")), mode).finished("RN-BUDGET-012")
     texts = _user_texts(outcome.input_of(2))
     receipts = [text for text in texts if "c1" in text]
     summaries = [text for text in texts if SUMMARY in text]
@@ -131,8 +130,7 @@ def test_receipt_and_summary_count_against_the_limit(mode: Mode) -> None:
 @pytest.mark.clause("RN-BUDGET-014")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_ledger_keeps_the_full_history(mode: Mode) -> None:
-    outcome = run("context-budget", _setup(_drop("c1")), mode)
-    expect(outcome.error is None, "RN-BUDGET-014", f"run failed: {outcome.error!r}")
+    outcome = run("context-budget", _setup(_drop("c1")), mode).finished("RN-BUDGET-014")
     sent = input_summary(outcome.input_of(2))
     expect(not any(":c1:" in line for line in sent), "RN-BUDGET-002", f"c1 still sent: {sent}")
     late = [checkpoint for checkpoint in outcome.checkpoints if checkpoint["consumed_requests"] >= 3]
@@ -193,8 +191,7 @@ def test_snapshot_edits_change_nothing(mode: Mode) -> None:
         snapshot["eligible_call_ids"].clear()
         return {"drop_call_ids": ["c1"]}
 
-    outcome = run("context-budget", _setup(vandal), mode)
-    expect(outcome.error is None, "RN-BUDGET-017", f"run failed: {outcome.error!r}")
+    outcome = run("context-budget", _setup(vandal), mode).finished("RN-BUDGET-017")
     sent = input_summary(outcome.input_of(2))
     expect(
         "user:hi" in sent and f"function_call_output:c2:{BIG[:60]}" in sent,

@@ -32,15 +32,6 @@ def _everything(snapshot: Any) -> Any:
     return {"drop_call_ids": list(snapshot["eligible_call_ids"]), "summary": CONSENT}
 
 
-def _approvals_sent(outcome: Any) -> list[tuple[Any, Any]]:
-    return [
-        (item.get("approval_request_id"), item.get("approve"))
-        for body in outcome.bodies
-        for item in body.get("input", [])
-        if isinstance(item, dict) and item.get("type") == "mcp_approval_response"
-    ]
-
-
 @pytest.mark.clause("RN-BUDGET-023")
 @pytest.mark.parametrize("mode", modes())
 def test_compaction_never_approves(mode: Mode) -> None:
@@ -55,7 +46,7 @@ def test_compaction_never_approves(mode: Mode) -> None:
     unanswered = run("context-budget-mcp", setup(), mode)
     expect(unanswered.error is not None, "RN-BUDGET-023", "compaction stood in for the missing approve_mcp")
     expect(len(unanswered.requests) == 2, "RN-BUDGET-023", f"{len(unanswered.requests)} requests sent, expected 2")
-    expect(_approvals_sent(unanswered) == [], "RN-BUDGET-023", f"approvals sent: {_approvals_sent(unanswered)}")
+    expect(unanswered.approvals_sent == [], "RN-BUDGET-023", f"approvals sent: {unanswered.approvals_sent}")
     refused = run("context-budget-mcp", setup(approve_mcp=lambda request: False), mode)
     expect(
         len(refused.requests) == 3,
@@ -64,9 +55,9 @@ def test_compaction_never_approves(mode: Mode) -> None:
         f"{refused.error!r}",
     )
     expect(
-        ("apr_1", True) not in _approvals_sent(refused),
+        ("apr_1", True) not in refused.approvals_sent,
         "RN-BUDGET-023",
-        f"the compacted run sent a grant the callback refused: {_approvals_sent(refused)}",
+        f"the compacted run sent a grant the callback refused: {refused.approvals_sent}",
     )
 
 
@@ -161,7 +152,7 @@ def test_remote_images_are_counted_not_fetched(mode: Mode, monkeypatch: pytest.M
     setup = Setup(functions=(Function("lookup", reply=image),), run_options={"context_budget": budget})
     outcome = run("context-budget", setup, mode)
     expect(snapshots, "RN-BUDGET-026", "two remote images over a limit of one never reached the policy")
-    expect(outcome.error is None, "RN-BUDGET-026", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-BUDGET-026")
     fetched = [host for host in looked_up if "images.example" in host]
     expect(fetched == [], "RN-BUDGET-026", f"the runner looked up the image host: {fetched}")
     paths = [request.path for request in outcome.requests]

@@ -92,8 +92,7 @@ def assert_serial(outcome: CapturedRun, refs: list[str], clause: str) -> None:
 @pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
 def test_full_window_finishes_before_more_events_are_read(limit: int, mode: Mode) -> None:
     setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": limit})
-    outcome = run("independent-windows", setup, mode)
-    expect(outcome.error is None, "RN-CONC-003", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", setup, mode).finished("RN-CONC-003")
     entries = outcome.timeline.entries
     expect(call_order(entries) == WINDOW_CALLS, "RN-CONC-003", f"calls started as {call_order(entries)}")
     # The builder streams one output_item.done per item, in call order, then the completion: the event the
@@ -117,8 +116,7 @@ def test_full_window_finishes_before_more_events_are_read(limit: int, mode: Mode
 @pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
 def test_limit_of_one_runs_independent_calls_one_after_another(mode: Mode) -> None:
     setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": 1})
-    outcome = run("independent-windows", setup, mode)
-    expect(outcome.error is None, "RN-CONC-004", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", setup, mode).finished("RN-CONC-004")
     assert_serial(outcome, WINDOW_CALLS, "RN-CONC-004")
 
 
@@ -131,8 +129,7 @@ def test_default_window_holds_exactly_two_calls(mode: Mode) -> None:
         Function("slow", independent=True, hold=GATE_LIMIT, hold_until="call:quick:c2"),
         Function("quick", independent=True, hold=OPPORTUNITY),
     )
-    outcome = run("independent-windows", Setup(functions=functions), mode)
-    expect(outcome.error is None, "RN-CONC-004", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", Setup(functions=functions), mode).finished("RN-CONC-004")
     entries = outcome.timeline.entries
     expect(started(entries, "c2") < ended(entries, "c1"), "RN-CONC-004", f"c1 and c2 did not overlap: {entries}")
     expect(outcome.timeline.peak == 2, "RN-CONC-004", f"peak concurrency {outcome.timeline.peak}, expected 2")
@@ -160,8 +157,7 @@ BARRIERS: dict[str, tuple[dict[str, Any], str]] = {
 def test_browser_computer_and_dependent_calls_wait_for_started_ones(cassette: str, mode: Mode) -> None:
     extra, barrier = BARRIERS[cassette]
     setup = Setup(functions=(slow_for(mode), Function("lookup")), **extra)
-    outcome = run(cassette, setup, mode)
-    expect(outcome.error is None, "RN-CONC-005", f"run failed: {outcome.error!r}")
+    outcome = run(cassette, setup, mode).finished("RN-CONC-005")
     entries = outcome.timeline.entries
     expect(barrier in entries, "RN-CONC-005", f"{barrier} never ran: {entries}")
     expect(
@@ -188,8 +184,7 @@ def test_deferral_waits_for_started_independent_calls(deferral: str, mode: Mode)
     # The deferral of c2 is the point that must wait: the runner reads no further event (here the completion)
     # while c1 is still running. Deferral exists only in eager runs, hence the modes.
     setup = Setup(functions=(slow_for(mode), Function("lookup")), **DEFERRALS[deferral])  # type: ignore[arg-type]
-    outcome = run("independent-then-dependent", setup, mode)
-    expect(outcome.error is None, "RN-CONC-005", f"run failed: {outcome.error!r}")
+    outcome = run("independent-then-dependent", setup, mode).finished("RN-CONC-005")
     entries = outcome.timeline.entries
     completion = entries.index("event:response.completed")
     expect(started(entries, "c1") < completion, "RN-CONC-005", f"c1 did not start early: {entries}")
@@ -206,8 +201,7 @@ def test_deferral_waits_for_started_independent_calls(deferral: str, mode: Mode)
 def test_completed_turn_waits_for_started_independent_calls(mode: Mode) -> None:
     # With the default window of two, c3 is started alone and nothing but the end of the turn waits for it.
     harness = ScenarioRun(load("three-independent"), Setup(functions=(slow_for(mode),)), mode)
-    outcome = harness.iterate(lambda turn: harness.timeline.add("turn"))
-    expect(outcome.error is None, "RN-CONC-005", f"run failed: {outcome.error!r}")
+    outcome = harness.iterate(lambda turn: harness.timeline.add("turn")).finished("RN-CONC-005")
     entries = outcome.timeline.entries
     first_turn = entries.index("turn")
     # Without eager the turn comes before any call starts (it is inspected first), so there is nothing to wait for.
@@ -232,8 +226,7 @@ def test_completed_turn_waits_for_started_independent_calls(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=False, ledger=False))
 def test_runs_without_eager_keep_independent_calls_serial(mode: Mode) -> None:
     setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": 4})
-    outcome = run("independent-windows", setup, mode)
-    expect(outcome.error is None, "RN-CONC-006", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", setup, mode).finished("RN-CONC-006")
     assert_serial(outcome, WINDOW_CALLS, "RN-CONC-006")
 
 
@@ -241,8 +234,9 @@ def test_runs_without_eager_keep_independent_calls_serial(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
 def test_functions_not_marked_independent_stay_serial(mode: Mode) -> None:
     functions = (Function("slow", hold=OPPORTUNITY), Function("quick"))
-    outcome = run("independent-windows", Setup(functions=functions, run_options={"max_concurrent_calls": 4}), mode)
-    expect(outcome.error is None, "RN-CONC-006", f"run failed: {outcome.error!r}")
+    outcome = run(
+        "independent-windows", Setup(functions=functions, run_options={"max_concurrent_calls": 4}), mode
+    ).finished("RN-CONC-006")
     assert_serial(outcome, WINDOW_CALLS, "RN-CONC-006")
 
 
@@ -253,8 +247,7 @@ def test_declared_server_tool_keeps_independent_calls_serial(mode: Mode) -> None
     setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": 4}).with_params(
         tools=[{"type": "web_search"}]
     )
-    outcome = run("server-tool-then-independent", setup, mode)
-    expect(outcome.error is None, "RN-CONC-006", f"run failed: {outcome.error!r}")
+    outcome = run("server-tool-then-independent", setup, mode).finished("RN-CONC-006")
     assert_serial(outcome, ["c1", "c2"], "RN-CONC-006")
 
 
@@ -263,8 +256,7 @@ def test_declared_server_tool_keeps_independent_calls_serial(mode: Mode) -> None
 def test_deferred_independent_calls_run_serially_at_the_boundary(mode: Mode) -> None:
     # An empty policy defers every call to the completed response; deferred calls are no eager calls.
     setup = Setup(functions=(SLOW, QUICK), early_execution={}, run_options={"max_concurrent_calls": 4})
-    outcome = run("independent-windows", setup, mode)
-    expect(outcome.error is None, "RN-CONC-006", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", setup, mode).finished("RN-CONC-006")
     entries = outcome.timeline.entries
     expect(
         started(entries, "c1") > entries.index("event:response.completed"),
@@ -293,8 +285,7 @@ def test_ledger_admits_and_returns_independent_calls_one_at_a_time(mode: Mode) -
     # The documents give the reason for serial ledger runs: admission and receipt order. Every checkpoint must
     # show calls admitted in call order, each returned before the next is admitted, whatever the window size.
     setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": 4})
-    outcome = run("independent-windows", setup, mode)
-    expect(outcome.error is None, "RN-CONC-002", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", setup, mode).finished("RN-CONC-002")
     for checkpoint in outcome.checkpoints:
         attempted, returned = list(checkpoint["attempted_call_ids"]), list(checkpoint["returned_call_ids"])
         expect(
@@ -330,8 +321,7 @@ def test_outputs_keep_call_order_when_a_later_call_finishes_first(mode: Mode) ->
         slow = Function("slow", independent=True, hold=GATE_LIMIT, hold_until="done:quick:c2")
     else:
         slow = slow_for(mode)
-    outcome = run("independent-windows", Setup(functions=(slow, QUICK)), mode)
-    expect(outcome.error is None, "RN-CONC-007", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", Setup(functions=(slow, QUICK)), mode).finished("RN-CONC-007")
     entries = outcome.timeline.entries
     if overlapping(mode):
         expect(ended(entries, "c2") < ended(entries, "c1"), "RN-CONC-007", f"c2 did not finish first: {entries}")
@@ -384,8 +374,7 @@ def test_from_tool_registrations_can_be_independent(mode: Mode) -> None:
     else:
         slow = Function("slow", independent=True, typed=True)
     quick = Function("quick", independent=True, typed=True)
-    outcome = run("independent-windows", Setup(functions=(slow, quick)), mode)
-    expect(outcome.error is None, "RN-CONC-009", f"run failed: {outcome.error!r}")
+    outcome = run("independent-windows", Setup(functions=(slow, quick)), mode).finished("RN-CONC-009")
     entries = outcome.timeline.entries
     if overlapping(mode):
         expect(

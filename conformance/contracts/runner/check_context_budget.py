@@ -33,8 +33,7 @@ def test_policy_drops_eligible_call_with_receipt(mode: Mode) -> None:
         return {"drop_call_ids": ["c1"], "summary": "Older output kept by the app."}
 
     setup = Setup(functions=(Function("lookup", reply=BIG),), run_options={"context_budget": _budget(compact)})
-    outcome = run("context-budget", setup, mode)
-    expect(outcome.error is None, "RN-BUDGET-002", f"run failed: {outcome.error!r}")
+    outcome = run("context-budget", setup, mode).finished("RN-BUDGET-002")
     expect(len(snapshots) == 1, "RN-BUDGET-001", f"policy called {len(snapshots)} times for one over-limit request")
     expect(
         snapshots[0]["eligible_call_ids"][:2] == ["c1", "c2"],

@@ -192,7 +192,7 @@ def test_images_at_the_limit_are_sent_without_the_policy(source: str, mode: Mode
     # Exactly at the limit nothing is over: an image counted twice (or a text part counted) would call the policy.
     case = IMAGE_SOURCES[source]
     outcome, policy = _run(case.cassette, case.make_setup(), mode, max_images=case.images)
-    expect(outcome.error is None, "RN-BUDGET-005", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-BUDGET-005")
     expect(
         not policy.calls,
         "RN-BUDGET-005",
@@ -250,7 +250,7 @@ def test_one_image_over_the_limit_calls_the_policy_once(source: str, mode: Mode,
 def test_recent_screenshots_stay_and_older_ones_are_eligible(keep: int | None, mode: Mode) -> None:
     kept = 1 if keep is None else keep
     outcome, policy = _run("context-images-computer", Setup(computer=True), mode, max_images=kept, keep=keep)
-    expect(outcome.error is None, "RN-BUDGET-008", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-BUDGET-008")
     # Before request r the history holds r screenshots (c1..cr); every one older than the newest `kept` may go.
     expected = [(request, frozenset(f"c{n}" for n in range(1, request - kept + 1))) for request in range(kept + 1, 5)]
     seen = [(call.before_request, call.eligible) for call in policy.calls]
@@ -280,7 +280,7 @@ def test_browser_and_computer_screenshots_share_one_window(keep: int, mode: Mode
     expected = [(2, frozenset({"c1"}) if keep == 1 else frozenset())]
     expect(calls == expected, "RN-BUDGET-008", f"(request, eligible) per policy call: {calls}, expected {expected}")
     if keep == 1:
-        expect(outcome.error is None, "RN-BUDGET-008", f"run failed: {outcome.error!r}")
+        outcome.finished("RN-BUDGET-008")
 
 
 @pytest.mark.clause("RN-BUDGET-007")
@@ -289,7 +289,7 @@ def test_latest_computer_pair_stays_after_a_newer_screenshot(mode: Mode) -> None
     # A browser screenshot (c2) is the newest screenshot, so only the latest-pair rule keeps the click c1.
     setup = Setup(computer=True, browser=("screenshot",), functions=(_snap(FILE_IMAGE),))
     outcome, policy = _run("context-images-computer-then-browser", setup, mode, max_images=2)
-    expect(outcome.error is None, "RN-BUDGET-007", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-BUDGET-007")
     calls = [(call.before_request, call.eligible) for call in policy.calls]
     expect(
         calls == [(2, frozenset({"c3"}))],
@@ -306,7 +306,7 @@ def test_computer_call_with_safety_checks_is_never_eligible(mode: Mode) -> None:
     # Three screenshots, limit two: c3 is the latest pair and newest screenshot, c1 carries a safety check.
     setup = Setup(computer=True, run_options={"approve_safety_checks": lambda call: True})
     outcome, policy = _run("context-images-safety", setup, mode, max_images=2)
-    expect(outcome.error is None, "RN-BUDGET-007", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-BUDGET-007")
     calls = [(call.before_request, call.eligible) for call in policy.calls]
     expect(
         calls == [(3, frozenset({"c2"}))],
@@ -326,7 +326,7 @@ def test_function_image_does_not_displace_recent_screenshots(mode: Mode) -> None
     # Keep two screenshots: c1 and c2 are the two newest screenshots; the newer function image c3 is not one.
     setup = Setup(computer=True, functions=(_snap(FILE_IMAGE),))
     outcome, policy = _run("context-images-computer-then-function", setup, mode, max_images=2, keep=2)
-    expect(outcome.error is None, "RN-BUDGET-009", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-BUDGET-009")
     calls = [(call.before_request, call.input_images, call.eligible) for call in policy.calls]
     expect(
         calls == [(3, 3, frozenset({"c3"}))],
@@ -354,7 +354,7 @@ def test_only_browser_screenshots_are_kept_as_screenshots(origin: str, keep: int
     eligible = [sorted(call.eligible) for call in policy.calls]
     if origin == "function":
         expect(eligible == [["c1"]], "RN-BUDGET-009", f"eligible per policy call: {eligible}")
-        expect(outcome.error is None, "RN-BUDGET-009", f"run failed: {outcome.error!r}")
+        outcome.finished("RN-BUDGET-009")
     else:
         expect(eligible == [[]], "RN-BUDGET-008", f"the browser screenshot must stay: eligible {eligible}")
 

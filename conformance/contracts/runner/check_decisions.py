@@ -25,8 +25,7 @@ def test_verified_after_action_and_done(flavour: Flavour) -> None:
 
     outcome = run_decisions(
         "decisions-act-then-done", flavour, verify=verify, observation=observations("first", "second", "third")
-    )
-    expect(outcome.error is None, "RN-DEC-001", f"run failed: {outcome.error!r}")
+    ).finished("RN-DEC-001")
     expect(outcome.result["status"] == "verified", "RN-DEC-001", f"status {outcome.result['status']}")
     expect(observed == ["third"], "RN-DEC-001", f"verify saw {observed}, expected a fresh observation")
     expect(outcome.executed == ["review"], "RN-DEC-001", f"effects: {outcome.executed}")
@@ -70,8 +69,7 @@ def test_refusal_is_refused(flavour: Flavour) -> None:
 @pytest.mark.clause("RN-DEC-004")
 @pytest.mark.parametrize("flavour", flavours())
 def test_done_only_ends_without_request(flavour: Flavour) -> None:
-    outcome = run_decisions("decisions-empty", flavour, actions=())
-    expect(outcome.error is None, "RN-DEC-004", f"run failed: {outcome.error!r}")
+    outcome = run_decisions("decisions-empty", flavour, actions=()).finished("RN-DEC-004")
     expect(outcome.requests == [], "RN-DEC-004", f"{len(outcome.requests)} requests for a done-only run")
     expect(outcome.result["status"] == "unverified", "RN-DEC-004", f"status {outcome.result['status']}")
 

@@ -84,8 +84,7 @@ def test_invalid_candidates_are_refused_before_any_request(
 @pytest.mark.clause("RN-DEC-014")
 @pytest.mark.parametrize("flavour", flavours())
 def test_result_carries_the_native_decisions(flavour: Flavour) -> None:
-    outcome = run_decisions("decisions-act-then-done", flavour)
-    expect(outcome.error is None, "RN-DEC-014", f"run failed: {outcome.error!r}")
+    outcome = run_decisions("decisions-act-then-done", flavour).finished("RN-DEC-014")
     served = [exchange.response.body for exchange in cassettes.bundled("decisions-act-then-done").exchanges]
     carried = outcome.result.get("decisions")
     expect(isinstance(carried, list), "RN-DEC-014", f"the result has no decisions list: {outcome.result!r}")
@@ -206,8 +205,7 @@ def test_async_cancellation_raises_decisions_cancelled_error() -> None:
 @pytest.mark.parametrize("flavour", flavours())
 def test_model_task_and_safety_identifier_are_sent(flavour: Flavour) -> None:
     params = {"model": "gpt-test", "input": "Review the document", "safety_identifier": "user-7f3a"}
-    outcome = run_decisions("decisions-act-then-done", flavour, params=params)
-    expect(outcome.error is None, "RN-DEC-018", f"run failed: {outcome.error!r}")
+    outcome = run_decisions("decisions-act-then-done", flavour, params=params).finished("RN-DEC-018")
     bodies: list[dict[str, Any]] = [dict(request.body or {}) for request in outcome.requests]
     expect(
         all(body.get("model") == "gpt-test" and body.get("safety_identifier") == "user-7f3a" for body in bodies),

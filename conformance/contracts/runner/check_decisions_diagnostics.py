@@ -234,8 +234,7 @@ def test_responses_diagnostics_have_the_documented_fields(mode: Mode) -> None:
 @pytest.mark.clause("RN-DIAG-003")
 @pytest.mark.parametrize("flavour", flavours())
 def test_decisions_diagnostics_have_the_documented_fields(flavour: Flavour) -> None:
-    outcome = run_decisions("decisions-act-then-done", flavour, verify=lambda observation: True)
-    expect(outcome.error is None, "RN-DIAG-003", f"run failed: {outcome.error!r}")
+    outcome = run_decisions("decisions-act-then-done", flavour, verify=lambda observation: True).finished("RN-DIAG-003")
     expect(bool(outcome.diagnostics), "RN-DIAG-003", "the run reported no diagnostics")
     problems = _shape_problems(outcome.diagnostics, {"review", "done"}, set())
     expect(not problems, "RN-DIAG-003", f"malformed diagnostics: {problems}")
@@ -245,8 +244,7 @@ def test_decisions_diagnostics_have_the_documented_fields(flavour: Flavour) -> N
 @pytest.mark.parametrize("mode", modes())
 def test_computer_diagnostics_are_well_formed_and_carry_no_screenshot(mode: Mode) -> None:
     setup = Setup(computer=True, functions=(Function("lookup", reply=FUNCTION_RESULT),)).with_params(input=TASK)
-    outcome = ScenarioRun(load("computer-then-function"), setup, mode).run()
-    expect(outcome.error is None, "RN-DIAG-003", f"run failed: {outcome.error!r}")
+    outcome = ScenarioRun(load("computer-then-function"), setup, mode).run().finished("RN-DIAG-003")
     screenshot_sent = json.dumps(outcome.bodies[1])
     expect(PIXEL_DATA_URL in screenshot_sent, "RN-DIAG-004", "the computer screenshot never reached the request")
     problems = _shape_problems(outcome.diagnostics, {"c1", "c2"}, {"lookup", "computer", *COMPUTER_METHODS})
@@ -353,8 +351,7 @@ def _request_usages(diagnostics: list[dict[str, Any]]) -> list[Any]:
 @pytest.mark.clause("RN-DIAG-005")
 @pytest.mark.parametrize("mode", modes())
 def test_responses_usage_is_native_counts_or_none(mode: Mode) -> None:
-    outcome = ScenarioRun(load("diagnostics-no-usage"), Setup(), mode).run()
-    expect(outcome.error is None, "RN-DIAG-005", f"run failed: {outcome.error!r}")
+    outcome = ScenarioRun(load("diagnostics-no-usage"), Setup(), mode).run().finished("RN-DIAG-005")
     usages = _request_usages(outcome.diagnostics)
     expected = [None, {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}]
     expect(usages == expected, "RN-DIAG-005", f"request usage {usages}, expected {expected}")
@@ -366,8 +363,7 @@ def test_responses_usage_is_native_counts_or_none(mode: Mode) -> None:
 @pytest.mark.clause("RN-DIAG-005")
 @pytest.mark.parametrize("flavour", flavours())
 def test_decisions_usage_is_native_counts(flavour: Flavour) -> None:
-    outcome = run_decisions("decisions-act-then-done", flavour)
-    expect(outcome.error is None, "RN-DIAG-005", f"run failed: {outcome.error!r}")
+    outcome = run_decisions("decisions-act-then-done", flavour).finished("RN-DIAG-005")
     usages = _request_usages(outcome.diagnostics)
     native = {"input_tokens": 20, "output_tokens": 2, "total_tokens": 22}
     expect(usages == [native, native], "RN-DIAG-005", f"request usage {usages}, expected the answers' counts")

@@ -23,8 +23,7 @@ def _after_completion(entries: list[str], entry: str) -> bool:
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_listed_browser_read_runs_early_unlisted_function_waits(mode: Mode) -> None:
     setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
-    outcome = run("browser-then-function", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-001", f"run failed: {outcome.error!r}")
+    outcome = run("browser-then-function", setup, mode).finished("RN-EARLY-001")
     entries = outcome.timeline.entries
     expect(not _after_completion(entries, "call:browser_get_page_text:"), "RN-EARLY-001", f"{entries}")
     expect(_after_completion(entries, "call:lookup:c2"), "RN-EARLY-001", f"unlisted function ran early: {entries}")
@@ -33,8 +32,7 @@ def test_listed_browser_read_runs_early_unlisted_function_waits(mode: Mode) -> N
 @pytest.mark.clause("RN-EARLY-002")
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_empty_policy_defers_everything(mode: Mode) -> None:
-    outcome = run("browser-then-function", Setup(browser=BROWSER, early_execution={}), mode)
-    expect(outcome.error is None, "RN-EARLY-002", f"run failed: {outcome.error!r}")
+    outcome = run("browser-then-function", Setup(browser=BROWSER, early_execution={}), mode).finished("RN-EARLY-002")
     entries = outcome.timeline.entries
     expect(
         _after_completion(entries, "call:browser_get_page_text:") and _after_completion(entries, "call:lookup:c2"),
@@ -47,8 +45,7 @@ def test_empty_policy_defers_everything(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_first_deferral_holds_the_allowed_suffix(mode: Mode) -> None:
     setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
-    outcome = run("function-then-browser", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-003", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-browser", setup, mode).finished("RN-EARLY-003")
     entries = outcome.timeline.entries
     expect(
         _after_completion(entries, "call:browser_get_page_text:"),
@@ -67,8 +64,7 @@ def test_first_deferral_holds_the_allowed_suffix(mode: Mode) -> None:
 def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
     # The separate computer flag selects only the native dispatcher; listed functions still start early.
     setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": False})
-    outcome = run("function-then-message-same-turn", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-004", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-004")
     expect(
         not _after_completion(outcome.timeline.entries, "call:lookup:c1"),
         "RN-EARLY-004",
@@ -81,8 +77,7 @@ def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_computer_flag_selects_native_dispatcher(flag: bool, mode: Mode) -> None:
     setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": flag})
-    outcome = run("computer-then-function", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-004", f"run failed: {outcome.error!r}")
+    outcome = run("computer-then-function", setup, mode).finished("RN-EARLY-004")
     entries = outcome.timeline.entries
     click_waited = _after_completion(entries, "call:computer_click:")
     expect(click_waited is not flag, "RN-EARLY-004", f"computer flag {flag} not honoured: {entries}")
@@ -117,8 +112,7 @@ def test_before_early_call_defer_holds_suffix(mode: Mode) -> None:
         return "defer"
 
     setup = Setup(functions=(Function("lookup"), Function("note")), run_options={"before_early_call": hook})
-    outcome = run("two-functions-order", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-005", f"run failed: {outcome.error!r}")
+    outcome = run("two-functions-order", setup, mode).finished("RN-EARLY-005")
     entries = outcome.timeline.entries
     expect(seen[:1] == ["c1"], "RN-EARLY-005", f"hook calls: {seen}")
     expect(
@@ -146,8 +140,9 @@ SLOW = (Function("slow", independent=True, hold=0.05),)
 @pytest.mark.parametrize("limit", [1, 2, 3])
 @pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
 def test_independent_calls_respect_window(limit: int, mode: Mode) -> None:
-    outcome = run("three-independent", Setup(functions=SLOW, run_options={"max_concurrent_calls": limit}), mode)
-    expect(outcome.error is None, "RN-CONC-001", f"run failed: {outcome.error!r}")
+    outcome = run(
+        "three-independent", Setup(functions=SLOW, run_options={"max_concurrent_calls": limit}), mode
+    ).finished("RN-CONC-001")
     expect(outcome.timeline.peak <= limit, "RN-CONC-001", f"peak {outcome.timeline.peak} above limit {limit}")
     outputs = [item["call_id"] for item in outcome.input_of(1) if item.get("type") == "function_call_output"]
     expect(outputs == ["c1", "c2", "c3"], "RN-CONC-001", f"outputs out of order: {outputs}")
@@ -164,6 +159,7 @@ def test_independent_calls_do_overlap(mode: Mode) -> None:
 @pytest.mark.clause("RN-CONC-002")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_ledger_runs_independent_calls_serially(mode: Mode) -> None:
-    outcome = run("three-independent", Setup(functions=SLOW, run_options={"max_concurrent_calls": 3}), mode)
-    expect(outcome.error is None, "RN-CONC-002", f"run failed: {outcome.error!r}")
+    outcome = run("three-independent", Setup(functions=SLOW, run_options={"max_concurrent_calls": 3}), mode).finished(
+        "RN-CONC-002"
+    )
     expect(outcome.timeline.peak == 1, "RN-CONC-002", f"peak concurrency {outcome.timeline.peak} with a ledger")

@@ -34,8 +34,7 @@ def test_hook_cannot_start_a_call_outside_the_policy(mode: Mode) -> None:
         return "execute"
 
     setup = Setup(functions=BOTH, early_execution={"functions": ["note"]}, run_options={"before_early_call": hook})
-    outcome = run("function-then-message-same-turn", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-009", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-009")
     expect(
         not _early(outcome.timeline.entries, "call:lookup:c1"),
         "RN-EARLY-009",
@@ -52,8 +51,7 @@ def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
     setup = Setup(
         functions=BOTH, early_execution={"functions": ["lookup", "note"]}, run_options={"before_early_call": hook}
     )
-    outcome = run("two-functions-order", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-010", f"run failed: {outcome.error!r}")
+    outcome = run("two-functions-order", setup, mode).finished("RN-EARLY-010")
     entries = outcome.timeline.entries
     expect(
         entries.index("call:note:c2") > entries.index("event:response.completed"),
@@ -71,8 +69,7 @@ def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(stream=True, eager=False))
 def test_policy_needs_eager(mode: Mode) -> None:
     setup = Setup(early_execution={"functions": ["lookup"]})
-    outcome = run("function-then-message-same-turn", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-011", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-011")
     entries = outcome.timeline.entries
     expect(
         entries.index("call:lookup:c1") > entries.index("event:response.completed"),
@@ -85,8 +82,7 @@ def test_policy_needs_eager(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(stream=False))
 def test_policy_without_streaming_runs_after_the_response(mode: Mode) -> None:
     setup = Setup(early_execution={"functions": ["lookup"]})
-    outcome = run("function-then-message-same-turn", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-011", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-011")
     expect(outcome.timeline.calls() == ["c1"], "RN-EARLY-011", f"calls: {outcome.timeline.calls()}")
 
 
@@ -103,8 +99,7 @@ def test_policy_is_copied_at_construction(listed: bool, mode: Mode) -> None:
             policy["computer"] = False
 
     setup = Setup(functions=BOTH, early_execution=policy, run_options={"on_event": edit})
-    outcome = run("function-then-message-same-turn", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-012", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-012")
     entries = outcome.timeline.entries
     ran_early = entries.index("call:lookup:c1") < entries.index("event:response.completed")
     expect(
@@ -118,8 +113,7 @@ def test_policy_is_copied_at_construction(listed: bool, mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_function_named_computer_is_selected_by_name(mode: Mode) -> None:
     setup = Setup(functions=(Function("computer"),), early_execution={"functions": ["computer"], "computer": False})
-    outcome = run("computer-named-function", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-013", f"run failed: {outcome.error!r}")
+    outcome = run("computer-named-function", setup, mode).finished("RN-EARLY-013")
     entries = outcome.timeline.entries
     expect(
         entries.index("call:computer:c1") < entries.index("event:response.completed"),
@@ -132,8 +126,7 @@ def test_function_named_computer_is_selected_by_name(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_computer_flag_does_not_select_a_function_named_computer(mode: Mode) -> None:
     setup = Setup(functions=(Function("computer"),), computer=True, early_execution={"functions": [], "computer": True})
-    outcome = run("computer-named-function", setup, mode)
-    expect(outcome.error is None, "RN-EARLY-013", f"run failed: {outcome.error!r}")
+    outcome = run("computer-named-function", setup, mode).finished("RN-EARLY-013")
     entries = outcome.timeline.entries
     expect(
         entries.index("call:computer:c1") > entries.index("event:response.completed"),

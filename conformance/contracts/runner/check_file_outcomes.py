@@ -97,8 +97,7 @@ def test_unfinished_file_outcome_skips_rest_of_response(status: str, effect: str
     outcome_reply = {"version": 1, "status": status, "effect": effect, "cleanup": "completed"}
     setup = Setup(browser=("upload_file", "get_page_text"), browser_replies={"upload_file": outcome_reply})
     cassette = _cassette("file-outcome-skips", (_upload("c1"), _page_text("c2"), _lookup("c3")), (_page_text("c4"),))
-    outcome = _RecordingConsentRun(cassette, setup, mode).run()
-    expect(outcome.error is None, "RN-BROWSER-004", f"run failed: {outcome.error!r}")
+    outcome = _RecordingConsentRun(cassette, setup, mode).run().finished("RN-BROWSER-004")
     effects = _effects(outcome)
     expect(
         effects[:2] == ["call:browser_upload_file:", "call:lookup:c3"],
@@ -124,8 +123,7 @@ def test_completed_file_outcome_lets_rest_of_response_run(mode: Mode) -> None:
     # The control: a completed transfer is no failure, so the read after it runs in the same response.
     setup = Setup(browser=("upload_file", "get_page_text"))
     cassette = _cassette("file-outcome-completed", (_upload("c1"), _page_text("c2"), _lookup("c3")))
-    outcome = _RecordingConsentRun(cassette, setup, mode).run()
-    expect(outcome.error is None, "RN-BROWSER-004", f"run failed: {outcome.error!r}")
+    outcome = _RecordingConsentRun(cassette, setup, mode).run().finished("RN-BROWSER-004")
     effects = _effects(outcome)
     expect(
         effects == ["call:browser_upload_file:", "call:browser_get_page_text:", "call:lookup:c3"],
@@ -153,7 +151,7 @@ def test_protected_read_skipped_after_failure_gets_the_refusal(mode: Mode) -> No
         refuse="get_page_text",
     ).run()
     for outcome in (skipped, refused):
-        expect(outcome.error is None, "RN-BROWSER-005", f"run failed: {outcome.error!r}")
+        outcome.finished("RN-BROWSER-005")
     expect(
         refused.timeline.has("confirm:get_page_text:c2") and _effects(refused) == [],
         "RN-BROWSER-005",

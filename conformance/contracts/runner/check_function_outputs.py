@@ -35,8 +35,7 @@ PART_LISTS = [
 @pytest.mark.parametrize("mode", modes())
 def test_function_part_list_is_sent_back_intact(parts: list[dict[str, Any]], mode: Mode) -> None:
     reply = [dict(part) for part in parts]
-    outcome = run("one-function", Setup(functions=(Function("lookup", reply=reply),)), mode)
-    expect(outcome.error is None, "RN-LOOP-005", f"run failed: {outcome.error!r}")
+    outcome = run("one-function", Setup(functions=(Function("lookup", reply=reply),)), mode).finished("RN-LOOP-005")
     outputs = [item for item in outcome.input_of(1) if item.get("type") == "function_call_output"]
     expect(
         [item.get("call_id") for item in outputs] == ["c1"],
@@ -67,8 +66,7 @@ def _mcp_then_function() -> Any:
 @pytest.mark.parametrize("mode", modes())
 def test_no_function_output_for_remote_mcp_items(mode: Mode) -> None:
     setup = Setup(run_options={"approve_mcp": lambda request: True}).with_params(tools=[MCP_TOOL])
-    outcome = ScenarioRun(_mcp_then_function(), setup, mode).run()
-    expect(outcome.error is None, "RN-MCP-017", f"run failed: {outcome.error!r}")
+    outcome = ScenarioRun(_mcp_then_function(), setup, mode).run().finished("RN-MCP-017")
     expect(len(outcome.requests) == 3, "RN-MCP-017", f"requests sent: {len(outcome.requests)}")
     for index in range(1, len(outcome.requests)):
         answered = [

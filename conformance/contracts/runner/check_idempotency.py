@@ -76,8 +76,9 @@ def _expect_fresh(keys: list[str | None], clause: str) -> None:
 @pytest.mark.parametrize("header", [HEADER, HEADER.lower()], ids=["canonical-name", "lower-case-name"])
 @pytest.mark.parametrize("mode,mechanism", _mechanism_modes())
 def test_caller_key_on_first_request_then_fresh_keys(mode: Mode, mechanism: str, header: str) -> None:
-    outcome = ScenarioRun(load("idempotency-three-turns"), _setup(mechanism, header), mode).run()
-    expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
+    outcome = (
+        ScenarioRun(load("idempotency-three-turns"), _setup(mechanism, header), mode).run().finished("RN-IDEM-001")
+    )
     keys = _keys(outcome.requests)
     expect(len(keys) == 3, "RN-IDEM-002", f"{len(keys)} requests, expected 3")
     expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
@@ -88,8 +89,11 @@ def test_caller_key_on_first_request_then_fresh_keys(mode: Mode, mechanism: str,
 @pytest.mark.parametrize("mode", modes())
 def test_iterated_turns_get_fresh_keys(mode: Mode) -> None:
     # iterate() pauses between turns; each advance is still a later turn of the same run.
-    outcome = ScenarioRun(load("idempotency-three-turns"), _setup("client-options"), mode).iterate(lambda turn: None)
-    expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
+    outcome = (
+        ScenarioRun(load("idempotency-three-turns"), _setup("client-options"), mode)
+        .iterate(lambda turn: None)
+        .finished("RN-IDEM-001")
+    )
     keys = _keys(outcome.requests)
     expect(len(keys) == 3, "RN-IDEM-002", f"{len(keys)} requests, expected 3")
     expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
@@ -124,8 +128,9 @@ def test_resumed_ledger_run_sends_fresh_keys(mode: Mode) -> None:
 def test_http_retry_repeats_the_request_key(mode: Mode, mechanism: str, no_retry_backoff: None) -> None:
     # Exchanges: 500, call, 500, answer. With max_retries=1 each 500 is retried once: requests 0/1 are one
     # request (the first), 2/3 another (the second turn).
-    outcome = ScenarioRun(load("idempotency-retries"), _setup(mechanism, max_retries=1), mode).run()
-    expect(outcome.error is None, "RN-IDEM-003", f"run failed: {outcome.error!r}")
+    outcome = (
+        ScenarioRun(load("idempotency-retries"), _setup(mechanism, max_retries=1), mode).run().finished("RN-IDEM-003")
+    )
     keys = _keys(outcome.requests)
     expect(len(keys) == 4, "RN-IDEM-003", f"{len(keys)} requests, expected 2 requests each sent twice")
     expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
@@ -147,8 +152,7 @@ def test_decisions_caller_key_on_first_request_then_fresh_keys(flavour: Flavour)
         flavour,
         verify=lambda observation: next(answers),
         client_options={"default_headers": {HEADER: CALLER_KEY}},
-    )
-    expect(outcome.error is None, "RN-IDEM-001", f"run failed: {outcome.error!r}")
+    ).finished("RN-IDEM-001")
     keys = outcome.header(HEADER)
     expect(len(keys) == 4, "RN-IDEM-002", f"{len(keys)} requests, expected 4")
     expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")
@@ -163,8 +167,7 @@ def test_decisions_http_retry_repeats_the_request_key(flavour: Flavour, no_retry
         flavour,
         client_options={"default_headers": {HEADER: CALLER_KEY}},
         max_retries=1,
-    )
-    expect(outcome.error is None, "RN-IDEM-003", f"run failed: {outcome.error!r}")
+    ).finished("RN-IDEM-003")
     keys = outcome.header(HEADER)
     expect(len(keys) == 4, "RN-IDEM-003", f"{len(keys)} requests, expected 2 requests each sent twice")
     expect(keys[0] == CALLER_KEY, "RN-IDEM-001", f"first request key {keys[0]!r}, expected the caller's")

@@ -19,8 +19,7 @@ from conformance.members import CHECKPOINT_FIELDS
 @pytest.mark.clause("RN-LEDGER-001")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_every_checkpoint_is_complete_and_detached(mode: Mode) -> None:
-    outcome = run("one-function", Setup(), mode)
-    expect(outcome.error is None, "RN-LEDGER-001", f"run failed: {outcome.error!r}")
+    outcome = run("one-function", Setup(), mode).finished("RN-LEDGER-001")
     expect(outcome.checkpoints, "RN-LEDGER-001", "no checkpoint saved")
     for checkpoint in outcome.checkpoints:
         expect(set(checkpoint) == CHECKPOINT_FIELDS, "RN-LEDGER-001", f"fields: {sorted(checkpoint)}")
@@ -57,8 +56,7 @@ def test_saves_surround_each_effect(mode: Mode) -> None:
     call's output (in returned_outputs, with the ID in returned_call_ids) is a save after it."""
     setup = Setup(functions=(Function("lookup", reply="A"), Function("note", reply="B")))
     harness = ScenarioRun(load("two-functions-order"), setup, mode)
-    outcome = harness.run(ledger=_timed_ledger(harness))
-    expect(outcome.error is None, "RN-LEDGER-002", f"run failed: {outcome.error!r}")
+    outcome = harness.run(ledger=_timed_ledger(harness)).finished("RN-LEDGER-002")
     entries = list(outcome.timeline.entries)
     for call_id, name, reply in (("c1", "lookup", "A"), ("c2", "note", "B")):
         before_index, after_index = _saves_around(entries, f"{name}:{call_id}")

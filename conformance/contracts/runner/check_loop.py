@@ -14,8 +14,7 @@ from conformance.contracts.runner._scenario import Function, Mode, Setup, input_
 @pytest.mark.clause("RN-LOOP-004", "RN-LOOP-003")
 @pytest.mark.parametrize("mode", modes())
 def test_final_message_ends_without_effects(mode: Mode) -> None:
-    outcome = run("final-message", Setup(), mode)
-    expect(outcome.error is None, "RN-LOOP-004", f"run failed: {outcome.error!r}")
+    outcome = run("final-message", Setup(), mode).finished("RN-LOOP-004")
     expect(outcome.response.output_text == "Hello.", "RN-LOOP-004", "the final response is returned")
     expect(outcome.timeline.calls() == [] and len(outcome.requests) == 1, "RN-LOOP-004", "no effect, one request")
 
@@ -23,8 +22,9 @@ def test_final_message_ends_without_effects(mode: Mode) -> None:
 @pytest.mark.clause("RN-LOOP-001", "RN-LOOP-003")
 @pytest.mark.parametrize("mode", modes())
 def test_function_output_is_sent_back(mode: Mode) -> None:
-    outcome = run("one-function", Setup(functions=(Function("lookup", reply="found c1"),)), mode)
-    expect(outcome.error is None, "RN-LOOP-001", f"run failed: {outcome.error!r}")
+    outcome = run("one-function", Setup(functions=(Function("lookup", reply="found c1"),)), mode).finished(
+        "RN-LOOP-001"
+    )
     expect(outcome.timeline.calls() == ["c1"], "RN-LOOP-001", f"executor calls: {outcome.timeline.calls()}")
     expect(len(outcome.requests) == 2, "RN-LOOP-001", "one request per turn")
     expect(
@@ -40,8 +40,7 @@ def test_function_output_is_sent_back(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes())
 def test_outputs_follow_original_call_order(mode: Mode) -> None:
     setup = Setup(functions=(Function("lookup", reply="A"), Function("note", reply="B")))
-    outcome = run("two-functions-order", setup, mode)
-    expect(outcome.error is None, "RN-LOOP-002", f"run failed: {outcome.error!r}")
+    outcome = run("two-functions-order", setup, mode).finished("RN-LOOP-002")
     expect(outcome.timeline.calls() == ["c1", "c2"], "RN-LOOP-002", f"execution order {outcome.timeline.calls()}")
     expect(
         input_summary(outcome.input_of(1))[1:]
@@ -61,8 +60,7 @@ def test_outputs_follow_original_call_order(mode: Mode) -> None:
 def test_on_event_sees_the_stream(mode: Mode) -> None:
     seen: list[str] = []
     setup = Setup(run_options={"on_event": lambda event: seen.append(event.type)})
-    outcome = run("one-function", setup, mode)
-    expect(outcome.error is None, "RN-STREAM-007", f"run failed: {outcome.error!r}")
+    run("one-function", setup, mode).finished("RN-STREAM-007")
     expect(
         seen.count("response.completed") == 2 and seen.count("response.created") == 2,
         "RN-STREAM-007",

@@ -113,8 +113,7 @@ def test_open_approval_is_asked_again_before_first_request(mode: Mode) -> None:
         return False
 
     setup = _mcp(approve_mcp=approve).with_params(input=PRIOR)
-    outcome = run("mcp-reapproval", setup, mode)
-    expect(outcome.error is None, "RN-MCP-006", f"run failed: {outcome.error!r}")
+    outcome = run("mcp-reapproval", setup, mode).finished("RN-MCP-006")
     expect(events == ["asked:apr_0:requests=0"], "RN-MCP-006", f"re-approval calls: {events}")
     responses = [item for item in outcome.input_of(0) if item.get("type") == "mcp_approval_response"]
     expect(responses and responses[0]["approve"] is False, "RN-MCP-006", f"sent: {responses}")

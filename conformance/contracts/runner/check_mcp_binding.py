@@ -26,15 +26,6 @@ def _mcp(*tools: dict[str, Any], require_approval: Any = None, **run_options: An
     return Setup(run_options=run_options).with_params(tools=declared)
 
 
-def _approvals_sent(outcome: Any) -> list[tuple[Any, Any]]:
-    return [
-        (item.get("approval_request_id"), item.get("approve"))
-        for body in outcome.bodies
-        for item in body.get("input", [])
-        if isinstance(item, dict) and item.get("type") == "mcp_approval_response"
-    ]
-
-
 @pytest.mark.clause("RN-MCP-003")
 @pytest.mark.parametrize(
     "cassette,tools",
@@ -60,9 +51,9 @@ def test_model_approval_items_never_grant(mode: Mode) -> None:
 
     refused = run("mcp-invented-approval", _mcp(approve_mcp=refuse), mode)
     expect(
-        ("apr_1", True) not in _approvals_sent(refused),
+        ("apr_1", True) not in refused.approvals_sent,
         "RN-MCP-012",
-        f"an approval the model wrote was sent as granted: {_approvals_sent(refused)}",
+        f"an approval the model wrote was sent as granted: {refused.approvals_sent}",
     )
     expect(refused.timeline.calls() == [], "RN-MCP-012", f"local call ran: {refused.timeline.calls()}")
     expect(refused.error is not None, "RN-MCP-012", "a call on a refused request was accepted")
@@ -79,9 +70,9 @@ def test_assistant_message_is_no_consent(mode: Mode) -> None:
     expect(len(outcome.requests) == 1, "RN-MCP-002", f"{len(outcome.requests)} requests sent, expected 1")
     refused = run("mcp-approval-with-message", _mcp(approve_mcp=lambda request: False), mode)
     expect(
-        _approvals_sent(refused)[:1] == [("apr_1", False)],
+        refused.approvals_sent[:1] == [("apr_1", False)],
         "RN-MCP-002",
-        f"approval sent despite the callback's refusal: {_approvals_sent(refused)}",
+        f"approval sent despite the callback's refusal: {refused.approvals_sent}",
     )
 
 
@@ -98,9 +89,9 @@ def test_callback_edits_change_neither_answer_nor_binding(mode: Mode) -> None:
     outcome = run("mcp-approval", _mcp(approve_mcp=meddle), mode)
     expect(outcome.error is None, "RN-MCP-013", f"the edited request changed the run: {outcome.error!r}")
     expect(
-        _approvals_sent(outcome) == [("apr_1", True)],
+        outcome.approvals_sent == [("apr_1", True)],
         "RN-MCP-013",
-        f"the approval is not paired with the original request: {_approvals_sent(outcome)}",
+        f"the approval is not paired with the original request: {outcome.approvals_sent}",
     )
     sent = [item for item in outcome.input_of(1) if item.get("type") == "mcp_approval_request"]
     expect(
@@ -160,8 +151,7 @@ def test_completed_and_refused_approvals_are_left_alone(mode: Mode) -> None:
         asked.append(request.id)
         return True
 
-    outcome = run("mcp-reapproval", _mcp(approve_mcp=approve).with_params(input=SETTLED), mode)
-    expect(outcome.error is None, "RN-MCP-015", f"run failed: {outcome.error!r}")
+    outcome = run("mcp-reapproval", _mcp(approve_mcp=approve).with_params(input=SETTLED), mode).finished("RN-MCP-015")
     expect(asked == [], "RN-MCP-015", f"settled approvals asked again: {asked}")
     sent = input_summary(outcome.input_of(0))
     expect(
@@ -182,8 +172,9 @@ def test_open_approval_is_asked_again_with_a_context_budget(mode: Mode) -> None:
 
     prior = SETTLED[:3]
     budget = {"max_input_bytes": 100_000, "max_input_images": 5}
-    outcome = run("mcp-reapproval", _mcp(approve_mcp=approve, context_budget=budget).with_params(input=prior), mode)
-    expect(outcome.error is None, "RN-MCP-006", f"run failed: {outcome.error!r}")
+    outcome = run(
+        "mcp-reapproval", _mcp(approve_mcp=approve, context_budget=budget).with_params(input=prior), mode
+    ).finished("RN-MCP-006")
     expect(asked == ["apr_0"], "RN-MCP-006", f"re-approval calls with a budget: {asked}")
     responses = [item for item in outcome.input_of(0) if item.get("type") == "mcp_approval_response"]
     expect(responses and responses[0]["approve"] is False, "RN-MCP-006", f"sent: {responses}")

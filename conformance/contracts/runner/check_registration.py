@@ -76,7 +76,7 @@ def test_browser_prefixed_function_reaches_its_executor(mode: Mode) -> None:
     # browser_notes is no browser tool at all; get_page_text is enabled so the browser toolset is in the run.
     setup = Setup(browser=("get_page_text",), functions=(Function("browser_notes", reply="noted"),))
     _, outcome = attempt("browser-prefixed-function", setup, mode)
-    expect(outcome.error is None, "RN-REG-003", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-REG-003")
     expect(
         outcome.timeline.entries.count("call:browser_notes:c1") == 1,
         "RN-REG-003",
@@ -180,7 +180,7 @@ def test_computer_declaration_needs_one_registered_computer(computer: bool, tool
 @pytest.mark.parametrize("mode", modes())
 def test_registered_computer_is_declared_by_default(mode: Mode) -> None:
     _, outcome = attempt("one-function", Setup(computer=True), mode)
-    expect(outcome.error is None, "RN-SERVER-005", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-SERVER-005")
     declared = [body.get("tools") or [] for body in outcome.bodies]
     expect(
         all({"type": "computer"} in tools for tools in declared),
@@ -195,7 +195,7 @@ def test_registered_computer_is_declared_by_default(mode: Mode) -> None:
 def test_runner_never_turns_storage_on(store: bool | None, mode: Mode) -> None:
     setup = Setup() if store is None else Setup().with_params(store=store)
     _, outcome = attempt("one-function", setup, mode)
-    expect(outcome.error is None, "RN-SERVER-006", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-SERVER-006")
     sent = [body.get("store", "omitted") for body in outcome.bodies]
     expect(all(value is not True for value in sent), "RN-SERVER-006", f"store sent: {sent}")
     if store is False:

@@ -20,8 +20,7 @@ WEB_SEARCH = {"type": "web_search"}
 @pytest.mark.clause("RN-SERVER-001")
 @pytest.mark.parametrize("mode", modes(stream=True))
 def test_server_tool_forces_full_response_boundary(mode: Mode) -> None:
-    outcome = run("server-tool-boundary", Setup().with_params(tools=[WEB_SEARCH]), mode)
-    expect(outcome.error is None, "RN-SERVER-001", f"run failed: {outcome.error!r}")
+    outcome = run("server-tool-boundary", Setup().with_params(tools=[WEB_SEARCH]), mode).finished("RN-SERVER-001")
     entries = outcome.timeline.entries
     expect(
         entries.index("call:lookup:c1") > entries.index("event:response.completed"),
@@ -60,8 +59,7 @@ def test_store_false_with_image_generation_is_rejected_up_front(mode: Mode) -> N
 @pytest.mark.parametrize("mode", modes(ledger=False))
 def test_stored_image_generation_runs(mode: Mode) -> None:
     setup = Setup().with_params(tools=[{"type": "image_generation"}], store=True)
-    outcome = run("image-generation-stored", setup, mode)
-    expect(outcome.error is None, "RN-SERVER-003", f"run failed: {outcome.error!r}")
+    outcome = run("image-generation-stored", setup, mode).finished("RN-SERVER-003")
     expect(outcome.bodies[0].get("store") is True, "RN-SERVER-003", "store must be sent as given")
 
 
@@ -89,8 +87,7 @@ def test_choice_forcing_local_tool_is_rejected(choice: Any, mode: Mode) -> None:
 def test_required_with_server_tool_runs_and_choice_is_preserved(mode: Mode) -> None:
     outcome = run(
         "required-choice-with-server-tool", Setup().with_params(tools=[WEB_SEARCH], tool_choice="required"), mode
-    )
-    expect(outcome.error is None, "RN-CHOICE-002", f"run failed: {outcome.error!r}")
+    ).finished("RN-CHOICE-002")
     choices = [body.get("tool_choice") for body in outcome.bodies]
     expect(choices == ["required", "required"], "RN-CHOICE-002", f"tool_choice per request: {choices}")
 
@@ -115,8 +112,7 @@ def test_browser_failure_skips_rest_of_response_and_recovers(mode: Mode) -> None
         browser=("get_page_text", "click"),
         browser_replies={"click": BrowserError("The element is gone.")},
     )
-    outcome = run("browser-failure-recovered", setup, mode)
-    expect(outcome.error is None, "RN-BROWSER-002", f"run failed: {outcome.error!r}")
+    outcome = run("browser-failure-recovered", setup, mode).finished("RN-BROWSER-002")
     calls = [entry for entry in outcome.timeline.entries if entry.startswith("call:")]
     expect(
         calls[:2] == ["call:browser_click:c1", "call:lookup:c3"],

@@ -78,7 +78,7 @@ def _all_closed(entries: list[str], how: str) -> None:
 @pytest.mark.parametrize("mode", modes(stream=True))
 def test_streams_closed_when_the_run_succeeds(mode: Mode) -> None:
     outcome, entries = _run("one-function", Setup(), mode)
-    expect(outcome.error is None, "RN-STREAM-015", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-STREAM-015")
     _all_closed(entries, "succeeded")
 
 

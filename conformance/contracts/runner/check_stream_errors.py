@@ -60,8 +60,7 @@ def test_edited_stream_events_change_nothing(mode: Mode) -> None:
                 item.call_id = "edited"
                 item.name = "note"
 
-    outcome = run("one-function", Setup(functions=BOTH, run_options={"on_event": edit}), mode)
-    expect(outcome.error is None, "RN-STREAM-014", f"run failed: {outcome.error!r}")
+    outcome = run("one-function", Setup(functions=BOTH, run_options={"on_event": edit}), mode).finished("RN-STREAM-014")
     expect(
         [entry for entry in outcome.timeline.entries if entry.startswith("call:")] == ["call:lookup:c1"],
         "RN-STREAM-014",
@@ -81,8 +80,7 @@ def test_refused_and_skipped_browser_calls_are_completed_receipts(mode: Mode) ->
     # c1's click fails (a recoverable BrowserError), c2's read is skipped after it; both got an output from the SDK.
     setup = Setup(browser=("get_page_text", "click"), browser_replies={"click": BrowserError("The element is gone.")})
     turns: list[Any] = []
-    outcome = ScenarioRun(load("browser-failure-recovered"), setup, mode).iterate(turns.append)
-    expect(outcome.error is None, "RN-BROWSER-003", f"run failed: {outcome.error!r}")
+    ScenarioRun(load("browser-failure-recovered"), setup, mode).iterate(turns.append).finished("RN-BROWSER-003")
     later = turns[1] if len(turns) > 1 else None
     completed = tuple(getattr(later, "completed_call_ids", ()))
     expect(
@@ -117,8 +115,7 @@ def test_failed_browser_action_is_never_run_again(mode: Mode) -> None:
 def test_http_retry_never_runs_an_action_again(mode: Mode) -> None:
     # Both requests fail once with HTTP 500 and are retried; c1 must have run once, between them.
     setup = Setup(max_retries=1)
-    outcome = run("idempotency-retries", setup, mode)
-    expect(outcome.error is None, "RN-ERR-004", f"run failed: {outcome.error!r}")
+    outcome = run("idempotency-retries", setup, mode).finished("RN-ERR-004")
     expect(len(outcome.requests) == 4, "RN-ERR-004", f"{len(outcome.requests)} requests, expected two retried")
     expect(outcome.timeline.calls() == ["c1"], "RN-ERR-004", f"calls: {outcome.timeline.calls()}")
 

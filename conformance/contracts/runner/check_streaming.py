@@ -19,8 +19,7 @@ BOTH = (Function("lookup"), Function("note"))
 @pytest.mark.clause("RN-STREAM-001")
 @pytest.mark.parametrize("mode", modes(stream=True, eager=False))
 def test_non_eager_waits_for_completed_response(mode: Mode) -> None:
-    outcome = run("function-then-message-same-turn", Setup(), mode)
-    expect(outcome.error is None, "RN-STREAM-001", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", Setup(), mode).finished("RN-STREAM-001")
     timeline = outcome.timeline
     expect(
         timeline.index("call:lookup:c1") > timeline.index("event:response.completed"),
@@ -32,8 +31,7 @@ def test_non_eager_waits_for_completed_response(mode: Mode) -> None:
 @pytest.mark.clause("RN-STREAM-002")
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_eager_starts_at_item_done(mode: Mode) -> None:
-    outcome = run("function-then-message-same-turn", Setup(), mode)
-    expect(outcome.error is None, "RN-STREAM-002", f"run failed: {outcome.error!r}")
+    outcome = run("function-then-message-same-turn", Setup(), mode).finished("RN-STREAM-002")
     entries = outcome.timeline.entries
     first_done = entries.index("event:response.output_item.done")
     call = entries.index("call:lookup:c1")
@@ -52,8 +50,7 @@ def test_eager_starts_at_item_done(mode: Mode) -> None:
 @pytest.mark.clause("RN-STREAM-003")
 @pytest.mark.parametrize("mode", modes(stream=True))
 def test_out_of_order_index_defers_until_completion(mode: Mode) -> None:
-    outcome = run("out-of-order-indices", Setup(functions=BOTH), mode)
-    expect(outcome.error is None, "RN-STREAM-003", f"run failed: {outcome.error!r}")
+    outcome = run("out-of-order-indices", Setup(functions=BOTH), mode).finished("RN-STREAM-003")
     entries = outcome.timeline.entries
     completed = entries.index("event:response.completed")
     expect(

@@ -37,8 +37,7 @@ def test_supplied_output_replaces_unattempted_function(mode: Mode) -> None:
         if not turn.final:
             turn.supply_outputs([{"type": "function_call_output", "call_id": "c1", "output": "supplied"}])
 
-    outcome = ScenarioRun(load("two-calls-two-turns"), OVERRIDABLE, mode).iterate(on_turn)
-    expect(outcome.error is None, "RN-TURN-001", f"run failed: {outcome.error!r}")
+    outcome = ScenarioRun(load("two-calls-two-turns"), OVERRIDABLE, mode).iterate(on_turn).finished("RN-TURN-001")
     expect("c1" not in outcome.timeline.calls(), "RN-TURN-001", "the executor ran despite a supplied output")
     expect(
         "function_call_output:c1:supplied" in input_summary(outcome.input_of(1)),
@@ -81,8 +80,11 @@ def test_append_user_text_goes_after_outputs(mode: Mode) -> None:
         except ValueError as error:
             final_refusals.append(error)
 
-    outcome = ScenarioRun(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode).iterate(on_turn)
-    expect(outcome.error is None, "RN-TURN-002", f"run failed: {outcome.error!r}")
+    outcome = (
+        ScenarioRun(load("two-calls-two-turns"), Setup(browser=("get_page_text",)), mode)
+        .iterate(on_turn)
+        .finished("RN-TURN-002")
+    )
     sent = input_summary(outcome.input_of(1))
     expect(
         sent[-1] == 'user:{"approve": true}' and sent[-2].startswith("function_call_output:c2"),

@@ -115,8 +115,7 @@ def test_invalid_typed_output_stops_without_repeating_the_call(reply: object, mo
 @pytest.mark.parametrize("mode", modes())
 def test_file_search_and_code_interpreter_results_are_kept_unchanged(mode: Mode) -> None:
     setup = Setup().with_params(tools=[FILE_SEARCH, CODE_INTERPRETER])
-    outcome = run("file-search-and-code-interpreter", setup, mode)
-    expect(outcome.error is None, "RN-SERVER-007", f"run failed: {outcome.error!r}")
+    outcome = run("file-search-and-code-interpreter", setup, mode).finished("RN-SERVER-007")
     expect(outcome.timeline.calls() == ["c1"], "RN-SERVER-007", f"calls: {outcome.timeline.calls()}")
     final: Any = load("file-search-and-code-interpreter").exchanges[0].response.final_response() or {}
     served: list[dict[str, Any]] = list(final.get("output", []))
@@ -165,7 +164,7 @@ def test_supplied_output_at_server_tool_boundary_of_eager_run(mode: Mode) -> Non
 
     outcome = ScenarioRun(load("server-tool-boundary"), setup, mode).iterate(on_turn)
     expect(refusals == [], "RN-TURN-008", f"the supplied output was refused: {refusals}")
-    expect(outcome.error is None, "RN-TURN-008", f"run failed: {outcome.error!r}")
+    outcome.finished("RN-TURN-008")
     expect("c1" not in outcome.timeline.calls(), "RN-TURN-008", "the executor ran despite the supplied output")
     expect(
         "function_call_output:c1:supplied" in input_summary(outcome.input_of(1)),
