@@ -79,8 +79,25 @@ class Step:
         return self.words()
 
 
+class _TabStep(Step):
+    """A step naming a tab by ``tab`` (each subclass is a dataclass with that field)."""
+
+    tab: str | None
+
+    def renamed(self, rename: Callable[[str], str]) -> Step:
+        # mypy cannot see that every subclass is a dataclass.
+        return replace(self, tab=_renamed(self.tab, rename))  # type: ignore[type-var]
+
+
+class _InOpenTab(_TabStep):
+    """A step in the named open tab, or (None) the active one."""
+
+    def possible(self, model: SessionModel) -> bool:
+        return self.tab is None or self.tab in model.names()
+
+
 @dataclass(frozen=True)
-class Navigate(Step):
+class Navigate(_InOpenTab):
     """navigate to a permitted fixture page, in the named tab or (None) the active one."""
 
     page: str
@@ -88,12 +105,6 @@ class Navigate(Step):
 
     def words(self) -> str:
         return f"navigate(url={self.page}, tab_id={_tab_words(self.tab)})"
-
-    def possible(self, model: SessionModel) -> bool:
-        return self.tab is None or self.tab in model.names()
-
-    def renamed(self, rename: Callable[[str], str]) -> Step:
-        return replace(self, tab=_renamed(self.tab, rename))
 
     def perform(self, session: ExploredSession) -> None:
         model = session.tabs
@@ -165,19 +176,13 @@ def _adopt_active(session: ExploredSession, state: Any) -> None:
 
 
 @dataclass(frozen=True)
-class NavigateElsewhere(Step):
+class NavigateElsewhere(_InOpenTab):
     """navigate to a page on an origin the driver does not permit: refused, and nothing reaches that origin."""
 
     tab: str | None
 
     def words(self) -> str:
         return f"navigate(url=<non-permitted origin>/{ELSEWHERE_PAGE}, tab_id={_tab_words(self.tab)})"
-
-    def possible(self, model: SessionModel) -> bool:
-        return self.tab is None or self.tab in model.names()
-
-    def renamed(self, rename: Callable[[str], str]) -> Step:
-        return replace(self, tab=_renamed(self.tab, rename))
 
     def perform(self, session: ExploredSession) -> None:
         model = session.tabs
@@ -199,7 +204,7 @@ class NavigateElsewhere(Step):
 
 
 @dataclass(frozen=True)
-class GoneTab(Step):
+class GoneTab(_TabStep):
     """A member given the ID of a closed tab (``tab``), or (None) one the driver never issued: refused, no effect."""
 
     member: str  # switch_tab, close_tab or navigate
@@ -212,9 +217,6 @@ class GoneTab(Step):
 
     def possible(self, model: SessionModel) -> bool:
         return self.tab is None or self.tab in [tab.name for tab in model.closed]
-
-    def renamed(self, rename: Callable[[str], str]) -> Step:
-        return replace(self, tab=_renamed(self.tab, rename))
 
     def perform(self, session: ExploredSession) -> None:
         model = session.tabs

@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from playwright.async_api import Browser as AsyncBrowser
 from playwright.async_api import Playwright as AsyncPlaywright
@@ -128,14 +128,35 @@ class BrowserSource:
         return cls(headless, remote, timeout)
 
 
-@dataclass
-class SyncBrowserProcess:
-    """A running sync Playwright and its browser (launched or connected), with everything needed to stop them."""
+PlaywrightT = TypeVar("PlaywrightT", Playwright, AsyncPlaywright)
+BrowserT = TypeVar("BrowserT", Browser, AsyncBrowser)
 
-    playwright: Playwright
-    browser: Browser
+
+@dataclass
+class _BrowserProcess(Generic[PlaywrightT, BrowserT]):
+    """A running Playwright and its browser (launched or connected), with everything needed to stop them; the
+    sync and async processes below differ only in how they start and stop."""
+
+    playwright: PlaywrightT
+    browser: BrowserT
     home: str | None
     remote: RemoteBrowser | None = None
+
+    def usable(self) -> BrowserT:
+        """The browser, or the error naming the endpoint when a connected browser went away."""
+        if self.remote is not None and not self.browser.is_connected():
+            raise gone(self.remote)
+        return self.browser
+
+    def explain(self, error: BaseException) -> None:
+        """Raise the error naming the endpoint when ``error`` came from a connected browser that went away."""
+        if self.remote is not None and went_away(self.browser.is_connected(), error):
+            raise gone(self.remote) from error
+
+
+@dataclass
+class SyncBrowserProcess(_BrowserProcess[Playwright, Browser]):
+    """The sync Playwright and its browser."""
 
     @classmethod
     def start(
@@ -169,17 +190,6 @@ class SyncBrowserProcess:
             raise
         return cls(playwright, browser, home, source.remote)
 
-    def usable(self) -> Browser:
-        """The browser, or the error naming the endpoint when a connected browser went away."""
-        if self.remote is not None and not self.browser.is_connected():
-            raise gone(self.remote)
-        return self.browser
-
-    def explain(self, error: BaseException) -> None:
-        """Raise the error naming the endpoint when ``error`` came from a connected browser that went away."""
-        if self.remote is not None and went_away(self.browser.is_connected(), error):
-            raise gone(self.remote) from error
-
     def close(self) -> None:
         """Stop a launched browser; for a connected one, close what this connection opened and disconnect."""
         try:
@@ -192,13 +202,8 @@ class SyncBrowserProcess:
 
 
 @dataclass
-class AsyncBrowserProcess:
-    """The async twin of :class:`SyncBrowserProcess`."""
-
-    playwright: AsyncPlaywright
-    browser: AsyncBrowser
-    home: str | None
-    remote: RemoteBrowser | None = None
+class AsyncBrowserProcess(_BrowserProcess[AsyncPlaywright, AsyncBrowser]):
+    """The async Playwright and its browser."""
 
     @classmethod
     async def start(
@@ -229,15 +234,6 @@ class AsyncBrowserProcess:
             _remove(home)
             raise
         return cls(playwright, browser, home, source.remote)
-
-    def usable(self) -> AsyncBrowser:
-        if self.remote is not None and not self.browser.is_connected():
-            raise gone(self.remote)
-        return self.browser
-
-    def explain(self, error: BaseException) -> None:
-        if self.remote is not None and went_away(self.browser.is_connected(), error):
-            raise gone(self.remote) from error
 
     async def close(self) -> None:
         try:
