@@ -23,6 +23,13 @@ from conformance.certificate_format import load as load_certificate
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = ROOT / "node_modules" / "openai"
 
+# The modules of the npm package that patches edit, named once for every catalogue.
+BROWSER_MODULE = "helpers/browser.mjs"
+COMPUTER_MODULE = "helpers/computer.mjs"
+TOOL_RUNNER_MODULE = "helpers/responses-tool-runner.mjs"
+DECISIONS_MODULE = "helpers/decisions-tool-runner.mjs"
+DIAGNOSTICS_MODULE = "internal/runner-diagnostics.mjs"
+
 
 def certify(tmp_path: Path, *selection: str, openai: Path | None = None) -> dict[str, Any]:
     """Run ``pytest --node-sdk`` on ``selection`` in a fresh interpreter; the certificate it wrote."""

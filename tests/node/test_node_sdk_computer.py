@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tests.node.npm_patches import (
+    COMPUTER_MODULE,
+    TOOL_RUNNER_MODULE,
     NpmPatch,
     patched_copies_fail_exactly_their_clause,
     unpatched_copy_passes,
@@ -18,15 +20,13 @@ from tests.node.npm_patches import (
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-COMPUTER = "helpers/computer.mjs"
-RUNNER = "helpers/responses-tool-runner.mjs"
 TOOLSET_CHECKS = "conformance/contracts/toolset/check_computer.py"
 SAFETY_CHECKS = "conformance/contracts/runner/check_computer_safety.py"
 
 PATCHES: dict[str, NpmPatch] = {
     # The constructor takes a driver without wait().
     "optional-wait": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "wait: computerDriverMethod(driver, 'wait'),",
         "wait: driver.wait ?? (() => undefined),",
         f"{TOOLSET_CHECKS}::test_all_nine_methods_are_required",
@@ -34,7 +34,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Every wait action runs twice.
     "wait-twice": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "            await this.perform(action, snapshot, policy);",
         "            await this.perform(action, snapshot, policy);\n"
         "            if (action.type === 'wait') await this.perform(action, snapshot, policy);",
@@ -43,7 +43,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Any truthy answer approves pending safety checks.
     "truthy-safety-approval": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "                if (approved !== true) {\n"
         "                    throw new OpenAIError('ComputerToolset requires explicit approval",
         "                if (!approved) {\n"
@@ -53,7 +53,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The final screenshot is captured without asking beforeAction.
     "unasked-final-screenshot": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "        if (needsScreenshot) {",
         "        if (false) {",
         f"{TOOLSET_CHECKS}::test_before_action_precedes_every_action_and_the_screenshot",
@@ -61,7 +61,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A blank image_url passes screenshot validation.
     "blank-screenshot-url": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "(image_url !== undefined && (typeof image_url !== 'string' || !image_url.trim()))",
         "(image_url !== undefined && typeof image_url !== 'string')",
         f"{TOOLSET_CHECKS}::test_invalid_screenshot_stops",
@@ -69,7 +69,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A failing click is tried once more.
     "retried-click": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "await this.driver.click(dispatched, { signal: options.signal });",
         "await this.driver.click(dispatched, { signal: options.signal })"
         ".catch(() => this.driver.click(dispatched, { signal: options.signal }));",
@@ -78,7 +78,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # double_click is not given the signal.
     "unsignalled-double-click": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "await this.driver.double_click(dispatched, { signal: options.signal });",
         "await this.driver.double_click(dispatched, { signal: undefined });",
         f"{TOOLSET_CHECKS}::test_cancelled_passed_only_when_declared",
@@ -86,7 +86,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # beforeAction is handed the action the driver will run, not a copy.
     "shared-action": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "            const view = structuredClone(action);",
         "            const view = action;",
         f"{TOOLSET_CHECKS}::test_callbacks_cannot_change_the_action",
@@ -94,7 +94,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # execute() drops the caller's signal.
     "ignored-signal": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "            return await this.executeOwned(call, snapshotComputerPolicy(options));",
         "            return await this.executeOwned(call, { ...snapshotComputerPolicy(options), signal: undefined });",
         f"{TOOLSET_CHECKS}::test_no_action_after_a_reported_cancellation",
@@ -102,7 +102,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # close() also closes the caller's computer driver.
     "closes-the-driver": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "        this.lifecycle = new RunnerLifecycle();\n        const methods = {",
         "        this.lifecycle = new RunnerLifecycle();\n"
         "        this.close = () => { driver.close?.(); return this.lifecycle.close(); };\n"
@@ -112,7 +112,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The runner does not hand the computer toolset the run's signal (approvals get none).
     "runner-drops-computer-signal": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "            const output = await this.computer.execute(item, {\n                signal,",
         "            const output = await this.computer.execute(item, {\n                signal: undefined,",
         f"{SAFETY_CHECKS}::test_callbacks_get_the_cancellation_probe_only_when_declared",
@@ -120,7 +120,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The same defect seen from the other side: a stop reported in an approval no longer stops the actions.
     "runner-drops-computer-signal-stop": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "            const output = await this.computer.execute(item, {\n                signal,",
         "            const output = await this.computer.execute(item, {\n                signal: undefined,",
         f"{SAFETY_CHECKS}::test_no_action_after_cancellation_reported_in_a_callback",
@@ -129,7 +129,7 @@ PATCHES: dict[str, NpmPatch] = {
     # approveSafetyChecks is handed the call the toolset goes on to run, not a copy (edits made through the kit's
     # bridge land on it, as a JavaScript callback's would).
     "shared-approval-call": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "const view = structuredClone({ ...snapshot, pending_safety_checks: checks });",
         "const view = snapshot;",
         f"{SAFETY_CHECKS}::test_editing_what_callbacks_receive_changes_nothing",
@@ -137,7 +137,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A completed approval waits for the diagnostics observer, so a failing observer fails the approval.
     "awaited-approval-observer": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "reportDiagnostic(policy.onDiagnostic, { api: 'computer', stage: 'approval', reason: 'completed', "
         "call_id: snapshot.call_id }, started);",
         "await policy.onDiagnostic?.({ api: 'computer', stage: 'approval', reason: 'completed', "

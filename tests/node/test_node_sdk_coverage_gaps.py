@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import pytest
 
-from tests.node.npm_patches import NpmPatch, patched_copies_fail_exactly_their_clause, unpatched_copy_passes
+from tests.node.npm_patches import (
+    COMPUTER_MODULE,
+    NpmPatch,
+    patched_copies_fail_exactly_their_clause,
+    unpatched_copy_passes,
+)
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-COMPUTER = "helpers/computer.mjs"
 CHECKS = "conformance/contracts/toolset/check_computer_call_input.py"
 INPUT_ITEMS = "lib/responses/ResponseInputItems.mjs"
 
 PATCHES: dict[str, NpmPatch] = {
     # Every call must carry a checklist, also a modern one with an actions array.
     "checklist-required": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "if (!configuredOption(call, 'actions') || checks !== undefined) {",
         "if (true) {",
         f"{CHECKS}::test_modern_call_without_checklist_is_executed",
@@ -28,7 +32,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # beforeAction gets the SDK's own snapshot of the call: no empty checklist, and edits reach the driver.
     "live-call-to-callback": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "const approved = await beforeAction(view, actionApprovalCall(call), {",
         "const approved = await beforeAction(view, call, {",
         f"{CHECKS}::test_callbacks_get_a_detached_call_with_an_empty_checklist",
@@ -36,7 +40,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A computer driver's click must answer with a promise: a plain answer fails the call.
     "click-needs-a-promise": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "await this.driver.click(dispatched, { signal: options.signal });",
         "await this.driver.click(dispatched, { signal: options.signal }).then(() => undefined);",
         f"{CHECKS}::test_plain_answers_from_a_node_computer_driver",

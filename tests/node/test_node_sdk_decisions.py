@@ -18,6 +18,7 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 from conformance.node.sdk.broker import NodeSdk
 from conformance.rig.decisions import Action, run_decisions
 from tests.node.npm_patches import (
+    DECISIONS_MODULE,
     NpmPatch,
     certify,
     patched_copies_fail_exactly_their_clause,
@@ -28,35 +29,34 @@ from tests.node.npm_patches import (
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-RUNNER = "helpers/decisions-tool-runner.mjs"
 CHECKS = "conformance/contracts/runner/"
 
 
 PATCHES: dict[str, NpmPatch] = {
     # verify answering any truthy value reports "verified".
     "truthy-verify": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (("if (verified === true) {", "if (verified) {"),),
         CHECKS + "check_exact_booleans.py::test_truthy_verify_never_verifies",
         "RN-DEC-001",
     ),
     # 256 candidates accepted.
     "candidate-limit": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (("if (length < 1 || length > 255) {", "if (length < 1 || length > 256) {"),),
         CHECKS + "check_decisions.py::test_candidate_count_limit",
         "RN-DEC-005",
     ),
     # An action chosen on the last allowed request runs.
     "last-step-runs": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (("if (step === maxSteps - 1) {\n                        stop('step_limit');", "if (false) {"),),
         CHECKS + "check_decisions.py::test_choice_on_last_request_does_not_run",
         "RN-DEC-006",
     ),
     # A truthy done flag makes the done candidate.
     "truthy-done": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (
             ("(done !== undefined && done !== false && done !== true)) {", "false) {"),
             ("if (done === true) {", "if (done) {"),
@@ -66,21 +66,21 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The documented detail "original" is refused.
     "no-original-detail": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (("['low', 'high', 'auto', 'original']", "['low', 'high', 'auto']"),),
         CHECKS + "check_decisions_observations.py::test_documented_observation_forms_are_sent_as_given",
         "RN-DEC-010",
     ),
     # The runner keeps the application's observation parts instead of its own copy.
     "no-snapshot": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (("const captured = structuredClone(entries);", "const captured = entries;"),),
         CHECKS + "check_decisions_observations.py::test_runner_sends_its_own_snapshot",
         "RN-DEC-012",
     ),
     # The selected candidate is reported without its ID before dispatch.
     "anonymous-selection": NpmPatch(
-        RUNNER,
+        DECISIONS_MODULE,
         (
             (
                 "{ api: 'decisions', stage: 'selection', reason: 'completed', call_id: selectedId }",

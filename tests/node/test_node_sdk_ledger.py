@@ -20,6 +20,9 @@ from conformance.node.sdk.toolsets import NodeBrowserToolset
 from conformance.probes import browser_probe
 from conformance.rig import checkpoint_ledger
 from tests.node.npm_patches import (
+    BROWSER_MODULE,
+    DIAGNOSTICS_MODULE,
+    TOOL_RUNNER_MODULE,
     NpmPatch,
     assert_unpatched_passes,
     patched_copies_fail_exactly_their_clause,
@@ -32,15 +35,12 @@ pytestmark = [pytest.mark.child_run, pytest.mark.node]
 LEDGER = "conformance/contracts/runner/check_ledger.py"
 CONFIRMATION = "conformance/contracts/toolset/check_confirmation.py"
 DIAGNOSTICS = "conformance/contracts/toolset/check_diagnostics.py"
-RUNNER = "helpers/responses-tool-runner.mjs"
-BROWSER = "helpers/browser.mjs"
-DIAGNOSTIC_EVENTS = "internal/runner-diagnostics.mjs"
 
 # name: (file, old text, new text, the check to run, the clause it must fail)
 PATCHES: dict[str, NpmPatch] = {
     # Saving stops once a call has been attempted: nothing is saved after the first effect.
     "no-saves-after-effects": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "            const revision = ledger.revision + 1;",
         "            if (ledger.attempted_call_ids.length > 0) return;\n"
         "            const revision = ledger.revision + 1;",
@@ -49,7 +49,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The save before an effect is dropped: the last save before a call does not show it attempted.
     "no-save-before-effect": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "        attempted.push(item.call_id);\n        await record?.();\n",
         "        attempted.push(item.call_id);\n",
         f"{LEDGER}::test_saves_surround_each_effect",
@@ -57,7 +57,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The save after an effect comes before the call is marked returned.
     "save-after-effect-too-early": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "        completed.push(item.call_id);\n        await record?.();\n        if (record && turn.browserFailed) {",
         "        await record?.();\n        completed.push(item.call_id);\n        if (record && turn.browserFailed) {",
         f"{LEDGER}::test_saves_surround_each_effect",
@@ -65,7 +65,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A checkpoint saved in the middle of a turn (phase pending) is resumed as a boundary without its unfinished turn.
     "resume-from-pending": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "        const resume = ledgerCopy(config.resumeFrom ?? null);",
         "        const saved = ledgerCopy(config.resumeFrom ?? null);\n"
         "        const resume = saved?.phase === 'pending' ? { ...saved, phase: 'boundary', pending_items: [], "
@@ -75,7 +75,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A resumed run counts its requests from zero again.
     "budget-restarts-on-resume": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "            consumed_requests: resume?.consumed_requests ?? 0,",
         "            consumed_requests: 0,",
         f"{LEDGER}::test_request_budget_survives_resume",
@@ -83,7 +83,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The toolset does not hand the call's signal to the driver method.
     "driver-without-signal": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "                result = await handler(args, { signal });",
         "                result = await handler(args, {});",
         f"{CONFIRMATION}::test_cancelled_passed_only_when_declared",
@@ -91,7 +91,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Diagnostic events carry an extra field.
     "diagnostic-extra-field": NpmPatch.one(
-        DIAGNOSTIC_EVENTS,
+        DIAGNOSTICS_MODULE,
         "            member: event.member ?? null,",
         "            member: event.member ?? null,\n            tab: 'tab-1',",
         f"{DIAGNOSTICS}::test_browser_events_carry_only_documented_fields",
@@ -99,7 +99,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The approval's diagnostic is awaited, so an observer that fails stops the action.
     "observer-failure-stops-action": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "                    reportDiagnostic(observer, { api: 'browser', stage, reason: 'completed', call_id: "
         "snapshot.call_id, member }, started);",
         "                    await observer?.({ api: 'browser', stage, reason: 'completed', call_id: snapshot.call_id, "

@@ -16,6 +16,7 @@ from conformance.node.sdk.broker import JsObject, NodeArgumentError, NodeError, 
 from conformance.node.sdk.callbacks import NodeCancellation
 from conformance.rig.modes import NODE_MODES
 from tests.node.npm_patches import (
+    TOOL_RUNNER_MODULE,
     NpmPatch,
     patched_copies_fail_exactly_their_clause,
     unpatched_copy_passes,
@@ -24,7 +25,6 @@ from tests.node.npm_patches import (
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-RUNNER = "helpers/responses-tool-runner.mjs"
 LIVE = "conformance/contracts/runner/check_live_streams.py"
 TURNS = "conformance/contracts/runner/check_turns.py"
 CONCURRENCY = "conformance/contracts/runner/check_concurrency.py"
@@ -33,7 +33,7 @@ PATCHES: dict[str, NpmPatch] = {
     # A function call whose output item is still in progress (or incomplete) counts as completed: it passes the
     # item validation and dispatch (two places test the status; both take the widened list).
     "runs-unfinished-items": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "[undefined, null, 'completed'].includes(item.status)",
         "[undefined, null, 'completed', 'in_progress', 'incomplete'].includes(item.status)",
         f"{LIVE}::test_live_stream_outcome[live-call-in-progress-node-plain]",
@@ -42,7 +42,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Arguments that are not a JSON object reach the executor anyway (wrapped in an object).
     "executes-malformed-arguments": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "const args = JSON.parse(item.arguments);",
         "const args = (() => { try { const value = JSON.parse(item.arguments);"
         " return isObj(value) ? value : { value }; } catch { return { raw: item.arguments }; } })();",
@@ -51,7 +51,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # An incomplete response is inspected as if it had completed: its calls run and the run goes on.
     "acts-on-incomplete-responses": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "throw new RunnerValidationError('Response was not completed.');",
         "if (status !== 'incomplete') throw new RunnerValidationError('Response was not completed.');",
         f"{LIVE}::test_live_stream_outcome[live-response-incomplete-node-plain]",
@@ -67,7 +67,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # An incomplete response stops the run with the generic message instead of the fixed one naming it.
     "generic-incomplete-message": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "throw new RunnerValidationError('Response was not completed.');",
         "throw new Error('Response was not completed.');",
         f"{LIVE}::test_incomplete_response_message_names_it",
@@ -75,7 +75,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # supplyOutputs accepts the outputs but keeps none, so the executor runs anyway.
     "supplied-outputs-dropped": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "supplied.set(id, output);",
         "void output;",
         f"{TURNS}::test_supplied_output_replaces_unattempted_function",
@@ -83,7 +83,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # appendUserText's message goes before the turn's outputs instead of after them.
     "user-text-before-outputs": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "for (const item of [...toResponseInputItems(pending), ...outputs, ...userText]) {",
         "for (const item of [...toResponseInputItems(pending), ...userText, ...outputs]) {",
         f"{TURNS}::test_append_user_text_goes_after_outputs",
@@ -91,7 +91,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Closing the iterator at a turn (return()) first runs the turn's pending calls.
     "close-runs-pending": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "active = false;",
         "active = false; if (!final) for (const item of pending.slice(prefixLength)) await dispatch(item);",
         f"{TURNS}::test_closing_iterator_at_boundary_runs_nothing",
@@ -99,7 +99,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Dispatch ignores the run's signal: an aborted run goes on with the turn's next call.
     "dispatch-ignores-signal": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "options, signal, supplied, record) {",
         "options, ignored, supplied, record) { const signal = undefined;",
         f"{TURNS}::test_cancelled_predicate_stops_with_receipts",
@@ -107,7 +107,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A typed registration (runnerFunction) marked independent never joins a concurrency window.
     "typed-never-independent": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "if (independent === true) {",
         "if (independent === true && !execute[runnerFunctionStages]) {",
         f"{CONCURRENCY}::test_from_tool_registrations_can_be_independent",
@@ -115,7 +115,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Settling a window stops waiting once the run is aborted: the run ends while its started calls still run.
     "abort-without-draining": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "const results = await Promise.all(admitted);",
         "const results = await Promise.race([Promise.all(admitted), new Promise((_, reject) =>"
         " signal?.addEventListener('abort', () => reject(signal.reason)))]);",

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.node.npm_patches import NpmPatch, patched_copies_fail_exactly_their_clause, unpatched_copy_passes
+from tests.node.npm_patches import (
+    BROWSER_MODULE,
+    COMPUTER_MODULE,
+    DECISIONS_MODULE,
+    TOOL_RUNNER_MODULE,
+    NpmPatch,
+    patched_copies_fail_exactly_their_clause,
+    unpatched_copy_passes,
+)
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-RUNNER = "helpers/responses-tool-runner.mjs"
-DECISIONS = "helpers/decisions-tool-runner.mjs"
-COMPUTER = "helpers/computer.mjs"
-BROWSER = "helpers/browser.mjs"
 RUNNERS = "conformance/contracts/runner"
 TOOLSETS = "conformance/contracts/toolset"
 LIFECYCLE = f"{RUNNERS}/check_runner_lifecycle.py"
@@ -30,14 +34,14 @@ LIFECYCLE = f"{RUNNERS}/check_runner_lifecycle.py"
 PATCHES: dict[str, NpmPatch] = {
     # close() says closed while a run is still active: the caller would release the environment under it.
     "responses-close-never-drains": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "        return this.lifecycle.close();",
         "        this.lifecycle.close();\n        return { status: 'closed' };",
         f"{LIFECYCLE}::test_responses_runner_close_drains_then_refuses",
         "RN-LIFE-001",
     ),
     "decisions-close-never-drains": NpmPatch.one(
-        DECISIONS,
+        DECISIONS_MODULE,
         "        return this.lifecycle.close();",
         "        this.lifecycle.close();\n        return { status: 'closed' };",
         f"{LIFECYCLE}::test_decisions_runner_close_drains_then_refuses",
@@ -45,7 +49,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A second run on a busy runner is admitted and interleaves with the first.
     "busy-runner-admits": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "        this.lifecycle.enter();",
         "        try {\n            this.lifecycle.enter();\n        }\n"
         "        catch (error) {\n            if (this.lifecycle.state !== 'busy') throw error;\n        }",
@@ -54,7 +58,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Runs stream unless told not to.
     "streams-by-default": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "const streaming = options.stream === true;",
         "const streaming = options.stream !== false;",
         f"{RUNNERS}/check_registration.py::test_runs_are_not_streamed_unless_asked",
@@ -62,7 +66,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The Decisions runner no longer looks at its signal between steps.
     "decisions-ignore-signal": NpmPatch.one(
-        DECISIONS,
+        DECISIONS_MODULE,
         "const signal = requestOptions.signal ?? undefined;",
         "const signal = undefined;",
         f"{RUNNERS}/check_decisions_contract.py::test_cancelled_predicate_stops_requests_and_executors",
@@ -70,7 +74,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A screenshot naming a local file is inlined from the disk.
     "screenshot-reads-local-file": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "...(image_url === undefined ? {} : { image_url }),",
         "...(image_url === undefined ? {} : { image_url: /^(\\/|file:)/.test(image_url)"
         " ? `data:image/png;base64,${(await import('node:fs')).readFileSync(image_url.startsWith('file:')"
@@ -80,7 +84,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The loop forgets to send each call's observation back.
     "loop-drops-observations": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "                body.input.push(observation);",
         "                void observation;",
         f"{TOOLSETS}/check_computer_contract.py::test_computer_run_loops_until_the_model_finishes",
@@ -88,7 +92,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The loop reports each request's usage to the diagnostic observer.
     "loop-reports-usage": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "            signal?.throwIfAborted();\n            const { calls, output } = computerCalls(",
         "            policy.onDiagnostic?.({ api: 'responses', stage: 'request', reason: 'completed',"
         " usage: response.usage });\n"
@@ -98,7 +102,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The loop returns a total over its requests as the response's usage.
     "loop-totals-usage": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "            if (calls.length === 0) {\n                return response;",
         "            if (calls.length === 0) {\n"
         "                return response.usage ? { ...response, usage: { ...response.usage,"
@@ -108,7 +112,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The loop leaves the compaction item out of the replay.
     "loop-drops-compaction": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "                body.input.push(item);",
         "                if (item.type !== 'compaction') body.input.push(item);",
         f"{RUNNERS}/check_compaction.py::test_computer_loop_accepts_compaction_and_replays_the_item",
@@ -116,7 +120,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The loop accepts a compaction item without its encrypted content.
     "loop-accepts-empty-compaction": NpmPatch.one(
-        COMPUTER,
+        COMPUTER_MODULE,
         "throw new OpenAIError('ComputerToolset.run requires native compaction content before replay.');",
         "void item;",
         f"{RUNNERS}/check_compaction.py::test_computer_loop_stops_on_a_malformed_compaction_item",
@@ -124,7 +128,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The runner uses the policy's promise as if it were the decision.
     "policy-not-awaited": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "const supplied = await budget.compact({",
         "const supplied = budget.compact({",
         f"{RUNNERS}/check_budget_details.py::test_async_runner_awaits_an_async_policy",
@@ -132,7 +136,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Budget mode serializes the params first, reading (and accepting) a custom input container.
     "budget-reads-custom-input": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "const preparedParams = ledgerCopy(params, true);",
         "const preparedParams = ledgerCopy(JSON.parse(JSON.stringify(params)), true);",
         f"{RUNNERS}/check_budget_details.py::test_budget_refuses_custom_input_containers_unread",
@@ -140,7 +144,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Leaving a turn (closing the iterator there too) asks the policy about the next request.
     "close-asks-policy": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "                        active = false;",
         "                        active = false;\n"
         "                        await contextBudget?.compact?.({ history: [], eligibleCallIds: [],"
@@ -150,7 +154,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The stream is read by hand and neither closed nor aborted when the run stops reading it.
     "stream-left-open": NpmPatch(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         (
             (
                 "            for await (const event of stream) {",
@@ -165,7 +169,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The browser toolset never asks confirm, early or not.
     "confirm-never-asked": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "                confirm: !skip && requiresConsent(member)",
         "                confirm: false && requiresConsent(member)",
         f"{RUNNERS}/check_early_consent.py",

@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import pytest
 
-from tests.node.npm_patches import NpmPatch, patched_copies_fail_exactly_their_clause, unpatched_copy_passes
+from tests.node.npm_patches import (
+    TOOL_RUNNER_MODULE,
+    NpmPatch,
+    patched_copies_fail_exactly_their_clause,
+    unpatched_copy_passes,
+)
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-RUNNER = "helpers/responses-tool-runner.mjs"
 
 PATCHES: dict[str, NpmPatch] = {
     # Without Web Crypto the declaration is saved as given, raw URL included.
     "raw-url-without-webcrypto": NpmPatch.one(
-        RUNNER,
+        TOOL_RUNNER_MODULE,
         "throw new TypeError('MCP checkpoint storage requires Web Crypto SHA-256 support.');",
         "return registry;",
         "conformance/contracts/runner/check_node_webcrypto.py::test_no_raw_mcp_url_is_saved_without_webcrypto",

@@ -7,18 +7,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.node.npm_patches import NpmPatch, patched_copies_fail_exactly_their_clause, unpatched_copy_passes
+from tests.node.npm_patches import (
+    BROWSER_MODULE,
+    NpmPatch,
+    patched_copies_fail_exactly_their_clause,
+    unpatched_copy_passes,
+)
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
 
-BROWSER = "helpers/browser.mjs"
 TOOLSET = "conformance/contracts/toolset"
 
 PATCHES: dict[str, NpmPatch] = {
     # Any string passes as a scroll direction.
     "any-direction": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "direction: (value) => typeof value === 'string' && ['up', 'down', 'left', 'right'].includes(value),",
         "direction: (value) => typeof value === 'string',",
         f"{TOOLSET}/check_validation.py::test_value_past_the_limit_is_refused[node-scroll.direction-1]",
@@ -26,7 +30,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # execute no longer looks at the call's status.
     "any-status": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "            typeof snapshot.call_id !== 'string' ||\n            snapshot.status !== 'completed') {",
         "            typeof snapshot.call_id !== 'string') {",
         f"{TOOLSET}/check_validation.py::test_unfinished_call_is_refused_before_any_work",
@@ -34,7 +38,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The output names a shortened call ID, which no longer pairs with a long one.
     "cut-call-id": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "output: { type: 'function_call_output', call_id: callId, output: content },",
         "output: { type: 'function_call_output', call_id: callId.slice(0, 64), output: content },",
         f"{TOOLSET}/check_results.py::test_output_carries_the_call_id",
@@ -42,7 +46,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # BROWSER_MEMBERS is an ordinary array a caller could edit.
     "editable-members": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "export const BROWSER_MEMBERS = Object.freeze(",
         "export const BROWSER_MEMBERS = (",
         f"{TOOLSET}/check_selection.py::test_exported_member_tuples_are_the_documented_vocabulary",
@@ -50,7 +54,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A toolset with confirmReads but no confirm is built, and the missing callback's answer counts as approval.
     "reads-without-confirm": NpmPatch(
-        BROWSER,
+        BROWSER_MODULE,
         (
             (
                 "[...reads].some((name) => members[name].changes) ||\n"
@@ -67,7 +71,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # confirmReads refuses read_diagnostics as if it changed something.
     "diagnostics-not-a-read": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "[...reads].some((name) => members[name].changes) ||",
         "[...reads].some((name) => members[name].changes || name === 'read_diagnostics') ||",
         f"{TOOLSET}/check_confirmation.py::test_read_diagnostics_is_a_protectable_read_on_node",
@@ -75,7 +79,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # BrowserError no longer names itself: its instances say Error, like any other failure.
     "unnamed-browser-error": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "        this.name = 'BrowserError';\n",
         "",
         f"{TOOLSET}/check_results.py::test_browser_errors_report_one_stable_name",
@@ -83,7 +87,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # The scroll amount is declared from 1 (the validator still takes 0).
     "amount-from-one": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "amount: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },",
         "amount: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },",
         f"{TOOLSET}/check_schemas.py::test_declared_field_schemas_match_the_field_kinds",
@@ -91,7 +95,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # Driver methods must answer with a promise: a plain answer fails the call.
     "promises-only": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "result = await handler(args, { signal });",
         "result = await handler(args, { signal }).then((value) => value);",
         f"{TOOLSET}/check_plain_answers.py::test_node_honours_plain_answers",
@@ -99,7 +103,7 @@ PATCHES: dict[str, NpmPatch] = {
     ),
     # A null element value is taken as no value instead of being refused.
     "null-value-ignored": NpmPatch.one(
-        BROWSER,
+        BROWSER_MODULE,
         "if (fieldValue !== undefined) {",
         "if (fieldValue != null) {",
         f"{TOOLSET}/check_results.py::test_node_rejects_null_optional_read_fields[node-value]",
