@@ -9,12 +9,14 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from openai.lib.browser import BrowserError
 
+from conformance.session import DESELECTED
 from tools.mutate import __main__ as cli
 from tools.mutate import equivalent, report, runner, shapes, source_ops, variants, wrapped, wrapper_ops
 from tools.mutate.model import OPERATORS, Variant, split_id
@@ -337,10 +339,22 @@ def test_judging_kills_on_a_failed_clause_a_verdict_a_timeout_or_no_certificate(
     assert runner.judge("v", ok, _certificate("conforms", {"BR-A-001": "passed"}), 60).status == "survived"
 
 
+def test_with_checks_selected_only_deselected_clauses_may_stay_unchecked() -> None:
+    ok = ChildRun(0, "", 3.0)
+    subset = _certificate("not fully checked", {"BR-A-001": "passed", "BR-B-002": "not_checked"})
+    subset["clauses"][1]["reasons"] = [DESELECTED]
+    assert runner.judge("v", ok, subset, 60, selected=True).reason == "conforms on the selected checks"
+    assert runner.judge("v", ok, subset, 60).status == "killed"  # the whole suite was asked for
+    stopped = _certificate("not fully checked", {"BR-A-001": "passed", "BR-B-002": "not_checked"})
+    assert runner.judge("v", ok, stopped, 60, selected=True).status == "killed"  # a check stopped before it
+    unverified = _certificate("not fully checked", {"BR-A-001": "passed", "BR-B-002": "unverified"})
+    assert runner.judge("v", ok, unverified, 60, selected=True).status == "killed"
+
+
 def test_a_control_that_does_not_conform_stops_the_tool(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    def refuse(target: str, base: Path, timeout: float, origin: Path) -> Control:
+    def refuse(target: str, base: Path, timeout: float, origin: Path, checks: Sequence[str]) -> Control:
         raise ControlFailed("the unmutated reference (browser) does not conform: BR-TAB-001")
 
     monkeypatch.setattr(runner, "run_control", refuse)

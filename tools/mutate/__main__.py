@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--equivalent", type=Path, default=equivalent.DEFAULT_PATH, help="the equivalent-survivors list"
     )
+    parser.add_argument(
+        "--checks",
+        metavar="EXPR",
+        help="certify with only the checks pytest -k EXPR picks, the controls included (the score is then about "
+        "those checks alone)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep each variant's working copy (printed at the end)")
     parser.add_argument("--fail-under", type=float, metavar="PERCENT", help="exit 1 when the score is below PERCENT")
     return parser
@@ -96,8 +102,10 @@ def _progress(done: int, total: int, variant: Variant, outcome: Outcome) -> None
     )
 
 
-def _controls(targets: Sequence[Target], base: Path, jobs: int, timeout: float, origin: Path) -> dict[Target, Control]:
-    tasks = [functools.partial(runner.run_control, target, base, timeout, origin) for target in targets]
+def _controls(
+    targets: Sequence[Target], base: Path, jobs: int, timeout: float, origin: Path, checks: Sequence[str]
+) -> dict[Target, Control]:
+    tasks = [functools.partial(runner.run_control, target, base, timeout, origin, checks) for target in targets]
     found: list[Control] = runner.run_parallel(tasks, jobs)
     return {control.target: control for control in found}
 
@@ -133,12 +141,13 @@ def _run(options: argparse.Namespace, targets: list[Target], notes: list[str], b
         print(f"error: {error}", file=sys.stderr)
         return 1
     needed = sorted({variant.target for variant in explicit}) if explicit is not None else targets
+    checks = ["-k", options.checks] if options.checks else []
     out = options.out or Path(tempfile.mkdtemp(prefix="driverkit-mutation-report-"))
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"controls: certifying the unmutated reference ({', '.join(needed)})", file=sys.stderr, flush=True)
     try:
-        controls = _controls(needed, base, options.jobs, options.timeout or 900.0, origin)
+        controls = _controls(needed, base, options.jobs, options.timeout or 900.0, origin, checks)
     except ControlFailed as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -168,7 +177,14 @@ def _run(options: argparse.Namespace, targets: list[Target], notes: list[str], b
         described = f"seeded sample of {len(selection)} (seed {options.seed}) from {len(eligible)} exercised variants"
     print(f"certifying {len(selection)} variants, {options.jobs} at a time", file=sys.stderr, flush=True)
     outcomes = runner.certify_all(
-        selection, base, jobs=options.jobs, timeout=timeout, keep=options.keep, origin=origin, progress=_progress
+        selection,
+        base,
+        jobs=options.jobs,
+        timeout=timeout,
+        keep=options.keep,
+        origin=origin,
+        checks=checks,
+        progress=_progress,
     )
 
     drifted = runner.changed(watched, runner.fingerprint())
@@ -190,6 +206,7 @@ def _run(options: argparse.Namespace, targets: list[Target], notes: list[str], b
         seconds=time.monotonic() - started,
         settings={
             "selection": described,
+            "checks": options.checks or "all",
             "seed": options.seed,
             "sample": options.sample,
             "jobs": options.jobs,

@@ -186,7 +186,8 @@ def as_markdown(data: dict[str, Any]) -> str:
         f"**Score: {data['score']['line']}**",
         "",
         f"Run time {_duration(data['seconds'])} with {settings.get('jobs')} jobs; "
-        f"selection: {settings.get('selection')}; targets: {', '.join(settings.get('targets', []))}.",
+        f"selection: {settings.get('selection')}; checks: {settings.get('checks', 'all')}; "
+        f"targets: {', '.join(settings.get('targets', []))}.",
         "",
         *[f"**Note:** {note}" + "\n" for note in settings.get("notes", [])],
         f"Checkout: commit {settings.get('commit')} (with its uncommitted changes, as the run found them).",

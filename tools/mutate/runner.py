@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from conformance.certificate_format import load as load_certificate
+from conformance.session import DESELECTED
 from tests.broken.certification import Certification
 from tools.mutate import source_ops, tracing, wrapped
 from tools.mutate.model import Target, Variant
@@ -208,8 +209,23 @@ def _read_certificate(folder: Path) -> dict[str, Any] | None:
     return dict(load_certificate(path)) if path.exists() else None
 
 
-def judge(variant_id: str, run: ChildRun, certificate: dict[str, Any] | None, timeout: float) -> Outcome:
-    """Killed or survived, with the first failed clause (or whatever else ended the run) as the reason."""
+def only_deselected_clauses_unchecked(certificate: dict[str, Any]) -> bool:
+    """Whether everything that keeps ``certificate`` from "conforms" is clauses no selected check covers: a run
+    restricted to some checks (``--checks``) conforms on them."""
+    if (certificate.get("run") or {}).get("incomplete"):
+        return False
+    statuses = {str(clause["status"]) for clause in certificate["clauses"]}
+    unchecked = [clause for clause in certificate["clauses"] if clause["status"] == "not_checked"]
+    deselected = all(clause.get("reasons") == [DESELECTED] for clause in unchecked)
+    return deselected and statuses <= {"passed", "not_implemented", "not_checked"} and "passed" in statuses
+
+
+def judge(
+    variant_id: str, run: ChildRun, certificate: dict[str, Any] | None, timeout: float, selected: bool = False
+) -> Outcome:
+    """Killed or survived, with the first failed clause (or whatever else ended the run) as the reason.
+
+    ``selected``: the run had only some checks (``--checks``), so clauses none of them covers are no kill."""
     seconds = round(run.seconds, 1)
     log = run.output
     if run.returncode is None:
@@ -225,6 +241,8 @@ def judge(variant_id: str, run: ChildRun, certificate: dict[str, Any] | None, ti
         first = next(clause for clause in certificate["clauses"] if clause["id"] == failed[0])
         reason = f"{failed[0]}: {'; '.join(first.get('reasons') or [])}"
         return Outcome(variant_id, "killed", reason[:300], failed, verdict, seconds, log)
+    if selected and verdict == "not fully checked" and only_deselected_clauses_unchecked(certificate):
+        return Outcome(variant_id, "survived", "conforms on the selected checks", (), verdict, seconds)
     if verdict != "conforms":
         details = list((certificate.get("run") or {}).get("incomplete") or [])
         unverified = certification.with_status("unverified")
@@ -289,9 +307,11 @@ def import_check(folder: Path, modules: Iterable[str]) -> str | None:
     return None
 
 
-def run_control(target: Target, base: Path, timeout: float, origin: Path = REPOSITORY) -> Control:
+def run_control(
+    target: Target, base: Path, timeout: float, origin: Path = REPOSITORY, checks: Sequence[str] = ()
+) -> Control:
     """Certify the unmutated copy of ``target`` with the probe and the tracer; raise ControlFailed unless it
-    conforms."""
+    conforms. ``checks`` are pytest options choosing the checks (``-k EXPR``), the same for every certification."""
     folder = _scratch(base, f"control-{target}")
     prepare_copy(folder, None, origin)
     modules = [source_ops.module_name(path) for path in source_ops.scope_files(target, origin)]
@@ -304,10 +324,10 @@ def run_control(target: Target, base: Path, timeout: float, origin: Path = REPOS
         extra |= {wrapped.VARIABLE: wrapped.PROBE, wrapped.PROBE_VARIABLE: str(probe_file)}
     driver = wrapped.FACTORY if target == "browser" else COMPUTER_FACTORY
     certificate_folder = folder / "certificate"
-    command = certification_command(target, driver, certificate_folder, ["-p", "tools.mutate.tracing", "-x"])
+    command = certification_command(target, driver, certificate_folder, ["-p", "tools.mutate.tracing", "-x", *checks])
     run = run_bounded(command, folder, child_environment(extra), timeout)
     certificate = _read_certificate(certificate_folder)
-    outcome = judge(f"control:{target}", run, certificate, timeout)
+    outcome = judge(f"control:{target}", run, certificate, timeout, selected=bool(checks))
     if outcome.status != "survived":
         tail = "\n".join(run.output.splitlines()[-30:])
         raise ControlFailed(
@@ -323,7 +343,12 @@ def run_control(target: Target, base: Path, timeout: float, origin: Path = REPOS
 
 
 def certify_variant(
-    variant: Variant, base: Path, timeout: float, keep: bool = False, origin: Path = REPOSITORY
+    variant: Variant,
+    base: Path,
+    timeout: float,
+    keep: bool = False,
+    origin: Path = REPOSITORY,
+    checks: Sequence[str] = (),
 ) -> Outcome:
     """Certify one variant in its own copy; the copy is removed afterwards unless ``keep``."""
     folder = _scratch(base, variant.id)
@@ -339,13 +364,13 @@ def certify_variant(
         else:
             driver = BROWSER_FACTORY if variant.target == "browser" else COMPUTER_FACTORY
         certificate_folder = folder / "certificate"
-        command = certification_command(variant.target, driver, certificate_folder, ["-x"])
+        command = certification_command(variant.target, driver, certificate_folder, ["-x", *checks])
         run = run_bounded(command, folder, child_environment(extra), timeout)
         try:
             certificate = _read_certificate(certificate_folder)
         except Exception as error:  # a certificate the kit's own format rejects: the tool's problem, not a kill
             return Outcome(variant.id, "error", f"unreadable certificate: {error}"[:300])
-        return judge(variant.id, run, certificate, timeout)
+        return judge(variant.id, run, certificate, timeout, selected=bool(checks))
     except Exception as error:
         return Outcome(variant.id, "error", f"{type(error).__name__}: {error}"[:300])
     finally:
@@ -361,6 +386,7 @@ def certify_all(
     timeout: float,
     keep: bool = False,
     origin: Path = REPOSITORY,
+    checks: Sequence[str] = (),
     progress: Callable[[int, int, Variant, Outcome], None] | None = None,
 ) -> list[Outcome]:
     """Certify ``variants`` with ``jobs`` child runs at a time; outcomes come back in the variants' order."""
@@ -369,7 +395,7 @@ def certify_all(
     lock = threading.Lock()
 
     def one(index: int) -> None:
-        outcome = certify_variant(variants[index], base, timeout, keep, origin)
+        outcome = certify_variant(variants[index], base, timeout, keep, origin, checks)
         with lock:
             outcomes[index] = outcome
             finished.append(index)

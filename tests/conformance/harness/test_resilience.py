@@ -8,6 +8,7 @@ run; the outer ``subprocess`` timeout only guards against a regression that woul
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -166,15 +167,18 @@ def test_ctrl_c_mid_check_still_leaves_a_certificate(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
     try:
-        # Wait until the driver is inside the hanging click, then interrupt as a user pressing Ctrl-C would.
+        # Wait until the driver is inside the hanging click, then interrupt as a user pressing Ctrl-C would: a
+        # terminal sends SIGINT to its whole foreground process group, the run's pytest-xdist worker included.
         while not marker.exists() and child.poll() is None:
             time.sleep(0.1)
-        child.send_signal(signal.SIGINT)
+        os.killpg(child.pid, signal.SIGINT)
         output, _ = child.communicate(timeout=GUARD_SECONDS)
     finally:
-        child.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
     run = Run(child.returncode, output, tmp_path / "certificate")
     assert marker.exists(), run.tail()
     assert run.certificate["verdict"] == "not fully checked", run.tail()
