@@ -57,20 +57,27 @@ def test_set_checked_sets_the_state_and_repeating_keeps_it(subject: BrowserSubje
         finish(again)
 
 
+def _ref_of_a_replaced_control(subject: BrowserSubject, env: Environment, clause: str) -> str:
+    """A ref to the "Remember this device" box, taken before the page replaced that box with an unchecked twin
+    (through its button, else through navigate to the page's #replace)."""
+    old_ref = require_ref(subject, "set_checked", "Remember this device")
+    if subject.implements("click"):
+        button = require_ref(subject, "set_checked", "Replace remember control")
+        expect_done(subject.call("click", target=button, tab_id=None), clause)
+    elif subject.implements("navigate"):
+        expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), clause)
+    else:
+        subject.require("click")
+    await_effect(subject, clause, "replaced", what="the control being replaced")
+    return old_ref
+
+
 @pytest.mark.page("checkbox.html")
 @pytest.mark.clause("BR-CHK-003")
 # It replaces the control by clicking a button (when the driver has click).
 @pytest.mark.requires("BR-ACT-002")
 def test_set_checked_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
-    old_ref = require_ref(subject, "set_checked", "Remember this device")
-    if subject.implements("click"):
-        button = require_ref(subject, "set_checked", "Replace remember control")
-        expect_done(subject.call("click", target=button, tab_id=None), "BR-CHK-003")
-    elif subject.implements("navigate"):
-        expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), "BR-CHK-003")
-    else:
-        subject.require("click")
-    await_effect(subject, "BR-CHK-003", "replaced", what="the control being replaced")
+    old_ref = _ref_of_a_replaced_control(subject, env, "BR-CHK-003")
     position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=True)
     expect_refused(outcome, "BR-CHK-003", "the ref names a control the page has since replaced")
@@ -100,15 +107,7 @@ def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject: BrowserSu
 def test_set_checked_no_op_still_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
     # The replacement box is unchecked, as the old one was: asking for "unchecked" through the old ref needs no
     # change on either node, so only a driver that checks the ref's own control first can tell it is gone.
-    old_ref = require_ref(subject, "set_checked", "Remember this device")
-    if subject.implements("click"):
-        button = require_ref(subject, "set_checked", "Replace remember control")
-        expect_done(subject.call("click", target=button, tab_id=None), "BR-CHK-005")
-    elif subject.implements("navigate"):
-        expect_done(subject.call("navigate", url=env.url("checkbox.html#replace"), tab_id=None), "BR-CHK-005")
-    else:
-        subject.require("click")
-    await_effect(subject, "BR-CHK-005", "replaced", what="the control being replaced")
+    old_ref = _ref_of_a_replaced_control(subject, env, "BR-CHK-005")
     position = mark(subject)
     outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=False)
     expect_refused(outcome, "BR-CHK-005", "the state asked for already holds, but the ref names a replaced control")
