@@ -157,6 +157,10 @@ def test_an_unwritable_certificate_folder_is_a_usage_error_before_any_check(tmp_
     assert "passed" not in run.output and "failed" not in run.output
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_mid_check_still_leaves_a_certificate(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     marker = tmp_path / "click-started"
@@ -168,6 +172,9 @@ def test_ctrl_c_mid_check_still_leaves_a_certificate(tmp_path: Path) -> None:
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        # A pytest-xdist worker (the test command runs this test in one) ignores SIGINT, and a child inherits
+        # that: Python would then never raise KeyboardInterrupt and the run would sit in the hanging click.
+        preexec_fn=_default_sigint,
     )
     try:
         # Wait until the driver is inside the hanging click, then interrupt as a user pressing Ctrl-C would: a
