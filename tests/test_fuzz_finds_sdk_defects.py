@@ -28,6 +28,7 @@ from conformance.hypothesis_profiles import QUICK, register_profiles
 from conformance.streams.properties import Violation
 from conformance.streams.reproduce import reproduces
 from conformance.streams.shrink import size
+from tests.tiers import tiered
 
 # slow: each case fuzzes the patched SDK until the defect shows, 3 to 27 s of CPU a case, about 95 worker-s in all,
 # half of what scripts/test.sh --quick would spend; the whole test command runs them.
@@ -162,7 +163,14 @@ def _fuzz_until_found(certificate: Path) -> ClauseViolation | None:
     return None
 
 
-@pytest.mark.parametrize("defect", sorted(DEFECTS))
+# Three defects (the quickest found) in the default tier, the rest thorough (tests/tiers.py).
+@pytest.mark.parametrize(
+    "defect",
+    tiered(
+        sorted(DEFECTS),
+        ("never-retries", "writes-outputs-in-reverse", "runs-unfinished-calls", "takes-a-cut-stream-as-complete"),
+    ),
+)
 def test_the_fuzz_check_finds_and_shrinks_the_defect(
     defect: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

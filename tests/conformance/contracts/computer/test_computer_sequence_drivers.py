@@ -18,6 +18,7 @@ import pytest
 
 from tests.broken.certification import Certification, certify
 from tests.desktops import needs_x
+from tests.tiers import THOROUGH, tiered
 
 pytestmark = [needs_x, pytest.mark.desktop, pytest.mark.child_run]
 
@@ -60,7 +61,8 @@ def _reported(run: Certification) -> tuple[str, str, list[str], int, list[str]]:
     return failed[0], reason, steps, int(seed.group(1)), [call["member"] for call in evidence["calls"]]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.factory)
+# Three of the four in the default tier; the slowest to find is thorough (tests/tiers.py).
+@pytest.mark.parametrize("case", tiered(CASES, ("release_swallowed_after_a_drag",), lambda case: case.factory))
 def test_exploration_finds_and_shrinks_the_sequence_defect(case: Case, tmp_path: Path) -> None:
     clause, reason, steps, _, members = _reported(_certify(f"{MODULE}:{case.factory}", tmp_path, EXPLORATION))
     assert clause == case.clause, f"{case.factory}: exploration blamed {clause}: {reason}"
@@ -69,6 +71,8 @@ def test_exploration_finds_and_shrinks_the_sequence_defect(case: Case, tmp_path:
     assert members == [step.split(". ", 1)[1].split("(", 1)[0] for step in steps], (members, reason)
 
 
+# Thorough: it shows the defects need exploration, not that exploration or the examples work.
+@THOROUGH
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.factory)
 def test_the_example_checks_pass_the_sequence_defect(case: Case, tmp_path: Path) -> None:
     run = _certify(f"{MODULE}:{case.factory}", tmp_path, f"not {EXPLORATION}")
@@ -78,6 +82,8 @@ def test_the_example_checks_pass_the_sequence_defect(case: Case, tmp_path: Path)
     assert case.clause in run.with_status("passed"), run.tail()
 
 
+# Thorough: the browser exploration's replay test shows the same seed handling in the default tier.
+@THOROUGH
 def test_the_seed_in_a_certificate_replays_its_finding(tmp_path: Path) -> None:
     driver = f"{MODULE}:moves_drift"
     first = _reported(_certify(driver, tmp_path / "first", EXPLORATION))
@@ -85,6 +91,8 @@ def test_the_seed_in_a_certificate_replays_its_finding(tmp_path: Path) -> None:
     assert (again[0], again[2], again[3]) == (first[0], first[2], first[3])
 
 
+# Thorough: CI certifies the reference computer driver, exploration included, on both desktops.
+@THOROUGH
 def test_the_reference_driver_keeps_every_rule_over_sequences(tmp_path: Path) -> None:
     run = _certify("reference.computer:sync_factory", tmp_path, EXPLORATION)
     assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"

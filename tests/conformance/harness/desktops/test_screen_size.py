@@ -12,6 +12,7 @@ from conformance.certificate_format import load as load_certificate
 from conformance.contracts.computer._support import FREE_LEFT, FREE_TOP, PATH_FRACTIONS, POINT_FRACTIONS, _at
 from conformance.harness.desktops.settings import COMMON_SCREENS, parse_screen_size
 from tests.broken.certification import run_child
+from tests.tiers import THOROUGH
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.child_run]
@@ -54,6 +55,9 @@ def test_an_unsupported_screen_size_is_a_usage_error() -> None:
     assert "--screen-size=800x600: 800x600 is outside the supported screen sizes" in completed.stderr
 
 
+# Thorough (tests/tiers.py): CI certifies the reference computer driver at the default size on both desktops, and
+# the check points' placement at every common size is a unit test above.
+@THOROUGH
 @pytest.mark.slow
 @pytest.mark.parametrize("size", ["1024x768", "1280x800"])
 def test_the_reference_computer_driver_conforms_at_each_screen_size(size: str, tmp_path: Path) -> None:
