@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.broken.certification import Certification, certify
-from tests.tiers import tiered
+from tests.tiers import THOROUGH, tiered
 
 pytestmark = [pytest.mark.child_run, pytest.mark.browser, pytest.mark.node]
 
@@ -75,9 +75,9 @@ def reported(run: Certification) -> Reported:
     return Reported(failed[0], reason, steps, int(seed.group(1)), evidence["calls"])
 
 
-# Three of the seven in the default tier (a reused tab ID, a closed background tab, a notice naming a tab); the rest
-# thorough (tests/tiers.py).
+# Two of the seven in the default tier (a reused tab ID, a notice naming a tab); the rest thorough (tests/tiers.py).
 FOUND_IN_THE_THOROUGH_TIER = (
+    "background_close_moves_the_active_flag",
     "closed_tab_ids_still_accepted",
     "named_navigation_after_a_switch",
     "background_close_notice_names_the_active_tab",
@@ -106,6 +106,9 @@ def test_exploration_drives_a_javascript_driver_over_the_bridge(tmp_path: Path) 
     assert [call["member"] for call in found.calls][-1] == "navigate", found.calls
 
 
+# Thorough: the computer exploration's replay test shows the same seed handling in the default tier, in a third
+# of the time.
+@THOROUGH
 def test_the_seed_in_a_certificate_replays_its_finding(tmp_path: Path) -> None:
     driver = f"{MODULE}:reuses_closed_tab_ids"
     first = reported(certify(driver, tmp_path / "first", selection=EXPLORATION))
@@ -125,7 +128,11 @@ ALLOWED = (
 )
 
 
-@pytest.mark.parametrize("factory", ALLOWED, ids=lambda factory: factory.rsplit(":", 1)[1])
+# Two in the default tier (the two about when a call returns and which tab is active); the state-text ones thorough.
+@pytest.mark.parametrize(
+    "factory",
+    tiered(ALLOWED, ("full_url_in_state", "title_left_for_the_sdk"), lambda factory: factory.rsplit(":", 1)[1]),
+)
 def test_exploration_accepts_what_the_documents_allow(factory: str, tmp_path: Path) -> None:
     run = certify(factory, tmp_path, selection=EXPLORATION)
     assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"

@@ -82,8 +82,6 @@ def test_the_example_checks_pass_the_sequence_defect(case: Case, tmp_path: Path)
     assert case.clause in run.with_status("passed"), run.tail()
 
 
-# Thorough: the browser exploration's replay test shows the same seed handling in the default tier.
-@THOROUGH
 def test_the_seed_in_a_certificate_replays_its_finding(tmp_path: Path) -> None:
     driver = f"{MODULE}:moves_drift"
     first = _reported(_certify(driver, tmp_path / "first", EXPLORATION))
