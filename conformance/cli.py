@@ -192,7 +192,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     replay = commands.add_parser("replay", help="replay a recorded cassette through the runner")
     if command in (None, "replay"):
-        replay_module = importlib.import_module("conformance.replay")
+        replay_module = importlib.import_module("conformance.replay_command")
         replay_module.add_arguments(replay)
         replay.set_defaults(handler=replay_module.run)
 

@@ -15,7 +15,8 @@ from conformance import cassettes
 from conformance.cassette_builder import CassetteBuilder, function_call, message
 from conformance.harness.environment import Environment
 from conformance.probes import browser_probe
-from conformance.replay import MODES, ReplayError, add_arguments, replay, run
+from conformance.replay import MODES, ReplayError, replay
+from conformance.replay_command import add_arguments, run
 from tests.conformance.recorded_runs import lookup_source, record_lookup_run
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.replay import add_arguments, replay, run
+from conformance.replay import replay
+from conformance.replay_command import add_arguments, run
 from reference.browser import launch
 from tests.conformance.recorded_runs import lookup_source, record_lookup_run
 
