@@ -72,19 +72,29 @@ def _ref_of_a_replaced_control(subject: BrowserSubject, env: Environment, clause
     return old_ref
 
 
+def _expect_the_old_ref_refused(
+    subject: BrowserSubject, env: Environment, clause: str, *, checked: bool, why: str
+) -> None:
+    """set_checked(``checked``) through the ref the replaced box had: refused, and the replacement box is left
+    alone; ``clause`` is blamed for either breach."""
+    old_ref = _ref_of_a_replaced_control(subject, env, clause)
+    position = mark(subject)
+    outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=checked)
+    expect_refused(outcome, clause, why)
+    subject.env.settle()
+    changed = _changes(env, position, "remember")
+    expect(not changed, clause, f"the replacement box was changed through the old ref: {brief(changed)}")
+    outcome.expect_sdk_accepted()
+
+
 @pytest.mark.page("checkbox.html")
 @pytest.mark.clause("BR-CHK-003")
 # It replaces the control by clicking a button (when the driver has click).
 @pytest.mark.requires("BR-ACT-002")
 def test_set_checked_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
-    old_ref = _ref_of_a_replaced_control(subject, env, "BR-CHK-003")
-    position = mark(subject)
-    outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=True)
-    expect_refused(outcome, "BR-CHK-003", "the ref names a control the page has since replaced")
-    subject.env.settle()
-    changed = _changes(env, position, "remember")
-    expect(not changed, "BR-CHK-003", f"the replacement box was changed through the old ref: {brief(changed)}")
-    outcome.expect_sdk_accepted()
+    _expect_the_old_ref_refused(
+        subject, env, "BR-CHK-003", checked=True, why="the ref names a control the page has since replaced"
+    )
 
 
 @pytest.mark.page("checkbox.html")
@@ -107,11 +117,10 @@ def test_set_checked_refuses_a_control_that_is_not_a_checkbox(subject: BrowserSu
 def test_set_checked_no_op_still_refuses_a_replaced_control(subject: BrowserSubject, env: Environment) -> None:
     # The replacement box is unchecked, as the old one was: asking for "unchecked" through the old ref needs no
     # change on either node, so only a driver that checks the ref's own control first can tell it is gone.
-    old_ref = _ref_of_a_replaced_control(subject, env, "BR-CHK-005")
-    position = mark(subject)
-    outcome = subject.call("set_checked", tab_id=None, target=old_ref, checked=False)
-    expect_refused(outcome, "BR-CHK-005", "the state asked for already holds, but the ref names a replaced control")
-    subject.env.settle()
-    changed = _changes(env, position, "remember")
-    expect(not changed, "BR-CHK-005", f"the replacement box was changed through the old ref: {brief(changed)}")
-    outcome.expect_sdk_accepted()
+    _expect_the_old_ref_refused(
+        subject,
+        env,
+        "BR-CHK-005",
+        checked=False,
+        why="the state asked for already holds, but the ref names a replaced control",
+    )
