@@ -70,6 +70,23 @@ def entries(text: str, pattern: re.Pattern[str]) -> list[str]:
     return [line for line in text.splitlines() if pattern.search(line)]
 
 
+# What each source's report names once per entry: the fixture's own marker, and the kit's count of entry lines.
+ENTRY_MARKERS = {"console": r"kit-console-\d\d", "network": r"items-\d+"}
+ENTRY_LINES = {"console": CONSOLE_ENTRY, "network": NETWORK_ENTRY}
+
+
+def _expect_at_most(subject: BrowserSubject, source: str, limit: int, noun: str) -> None:
+    """BR-DIAG-002: a read of ``source`` with ``limit`` reports no more entries, by marker or by line."""
+    text = read_text(diagnostic_report(diagnostics(subject, source, limit)))
+    shown = markers(text, ENTRY_MARKERS[source])
+    counted = entries(text, ENTRY_LINES[source])
+    expect(
+        len(shown) <= limit and len(counted) <= limit,
+        "BR-DIAG-002",
+        f"a {source} read with limit {limit} reports {max(len(shown), len(counted))} {noun}: {counted[:6]}",
+    )
+
+
 @pytest.mark.page("diagnostics.html")
 @pytest.mark.hints(members=("read_diagnostics",))
 @pytest.mark.clause("BR-DIAG-001", "BR-DIAG-002", "BR-DIAG-006", "BR-DIAG-007")
@@ -84,14 +101,7 @@ def test_console_diagnostics_are_bounded_and_filtered(subject: BrowserSubject, e
         "BR-DIAG-007",
         f"console diagnostics report none of the 22 console messages the page wrote: {read_text(full)[:200]!r}",
     )
-    small = diagnostic_report(diagnostics(subject, "console", 3))
-    shown = markers(read_text(small), r"kit-console-\d\d")
-    counted = entries(read_text(small), CONSOLE_ENTRY)
-    expect(
-        len(shown) <= 3 and len(counted) <= 3,
-        "BR-DIAG-002",
-        f"a console read with limit 3 reports {max(len(shown), len(counted))} messages: {counted[:6]}",
-    )
+    _expect_at_most(subject, "console", 3, "messages")
 
 
 @pytest.mark.page("diagnostics.html")
@@ -110,15 +120,8 @@ def test_network_diagnostics_are_bounded_and_filtered(subject: BrowserSubject, e
     credentials = contains_any(seen, URL_SECRETS)
     expect(not credentials, "BR-DIAG-005", f"network diagnostics show the token from a request URL: {credentials}")
     expect(
-        "__api" in read_text(full) or markers(read_text(full), r"items-\d+"),
+        "__api" in read_text(full) or markers(read_text(full), ENTRY_MARKERS["network"]),
         "BR-DIAG-008",
         f"network diagnostics mention none of the page's API requests: {read_text(full)[:200]!r}",
     )
-    small = diagnostic_report(diagnostics(subject, "network", 2))
-    shown = markers(read_text(small), r"items-\d+")
-    counted = entries(read_text(small), NETWORK_ENTRY)
-    expect(
-        len(shown) <= 2 and len(counted) <= 2,
-        "BR-DIAG-002",
-        f"a network read with limit 2 reports {max(len(shown), len(counted))} requests: {counted[:6]}",
-    )
+    _expect_at_most(subject, "network", 2, "requests")
