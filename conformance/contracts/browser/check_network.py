@@ -71,6 +71,13 @@ def _expect_no_contact(subject: BrowserSubject, clause: str, what: str) -> None:
     expect(not contacts, clause, f"{what} reached the non-permitted origin: {contacts[:5]}")
 
 
+def _expect_no_tab_on_the_other_origin(subject: BrowserSubject, clause: str, after: str, what: str) -> None:
+    """The state after ``after`` (standing on the state rules) lists no tab on the non-permitted origin."""
+    state = expect_valid_state(subject, clause, after)
+    shown = [tab for tab in state["tabs"] if str(tab.get("url", "")).startswith(subject.env.other_origin)]
+    expect(not shown, clause, f"state shows {what} on the non-permitted origin: {shown!r}")
+
+
 @pytest.mark.page("tabs-a.html")
 @pytest.mark.clause("BR-NET-001", "BR-NET-002")
 def test_navigate_to_a_non_permitted_origin_is_refused(subject: BrowserSubject, env: Environment) -> None:
@@ -96,9 +103,7 @@ def test_new_tab_to_a_non_permitted_origin_is_refused(subject: BrowserSubject, e
     # Read as navigate's twin (BR-NET-002): the call itself must say it was refused. A success text would tell the
     # model a tab opened on that origin when none did.
     expect_refused(outcome, "BR-NET-008", "the URL is outside the permitted origins")
-    state = expect_valid_state(subject, "BR-NET-008", "new_tab to a non-permitted origin")
-    shown = [tab for tab in state["tabs"] if str(tab.get("url", "")).startswith(env.other_origin)]
-    expect(not shown, "BR-NET-008", f"state shows a tab on the non-permitted origin: {shown!r}")
+    _expect_no_tab_on_the_other_origin(subject, "BR-NET-008", "new_tab to a non-permitted origin", "a tab")
     outcome.expect_sdk_accepted()
 
 
@@ -137,9 +142,7 @@ def test_popups_to_a_non_permitted_origin_never_reach_it(subject: BrowserSubject
     _open_page(subject, env, "popup.html", "BR-NET-005", auto="partner")
     _await_attempt(subject, "BR-NET-005", "popup", "popup.html", "opening its popup")
     _expect_no_contact(subject, "BR-NET-005", "a popup")
-    state = expect_valid_state(subject, "BR-NET-005", "a blocked popup")
-    shown = [tab for tab in state["tabs"] if str(tab.get("url", "")).startswith(env.other_origin)]
-    expect(not shown, "BR-NET-005", f"state shows a popup on the non-permitted origin: {shown!r}")
+    _expect_no_tab_on_the_other_origin(subject, "BR-NET-005", "a blocked popup", "a popup")
 
 
 @pytest.mark.page("tabs-a.html")
