@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import quote, urlsplit
 
 from conformance import resources
-from conformance.assertions import not_checked, precondition_failed, violation
+from conformance.assertions import expect, not_checked, precondition_failed, violation
 from conformance.harness.environment import Effect, Environment
 from conformance.harness.errors import bounded
 from conformance.harness.subject import BrowserSubject
@@ -170,6 +170,12 @@ def since(env: Environment, position: int, kind: str | None = None) -> list[Effe
 def input_effects_since(env: Environment, position: int, *, ignore: Iterable[str] = ()) -> list[Effect]:
     skipped = set(ignore)
     return [effect for effect in since(env, position) if effect.get("kind") in INPUT_KINDS - skipped]
+
+
+def expect_untouched(env: Environment, position: int, clause: str, member: str, *, ignore: Iterable[str] = ()) -> None:
+    """``member`` only looked: the page recorded no input after ``position`` (a :func:`mark`), or ``clause`` fails."""
+    touched = input_effects_since(env, position, ignore=ignore)
+    expect(not touched, clause, f"{member} touched the page: {brief(touched)}")
 
 
 def await_effect(

@@ -21,6 +21,7 @@ from ._effects import (
     await_new_effect,
     brief,
     effect_with,
+    expect_untouched,
     input_effects_since,
     mark,
     recorded_since,
@@ -283,8 +284,7 @@ def test_wait_for_finds_text_that_appears_late(subject: BrowserSubject, env: Env
         )
     early = earliest - returned_at
     expect(early <= 0, "BR-ACT-009", f"wait_for returned {early:.2f} s before the text could have appeared")
-    touched = input_effects_since(env, position, ignore={"mouseover"})
-    expect(not touched, "BR-ACT-011", f"wait_for touched the page: {brief(touched)}")
+    expect_untouched(env, position, "BR-ACT-011", "wait_for", ignore={"mouseover"})
     outcome.expect_sdk_accepted()
 
 
@@ -309,8 +309,7 @@ def test_wait_for_absent_text_fails_after_about_its_timeout(subject: BrowserSubj
     expect(
         elapsed <= timeout_ms / 1000 + 10, "BR-ACT-010", f"wait_for took {elapsed:.1f} s for a {timeout_ms} ms timeout"
     )
-    touched = input_effects_since(env, position, ignore={"mouseover"})
-    expect(not touched, "BR-ACT-011", f"wait_for touched the page: {brief(touched)}")
+    expect_untouched(env, position, "BR-ACT-011", "wait_for", ignore={"mouseover"})
     outcome.expect_sdk_accepted()
 
 

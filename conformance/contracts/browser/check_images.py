@@ -13,7 +13,7 @@ from conformance.assertions import expect, unverified
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_new_effect, brief, input_effects_since, mark, page_viewport
+from ._effects import await_new_effect, expect_untouched, mark, page_viewport
 from ._expectations import expect_done, expect_refused
 from ._images import PERMITTED_IMAGE_KEYS, decode_image, share_of_colour
 from ._tabs import active_tab
@@ -56,8 +56,7 @@ def test_screenshot_shows_the_current_viewport(subject: BrowserSubject, env: Env
         share = share_of_colour(picture, colour, inner)
         expect(share > 0.9, "BR-IMG-003", f"the {name} swatch is not where the page draws it ({share:.0%} match)")
     subject.env.settle()
-    touched = input_effects_since(env, position)
-    expect(not touched, "BR-IMG-006", f"screenshot touched the page: {brief(touched)}")
+    expect_untouched(env, position, "BR-IMG-006", "screenshot")
     outcome.expect_sdk_accepted()
 
 
@@ -106,8 +105,7 @@ def test_zoom_returns_exactly_the_requested_region(subject: BrowserSubject, env:
         f"gap coloured {gap_share:.0%})",
     )
     subject.env.settle()
-    touched = input_effects_since(env, position)
-    expect(not touched, "BR-IMG-006", f"zoom touched the page: {brief(touched)}")
+    expect_untouched(env, position, "BR-IMG-006", "zoom")
     outcome.expect_sdk_accepted()
 
 
