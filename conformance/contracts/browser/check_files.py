@@ -71,6 +71,17 @@ def expect_refusal(outcome: CallOutcome, clause: str, where: str) -> None:
     )
 
 
+def _expect_first_use_completed(
+    subject: BrowserSubject, member: str, grant: FileGrant, clause: str, transfer: str
+) -> None:
+    """``member`` with a valid ``grant`` used for the first time completes the ``transfer`` (``clause``)."""
+    raw = check_outcome_shape(subject.call(member, grant_id=grant.grant_id), f"first {transfer}")
+    if raw is None or raw["status"] == "refused":
+        # Nothing was transferred with a valid grant: the driver does not take the kit's caller-issued grants.
+        unverified(member, "the factory must issue env.hints.grants to the driver's file owner")
+    expect(raw["status"] == "completed", clause, f"a valid {transfer} ended {raw['status']}/{raw['effect']}")
+
+
 def uploads(env: Environment) -> list[Any]:
     return env.effects("file_chosen") + env.effects("upload")
 
@@ -83,13 +94,7 @@ def downloads(env: Environment) -> list[Any]:
 @pytest.mark.hints(grants=(UPLOAD,), members=("upload_file",))
 @pytest.mark.clause("BR-FILE-001", "BR-FILE-002", "BR-FILE-003", "BR-FILE-004", "BR-FILE-005")
 def test_an_upload_grant_is_honoured_once(subject: BrowserSubject, env: Environment) -> None:
-    first = subject.call("upload_file", grant_id=UPLOAD.grant_id)
-    raw = check_outcome_shape(first, "first upload")
-    if raw is None or raw["status"] == "refused":
-        # Nothing was uploaded with a valid grant: the driver does not take the kit's caller-issued grants.
-        unverified("upload_file", "the factory must issue env.hints.grants to the driver's file owner")
-    assert raw is not None
-    expect(raw["status"] == "completed", "BR-FILE-003", f"a valid upload ended {raw['status']}/{raw['effect']}")
+    _expect_first_use_completed(subject, "upload_file", UPLOAD, "BR-FILE-003", "upload")
     chosen = env.wait_for_effect("file_chosen")
     expect(
         chosen.get("name") == UPLOAD.file_name and chosen.get("size") == len(UPLOAD.content),
@@ -136,12 +141,7 @@ def test_invalid_upload_grants_are_refused(subject: BrowserSubject, env: Environ
 @pytest.mark.hints(grants=(DOWNLOAD, TINY_DOWNLOAD, UPLOAD), members=("download_file",))
 @pytest.mark.clause("BR-FILE-001", "BR-FILE-002", "BR-FILE-005", "BR-FILE-009", "BR-FILE-010", "BR-FILE-011")
 def test_a_download_grant_is_honoured_once_within_its_limit(subject: BrowserSubject, env: Environment) -> None:
-    first = subject.call("download_file", grant_id=DOWNLOAD.grant_id)
-    raw = check_outcome_shape(first, "first download")
-    if raw is None or raw["status"] == "refused":
-        unverified("download_file", "the factory must issue env.hints.grants to the driver's file owner")
-    assert raw is not None
-    expect(raw["status"] == "completed", "BR-FILE-010", f"a valid download ended {raw['status']}/{raw['effect']}")
+    _expect_first_use_completed(subject, "download_file", DOWNLOAD, "BR-FILE-010", "download")
     expect(downloads(env), "BR-FILE-010", "the download was reported completed but the server never sent it")
     again = subject.call("download_file", grant_id=DOWNLOAD.grant_id)
     expect_refusal(again, "BR-FILE-005", "second use of the same download grant")
