@@ -48,6 +48,15 @@ def completed(outcome: CallOutcome, clause: str) -> Any:
     return outcome.raw
 
 
+def answered(outcome: CallOutcome, clause: str, *, kind_clause: str, none: str) -> Any:
+    """The result of a read that has something to report on its page: it completed and is not None (``clause``,
+    saying ``none`` when it is), and it is a kind a read may return (``kind_clause``)."""
+    raw = completed(outcome, clause)
+    check_result_kind(raw, kind_clause, outcome.member)
+    expect(raw is not None, clause, none)
+    return raw
+
+
 def element_labelled(raw: Any, label: str, role: str | None = None) -> dict[str, Any] | None:
     for element in read_elements(raw):
         if label.casefold() in str(element.get("label", "")).casefold() and (
@@ -116,9 +125,9 @@ def check_reported_values(raw: Any) -> None:
 )
 def test_read_page_reports_the_form(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("read_page", filter="all", tab_id=None)
-    raw = completed(outcome, "BR-READ-018")
-    check_result_kind(raw, "BR-READ-001", "read_page")
-    expect(raw is not None, "BR-READ-018", "read_page returned None on a page full of controls")
+    raw = answered(
+        outcome, "BR-READ-018", kind_clause="BR-READ-001", none="read_page returned None on a page full of controls"
+    )
     if isinstance(raw, dict):
         check_read_report(raw, member="read_page")
         admitted_gap = bool(COVERAGE_CODES & set(raw["omitted"]))
@@ -143,9 +152,9 @@ def test_read_page_reports_the_form(subject: BrowserSubject, env: Environment) -
 @pytest.mark.clause("BR-READ-002", "BR-READ-004", "BR-READ-012", "BR-READ-013", "BR-READ-014", "BR-READ-015")
 def test_page_text_is_reported_intact(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("get_page_text", tab_id=None)
-    raw = completed(outcome, "BR-READ-015")
-    check_result_kind(raw, "BR-READ-002", "get_page_text")
-    expect(raw is not None, "BR-READ-015", "get_page_text returned None on a page with text")
+    raw = answered(
+        outcome, "BR-READ-015", kind_clause="BR-READ-002", none="get_page_text returned None on a page with text"
+    )
     if isinstance(raw, dict):
         check_read_report(raw, member="get_page_text")
         expect(
@@ -163,9 +172,12 @@ def test_page_text_is_reported_intact(subject: BrowserSubject, env: Environment)
 @pytest.mark.clause("BR-READ-002", "BR-READ-016")
 def test_a_page_without_text_reads_as_empty_text(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("get_page_text", tab_id=None)
-    raw = completed(outcome, "BR-READ-016")
-    check_result_kind(raw, "BR-READ-002", "get_page_text")
-    expect(raw is not None, "BR-READ-016", "get_page_text completed on an empty page but returned None")
+    raw = answered(
+        outcome,
+        "BR-READ-016",
+        kind_clause="BR-READ-002",
+        none="get_page_text completed on an empty page but returned None",
+    )
     expect(
         read_text(raw).strip() == "",
         "BR-READ-016",
@@ -178,9 +190,12 @@ def test_a_page_without_text_reads_as_empty_text(subject: BrowserSubject, env: E
 @pytest.mark.clause("BR-READ-003", "BR-READ-004", "BR-READ-005", "BR-READ-006", "BR-READ-007", "BR-READ-020")
 def test_find_reports_the_matching_control(subject: BrowserSubject, env: Environment) -> None:
     outcome = subject.call("find", query="Gift wrap", tab_id=None)
-    raw = completed(outcome, "BR-READ-020")
-    check_result_kind(raw, "BR-READ-003", "find")
-    expect(raw is not None, "BR-READ-020", "find('Gift wrap') returned None although the page has that control")
+    raw = answered(
+        outcome,
+        "BR-READ-020",
+        kind_clause="BR-READ-003",
+        none="find('Gift wrap') returned None although the page has that control",
+    )
     if isinstance(raw, dict):
         check_read_report(raw, member="find")
         expect(
@@ -191,6 +206,17 @@ def test_find_reports_the_matching_control(subject: BrowserSubject, env: Environ
     else:
         expect("Gift wrap" in squash(raw), "BR-READ-020", f"find('Gift wrap') answered {raw[:120]!r}")
     outcome.expect_sdk_accepted()
+
+
+def _expect_no_interaction_since(env: Environment, before: int, clause: str, readers: list[str]) -> None:
+    """Once the page has settled, it recorded no interaction after ``before``: ``readers`` only read it."""
+    env.settle()
+    caused = [
+        (effect.get("kind"), effect.get("target"))
+        for effect in env.effects()[before:]
+        if effect.get("kind") in INTERACTION_KINDS
+    ]
+    expect(not caused, clause, f"reading the page ({', '.join(readers)}) caused page effects {caused}")
 
 
 @pytest.mark.page("forms.html")
@@ -209,13 +235,7 @@ def test_reads_change_nothing_on_the_page(subject: BrowserSubject, env: Environm
     for member in available:
         subject.call(member, **reads[member])
         subject.call(member, **reads[member])
-    env.settle()
-    caused = [
-        (effect.get("kind"), effect.get("target"))
-        for effect in env.effects()[before:]
-        if effect.get("kind") in INTERACTION_KINDS
-    ]
-    expect(not caused, "BR-READ-021", f"reading the page ({', '.join(available)}) caused page effects {caused}")
+    _expect_no_interaction_since(env, before, "BR-READ-021", available)
 
 
 @pytest.mark.page("sections.html")
@@ -238,10 +258,4 @@ def test_opt_in_reads_change_nothing_on_the_page(subject: BrowserSubject, env: E
     if "read_diagnostics" in available:
         for source in ("console", "network"):
             subject.call("read_diagnostics", tab_id=None, source=source, limit=20)
-    env.settle()
-    caused = [
-        (effect.get("kind"), effect.get("target"))
-        for effect in env.effects()[before:]
-        if effect.get("kind") in INTERACTION_KINDS
-    ]
-    expect(not caused, "BR-READ-022", f"reading the page ({', '.join(available)}) caused page effects {caused}")
+    _expect_no_interaction_since(env, before, "BR-READ-022", available)
