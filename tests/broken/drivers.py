@@ -129,6 +129,12 @@ class BrokenDriver:
         result = self.reference("run_script", {"tab_id": tab_id, "source": source, "timeout_ms": 5000})
         return str(result)
 
+    def click_first_button(self, report: Any, tab_id: str | None) -> None:
+        """Click the first button ``report`` lists, through the reference: a read that does so touches the page."""
+        buttons = [element for element in elements_of(report) if element.get("role") == "button"]
+        if buttons:
+            self.reference("click", {"target": buttons[0]["ref"], "tab_id": tab_id})
+
 
 def elements_of(report: Any) -> list[dict[str, Any]]:
     if isinstance(report, dict) and isinstance(report.get("elements"), list):
@@ -151,24 +157,23 @@ def with_first_element(report: Any, change: Callable[[dict[str, Any]], dict[str,
 # ----- tab state ---------------------------------------------------------------------------------------------
 
 
+def every_tab_active(state: Any, active: bool) -> Any:
+    """A copy of a reported state in which every tab says ``active``."""
+    return {**state, "tabs": [{**tab, "active": active} for tab in state["tabs"]]}
+
+
 class TwoActiveTabs(BrokenDriver):
     """state() marks every tab active, so with two tabs open two of them claim to be the active one."""
 
     def broken_state(self, forward: Forward) -> Any:
-        state = copy.deepcopy(forward())
-        for tab in state["tabs"]:
-            tab["active"] = True
-        return state
+        return every_tab_active(forward(), True)
 
 
 class NoActiveTab(BrokenDriver):
     """state() marks no tab active although the driver shows a page."""
 
     def broken_state(self, forward: Forward) -> Any:
-        state = copy.deepcopy(forward())
-        for tab in state["tabs"]:
-            tab["active"] = False
-        return state
+        return every_tab_active(forward(), False)
 
 
 class GhostActiveTab(BrokenDriver):
@@ -370,9 +375,7 @@ class ReadClicksAButton(BrokenDriver):
 
     def broken_read_page(self, arguments: Arguments, forward: Forward) -> Any:
         report = forward(arguments)
-        buttons = [element for element in elements_of(report) if element.get("role") == "button"]
-        if buttons:
-            self.reference("click", {"target": buttons[0]["ref"], "tab_id": arguments["tab_id"]})
+        self.click_first_button(report, arguments["tab_id"])
         return report
 
 

@@ -19,7 +19,7 @@ from openai.lib.browser import BrowserError
 
 from conformance.harness.environment import Environment
 from reference.browser._keys import key_name
-from tests.broken.drivers import Arguments, BrokenDriver, Forward, elements_of, factory_for, with_start_url
+from tests.broken.drivers import Arguments, BrokenDriver, Forward, factory_for, with_start_url
 from tests.broken.environment_view import EnvironmentView
 
 
@@ -85,9 +85,7 @@ class ScopedReadClicksAButton(BrokenDriver):
 
     def broken_read_page_scoped(self, arguments: Arguments, forward: Forward) -> Any:
         report = forward(arguments)
-        buttons = [element for element in elements_of(report) if element.get("role") == "button"]
-        if buttons:
-            self.reference("click", {"target": buttons[0]["ref"], "tab_id": arguments["tab_id"]})
+        self.click_first_button(report, arguments["tab_id"])
         return report
 
 
