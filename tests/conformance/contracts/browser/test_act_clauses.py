@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from conformance.clauses import load_clauses, registry
+from tests.conformance.contracts.clause_markers import named_clauses
 
 CLAUSES = load_clauses("browser_act")
 
@@ -20,35 +21,6 @@ CHECKS = Path(__file__).resolve().parents[4] / "conformance" / "contracts" / "br
 ACT_FAMILIES = ("NAV", "ACT", "TAB", "IMG", "PTR", "CHK", "NET", "DLG", "BIND", "CANCEL")
 # Where the contract documents live on the kit's build machine; they are not shipped with the kit.
 ACT_ID = re.compile(r"^BR-(?:" + "|".join(ACT_FAMILIES) + r")-\d{3}$")
-
-
-def _is_clause_marker(node: ast.expr) -> bool:
-    """``pytest.mark.clause(...)`` (or ``mark.clause(...)``) as a decorator call."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "clause"
-        and isinstance(node.func.value, ast.Attribute)
-        and node.func.value.attr == "mark"
-    )
-
-
-def _declared_clauses() -> dict[str, list[str]]:
-    """Clause ID -> the checks (``file::function``) whose clause marker lists it."""
-    declared: dict[str, list[str]] = {}
-    for path in sorted(CHECKS.glob("check_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for decorator in node.decorator_list:
-                if not _is_clause_marker(decorator):
-                    continue
-                assert isinstance(decorator, ast.Call)
-                for argument in decorator.args:
-                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
-                        declared.setdefault(argument.value, []).append(f"{path.name}::{node.name}")
-    return declared
 
 
 def _named_act_ids() -> set[str]:
@@ -71,14 +43,14 @@ def test_the_action_list_is_not_empty_and_uses_only_its_families() -> None:
 
 
 def test_every_action_clause_is_declared_by_a_check() -> None:
-    declared = _declared_clauses()
+    declared = named_clauses(CHECKS)
     uncovered = [clause.id for clause in CLAUSES if clause.id not in declared]
     assert not uncovered, f"clauses no check declares: {uncovered}"
 
 
 def test_every_clause_a_check_names_exists() -> None:
     known = {clause.id for clause in registry()}
-    unknown_markers = sorted(clause_id for clause_id in _declared_clauses() if clause_id not in known)
+    unknown_markers = sorted(named_clauses(CHECKS) - known)
     assert not unknown_markers, f"clause markers naming no clause: {unknown_markers}"
     unknown_named = sorted(_named_act_ids() - known)
     assert not unknown_named, f"check modules name clauses that do not exist: {unknown_named}"

@@ -7,11 +7,11 @@ it needs no driver and no browser.
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 from conformance.clauses import load_clauses, registry
+from tests.conformance.contracts.clause_markers import named_clauses
 
 CLAUSES = load_clauses("browser_observe")
 
@@ -19,34 +19,15 @@ CHECKS = Path(__file__).resolve().parents[4] / "conformance" / "contracts" / "br
 FAMILIES = ("STATE", "OBS", "URL", "READ", "REF", "PRIV", "ERR", "SCOPE", "DIAG", "SCRIPT", "FILE")
 
 
-def declared_clauses() -> dict[str, set[str]]:
-    """Clause ID -> names of the check modules whose ``clause`` markers declare it."""
-    found: dict[str, set[str]] = {}
-    for module in sorted(CHECKS.glob("check_*.py")):
-        tree = ast.parse(module.read_text(encoding="utf-8"), filename=str(module))
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "clause"
-                and isinstance(node.func.value, ast.Attribute)
-                and node.func.value.attr == "mark"
-            ):
-                for argument in node.args:
-                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
-                        found.setdefault(argument.value, set()).add(module.name)
-    return found
-
-
 def test_every_observation_clause_is_declared_by_a_check() -> None:
-    declared = declared_clauses()
+    declared = named_clauses(CHECKS)
     uncovered = [clause.id for clause in CLAUSES if clause.id not in declared]
     assert not uncovered, f"clauses no check declares: {uncovered}"
 
 
 def test_every_declared_clause_exists() -> None:
     known = registry()
-    unknown = sorted(clause_id for clause_id in declared_clauses() if clause_id not in known)
+    unknown = sorted(clause_id for clause_id in named_clauses(CHECKS) if clause_id not in known)
     assert not unknown, f"checks declare clauses no list defines: {unknown}"
 
 
