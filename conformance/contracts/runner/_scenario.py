@@ -116,6 +116,11 @@ class Timeline:
     def index(self, entry: str) -> int:
         return self.entries.index(entry)
 
+    def ran_early(self, entry: str) -> bool:
+        """Whether ``entry`` came before the ``response.completed`` stream event: a call that started then ran
+        early, one that started after it waited for the whole response. Both must be on the timeline."""
+        return self.index(entry) < self.index("event:response.completed")
+
     def has(self, entry: str) -> bool:
         with self._lock:
             return entry in self.entries

@@ -116,6 +116,13 @@ def _stopped_after_first_request(outcome: CapturedRun, clause: str) -> None:
     expect(len(outcome.requests) == 1, clause, f"{len(outcome.requests)} requests sent; the stop allows only the first")
 
 
+def _approved_run(cassette: str, mode: Mode, clause: str, **setup: Any) -> CapturedRun:
+    """A run of ``cassette`` whose computer has every safety check and action approved by recording callbacks,
+    after failing ``clause`` unless it finished: the order checks judge only a run that went all the way."""
+    approving = Setup(computer=True, approve_safety_checks=Approval(), before_action=Approval(), **setup)
+    return ScenarioRun(load(cassette), approving, mode).run().finished(clause)
+
+
 def _released(harness: ScenarioRun, clause: str) -> None:
     toolset = harness.computer_toolset
     assert toolset is not None, "the scenario declared no computer toolset"
@@ -227,9 +234,7 @@ def test_refused_approval_leaves_no_resumable_boundary(mode: Mode) -> None:
 @pytest.mark.clause("RN-SAFETY-005")
 @pytest.mark.parametrize("mode", modes())
 def test_before_action_asks_about_each_action_just_before_it(mode: Mode) -> None:
-    setup = Setup(computer=True, approve_safety_checks=Approval(), before_action=Approval())
-    outcome = ScenarioRun(load(BATCH), setup, mode).run()
-    expect(outcome.error is None, "RN-SAFETY-005", f"the approved run failed: {outcome.error!r}")
+    outcome = _approved_run(BATCH, mode, "RN-SAFETY-005")
     actions = _actions(BATCH)
     # Each question is followed directly by that action's driver call (the screenshot is the final capture).
     expected = [name for action in actions for name in ("before_action", action["type"])]
@@ -482,20 +487,13 @@ EARLY_COMPUTER = {"blanket-eager": None, "computer-listed": {"functions": ["look
 @pytest.mark.parametrize("policy", list(EARLY_COMPUTER))
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_early_computer_call_still_asks_before_each_effect(mode: Mode, policy: str) -> None:
-    setup = Setup(
-        computer=True,
-        early_execution=EARLY_COMPUTER[policy],
-        approve_safety_checks=Approval(),
-        before_action=Approval(),
-    )
-    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
-    expect(outcome.error is None, "RN-SAFETY-010", f"the approved run failed: {outcome.error!r}")
+    outcome = _approved_run(CHECKED, mode, "RN-SAFETY-010", early_execution=EARLY_COMPUTER[policy])
     entries = outcome.timeline.entries
     computer_id = _call_ids(CHECKED)[1]
     approval = entries.index(f"approve_safety_checks:{computer_id}")
     # The premise: the call really started before the completed response (else this check proves nothing).
     expect(
-        approval < entries.index("event:response.completed"),
+        outcome.timeline.ran_early(f"approve_safety_checks:{computer_id}"),
         "RN-EARLY-004",
         f"the selected computer call did not start early: {entries}",
     )
@@ -522,14 +520,7 @@ def test_before_early_call_cannot_waive_the_checks(mode: Mode) -> None:
             call.pending_safety_checks.clear()
         return "execute"
 
-    setup = Setup(
-        computer=True,
-        approve_safety_checks=Approval(),
-        before_action=Approval(),
-        run_options={"before_early_call": execute_and_edit},
-    )
-    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
-    expect(outcome.error is None, "RN-SAFETY-010", f"the approved run failed: {outcome.error!r}")
+    outcome = _approved_run(CHECKED, mode, "RN-SAFETY-010", run_options={"before_early_call": execute_and_edit})
     computer_id = _call_ids(CHECKED)[1]
     expect(hook_saw == [computer_id], "RN-SAFETY-010", f"before_early_call saw computer calls {hook_saw}")
     entries = outcome.timeline.entries
@@ -558,21 +549,12 @@ HELD = {
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_held_computer_call_asks_only_after_the_completed_response(mode: Mode, held_by: str) -> None:
     base = HELD[held_by]
-    setup = Setup(
-        computer=True,
-        early_execution=base.early_execution,
-        params=base.params,
-        approve_safety_checks=Approval(),
-        before_action=Approval(),
-    )
-    outcome = ScenarioRun(load(CHECKED), setup, mode).run()
-    expect(outcome.error is None, "RN-SAFETY-011", f"the approved run failed: {outcome.error!r}")
-    entries = outcome.timeline.entries
+    outcome = _approved_run(CHECKED, mode, "RN-SAFETY-011", early_execution=base.early_execution, params=base.params)
     computer_id = _call_ids(CHECKED)[1]
     expect(
-        entries.index(f"approve_safety_checks:{computer_id}") > entries.index("event:response.completed"),
+        not outcome.timeline.ran_early(f"approve_safety_checks:{computer_id}"),
         "RN-SAFETY-011",
-        f"approval was asked before the completed response although the call was held: {entries}",
+        f"approval was asked before the completed response although the call was held: {outcome.timeline.entries}",
     )
 
 

@@ -15,29 +15,25 @@ from conformance.contracts.runner._scenario import Function, Mode, Setup, modes,
 BROWSER = ("get_page_text",)
 
 
-def _after_completion(entries: list[str], entry: str) -> bool:
-    return entries.index(entry) > entries.index("event:response.completed")
-
-
 @pytest.mark.clause("RN-EARLY-001")
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_listed_browser_read_runs_early_unlisted_function_waits(mode: Mode) -> None:
     setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
     outcome = run("browser-then-function", setup, mode).finished("RN-EARLY-001")
-    entries = outcome.timeline.entries
-    expect(not _after_completion(entries, "call:browser_get_page_text:"), "RN-EARLY-001", f"{entries}")
-    expect(_after_completion(entries, "call:lookup:c2"), "RN-EARLY-001", f"unlisted function ran early: {entries}")
+    timeline = outcome.timeline
+    expect(timeline.ran_early("call:browser_get_page_text:"), "RN-EARLY-001", f"{timeline.entries}")
+    expect(not timeline.ran_early("call:lookup:c2"), "RN-EARLY-001", f"unlisted function ran early: {timeline.entries}")
 
 
 @pytest.mark.clause("RN-EARLY-002")
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_empty_policy_defers_everything(mode: Mode) -> None:
     outcome = run("browser-then-function", Setup(browser=BROWSER, early_execution={}), mode).finished("RN-EARLY-002")
-    entries = outcome.timeline.entries
+    timeline = outcome.timeline
     expect(
-        _after_completion(entries, "call:browser_get_page_text:") and _after_completion(entries, "call:lookup:c2"),
+        not timeline.ran_early("call:browser_get_page_text:") and not timeline.ran_early("call:lookup:c2"),
         "RN-EARLY-002",
-        f"a call ran before the completed response: {entries}",
+        f"a call ran before the completed response: {timeline.entries}",
     )
 
 
@@ -46,16 +42,16 @@ def test_empty_policy_defers_everything(mode: Mode) -> None:
 def test_first_deferral_holds_the_allowed_suffix(mode: Mode) -> None:
     setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
     outcome = run("function-then-browser", setup, mode).finished("RN-EARLY-003")
-    entries = outcome.timeline.entries
+    timeline = outcome.timeline
     expect(
-        _after_completion(entries, "call:browser_get_page_text:"),
+        not timeline.ran_early("call:browser_get_page_text:"),
         "RN-EARLY-003",
-        f"the allowed browser read jumped ahead of the deferred function: {entries}",
+        f"the allowed browser read jumped ahead of the deferred function: {timeline.entries}",
     )
     expect(
-        entries.index("call:lookup:c1") < entries.index("call:browser_get_page_text:"),
+        timeline.index("call:lookup:c1") < timeline.index("call:browser_get_page_text:"),
         "RN-EARLY-003",
-        f"original order lost: {entries}",
+        f"original order lost: {timeline.entries}",
     )
 
 
@@ -66,7 +62,7 @@ def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
     setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": False})
     outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-004")
     expect(
-        not _after_completion(outcome.timeline.entries, "call:lookup:c1"),
+        outcome.timeline.ran_early("call:lookup:c1"),
         "RN-EARLY-004",
         f"listed function waited: {outcome.timeline.entries}",
     )
@@ -78,16 +74,19 @@ def test_computer_flag_false_keeps_functions_early(mode: Mode) -> None:
 def test_computer_flag_selects_native_dispatcher(flag: bool, mode: Mode) -> None:
     setup = Setup(computer=True, early_execution={"functions": ["lookup"], "computer": flag})
     outcome = run("computer-then-function", setup, mode).finished("RN-EARLY-004")
-    entries = outcome.timeline.entries
-    click_waited = _after_completion(entries, "call:computer_click:")
-    expect(click_waited is not flag, "RN-EARLY-004", f"computer flag {flag} not honoured: {entries}")
+    timeline = outcome.timeline
+    expect(
+        timeline.ran_early("call:computer_click:") is flag,
+        "RN-EARLY-004",
+        f"computer flag {flag} not honoured: {timeline.entries}",
+    )
     # With the computer deferred, the listed function after it must wait too (the deferral holds the suffix).
     expect(
-        _after_completion(entries, "call:lookup:c2") is not flag,
+        timeline.ran_early("call:lookup:c2") is flag,
         "RN-EARLY-003",
-        f"function after the computer call: {entries}",
+        f"function after the computer call: {timeline.entries}",
     )
-    expect(entries.index("call:computer_click:") < entries.index("call:lookup:c2"), "RN-EARLY-003", "order lost")
+    expect(timeline.index("call:computer_click:") < timeline.index("call:lookup:c2"), "RN-EARLY-003", "order lost")
 
 
 @pytest.mark.clause("RN-EARLY-004")
@@ -113,12 +112,12 @@ def test_before_early_call_defer_holds_suffix(mode: Mode) -> None:
 
     setup = Setup(functions=(Function("lookup"), Function("note")), run_options={"before_early_call": hook})
     outcome = run("two-functions-order", setup, mode).finished("RN-EARLY-005")
-    entries = outcome.timeline.entries
+    timeline = outcome.timeline
     expect(seen[:1] == ["c1"], "RN-EARLY-005", f"hook calls: {seen}")
     expect(
-        _after_completion(entries, "call:lookup:c1") and _after_completion(entries, "call:note:c2"),
+        not timeline.ran_early("call:lookup:c1") and not timeline.ran_early("call:note:c2"),
         "RN-EARLY-005",
-        f"deferred calls ran early: {entries}",
+        f"deferred calls ran early: {timeline.entries}",
     )
     sent = [item.get("call_id") for item in outcome.input_of(1) if item.get("type") == "function_call_output"]
     expect(sent == ["c1", "c2"], "RN-EARLY-005", f"outputs sent for {sent}")

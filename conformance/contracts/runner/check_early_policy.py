@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import Function, Mode, Setup, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, Setup, Timeline, modes, run
 
 BOTH = (Function("lookup"), Function("note"))
 
 
-def _early(entries: list[str], entry: str) -> bool:
-    expect(entry in entries, "RN-EARLY-009", f"{entry} never ran: {entries}")
-    return entries.index(entry) < entries.index("event:response.completed")
+def _early(timeline: Timeline, entry: str) -> bool:
+    expect(timeline.has(entry), "RN-EARLY-009", f"{entry} never ran: {timeline.entries}")
+    return timeline.ran_early(entry)
 
 
 @pytest.mark.clause("RN-EARLY-009")
@@ -36,7 +36,7 @@ def test_hook_cannot_start_a_call_outside_the_policy(mode: Mode) -> None:
     setup = Setup(functions=BOTH, early_execution={"functions": ["note"]}, run_options={"before_early_call": hook})
     outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-009")
     expect(
-        not _early(outcome.timeline.entries, "call:lookup:c1"),
+        not _early(outcome.timeline, "call:lookup:c1"),
         "RN-EARLY-009",
         f"the hook's execute started lookup, which the policy does not list: {outcome.timeline.entries}",
     )
@@ -52,16 +52,16 @@ def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
         functions=BOTH, early_execution={"functions": ["lookup", "note"]}, run_options={"before_early_call": hook}
     )
     outcome = run("two-functions-order", setup, mode).finished("RN-EARLY-010")
-    entries = outcome.timeline.entries
+    timeline = outcome.timeline
     expect(
-        entries.index("call:note:c2") > entries.index("event:response.completed"),
+        not timeline.ran_early("call:note:c2"),
         "RN-EARLY-010",
-        f"note (allowed, after the deferred lookup) ran before the complete response: {entries}",
+        f"note (allowed, after the deferred lookup) ran before the complete response: {timeline.entries}",
     )
     expect(
-        entries.index("call:lookup:c1") < entries.index("call:note:c2"),
+        timeline.index("call:lookup:c1") < timeline.index("call:note:c2"),
         "RN-EARLY-010",
-        f"original order lost: {entries}",
+        f"original order lost: {timeline.entries}",
     )
 
 
@@ -70,11 +70,10 @@ def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
 def test_policy_needs_eager(mode: Mode) -> None:
     setup = Setup(early_execution={"functions": ["lookup"]})
     outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-011")
-    entries = outcome.timeline.entries
     expect(
-        entries.index("call:lookup:c1") > entries.index("event:response.completed"),
+        not outcome.timeline.ran_early("call:lookup:c1"),
         "RN-EARLY-011",
-        f"a listed call started early without eager: {entries}",
+        f"a listed call started early without eager: {outcome.timeline.entries}",
     )
 
 
@@ -100,12 +99,11 @@ def test_policy_is_copied_at_construction(listed: bool, mode: Mode) -> None:
 
     setup = Setup(functions=BOTH, early_execution=policy, run_options={"on_event": edit})
     outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-012")
-    entries = outcome.timeline.entries
-    ran_early = entries.index("call:lookup:c1") < entries.index("event:response.completed")
+    ran_early = outcome.timeline.ran_early("call:lookup:c1")
     expect(
         ran_early == listed,
         "RN-EARLY-012",
-        f"editing the caller's policy changed when lookup ran (early: {ran_early}): {entries}",
+        f"editing the caller's policy changed when lookup ran (early: {ran_early}): {outcome.timeline.entries}",
     )
 
 
@@ -114,11 +112,11 @@ def test_policy_is_copied_at_construction(listed: bool, mode: Mode) -> None:
 def test_function_named_computer_is_selected_by_name(mode: Mode) -> None:
     setup = Setup(functions=(Function("computer"),), early_execution={"functions": ["computer"], "computer": False})
     outcome = run("computer-named-function", setup, mode).finished("RN-EARLY-013")
-    entries = outcome.timeline.entries
     expect(
-        entries.index("call:computer:c1") < entries.index("event:response.completed"),
+        outcome.timeline.ran_early("call:computer:c1"),
         "RN-EARLY-013",
-        f"the function named computer, listed by name, waited (the computer flag governed it): {entries}",
+        f"the function named computer, listed by name, waited (the computer flag governed it): "
+        f"{outcome.timeline.entries}",
     )
 
 
@@ -127,9 +125,8 @@ def test_function_named_computer_is_selected_by_name(mode: Mode) -> None:
 def test_computer_flag_does_not_select_a_function_named_computer(mode: Mode) -> None:
     setup = Setup(functions=(Function("computer"),), computer=True, early_execution={"functions": [], "computer": True})
     outcome = run("computer-named-function", setup, mode).finished("RN-EARLY-013")
-    entries = outcome.timeline.entries
     expect(
-        entries.index("call:computer:c1") > entries.index("event:response.completed"),
+        not outcome.timeline.ran_early("call:computer:c1"),
         "RN-EARLY-013",
-        f"the computer flag started the ordinary function named computer early: {entries}",
+        f"the computer flag started the ordinary function named computer early: {outcome.timeline.entries}",
     )
