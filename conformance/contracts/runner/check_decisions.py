@@ -45,24 +45,16 @@ def test_verified_after_action_and_done(flavour: Flavour) -> None:
 @pytest.mark.clause("RN-DEC-002")
 @pytest.mark.parametrize("flavour", flavours())
 def test_done_without_verifier_is_unverified(flavour: Flavour) -> None:
-    outcome = run_decisions("decisions-done", flavour)
-    expect(
-        outcome.error is None and outcome.result["status"] == "unverified",
-        "RN-DEC-002",
-        f"outcome: {outcome.result or outcome.error!r}",
-    )
+    outcome = run_decisions("decisions-done", flavour).finished("RN-DEC-002")
+    expect(outcome.result["status"] == "unverified", "RN-DEC-002", f"status {outcome.result['status']}")
     expect(outcome.executed == [], "RN-DEC-002", "done has no executor")
 
 
 @pytest.mark.clause("RN-DEC-003")
 @pytest.mark.parametrize("flavour", flavours())
 def test_refusal_is_refused(flavour: Flavour) -> None:
-    outcome = run_decisions("decisions-refusal", flavour)
-    expect(
-        outcome.error is None and outcome.result["status"] == "refused",
-        "RN-DEC-003",
-        f"outcome: {outcome.result or outcome.error!r}",
-    )
+    outcome = run_decisions("decisions-refusal", flavour).finished("RN-DEC-003")
+    expect(outcome.result["status"] == "refused", "RN-DEC-003", f"status {outcome.result['status']}")
     expect(outcome.executed == [], "RN-DEC-003", "an action ran after a refusal")
 
 
@@ -115,12 +107,10 @@ def test_choice_on_last_request_does_not_run(flavour: Flavour) -> None:
 @pytest.mark.parametrize("flavour", flavours())
 def test_failed_verification_allows_another_choice(flavour: Flavour) -> None:
     answers = iter([False, True])
-    outcome = run_decisions("decisions-review-twice", flavour, verify=lambda observation: next(answers))
-    expect(
-        outcome.error is None and outcome.result["status"] == "verified",
-        "RN-DEC-008",
-        f"outcome: {outcome.result or outcome.error!r}",
+    outcome = run_decisions("decisions-review-twice", flavour, verify=lambda observation: next(answers)).finished(
+        "RN-DEC-008"
     )
+    expect(outcome.result["status"] == "verified", "RN-DEC-008", f"status {outcome.result['status']}")
     expect(
         len(outcome.requests) == 4 and outcome.executed == ["review", "review"],
         "RN-DEC-008",
