@@ -656,31 +656,37 @@ def test_overrides_only_with_a_policy_fail_rn_turn_008(monkeypatch: pytest.Monke
 # ------------------------------------------------------------------------------------------ early-execution policy
 
 
-def test_policy_ignored_once_a_hook_answers_fails_rn_early_009(monkeypatch: pytest.MonkeyPatch) -> None:
+def _receiving_with(monkeypatch: pytest.MonkeyPatch, policy_for: Callable[[Any, Any, Any], Any]) -> None:
+    """Every streamed item received under the early-execution policy ``policy_for(run, item, policy)`` gives
+    instead of the runner's own."""
     original = rtr._Run.receive
+
+    def patched(run: Any, index: int, item: Any, policy: Any) -> bool:
+        return bool(original(run, index, item, policy_for(run, item, policy)))
+
+    monkeypatch.setattr(rtr._Run, "receive", patched)
+
+
+def test_policy_ignored_once_a_hook_answers_fails_rn_early_009(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every streamed call is offered to the hook as if the policy listed it: the hook's execute decides alone.
     _proven(
         monkeypatch,
         "RN-EARLY-009",
         lambda: early.test_hook_cannot_start_a_call_outside_the_policy(_mode("sync-eager")),
-        lambda: monkeypatch.setattr(
-            rtr._Run, "receive", lambda run, index, item, policy: original(run, index, item, None)
-        ),
+        lambda: _receiving_with(monkeypatch, lambda run, item, policy: None),
     )
 
 
 def test_deferral_holding_only_its_own_call_fails_rn_early_010(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = rtr._Run.receive
-
-    def each_on_its_own(run: Any, index: int, item: Any, policy: Any) -> bool:
+    def each_on_its_own(run: Any, item: Any, policy: Any) -> Any:
         run.deferred = False
-        return bool(original(run, index, item, policy))
+        return policy
 
     _proven(
         monkeypatch,
         "RN-EARLY-010",
         lambda: early.test_one_deferral_holds_allowed_later_calls(_mode("async-eager")),
-        lambda: monkeypatch.setattr(rtr._Run, "receive", each_on_its_own),
+        lambda: _receiving_with(monkeypatch, each_on_its_own),
     )
 
 
@@ -731,19 +737,17 @@ def test_policy_kept_by_reference_fails_rn_early_012(monkeypatch: pytest.MonkeyP
 
 
 def test_computer_flag_governing_the_function_fails_rn_early_013(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = rtr._Run.receive
-
-    def by_flag(run: Any, index: int, item: Any, policy: Any) -> bool:
+    def by_flag(run: Any, item: Any, policy: Any) -> Any:
         if policy is not None and getattr(item, "name", None) == "computer":
             names = set(policy[0]) - {"computer"} | ({"computer"} if policy[1] else set())
             policy = (frozenset(names), policy[1])
-        return bool(original(run, index, item, policy))
+        return policy
 
     _proven(
         monkeypatch,
         "RN-EARLY-013",
         lambda: early.test_function_named_computer_is_selected_by_name(_mode("async-eager")),
-        lambda: monkeypatch.setattr(rtr._Run, "receive", by_flag),
+        lambda: _receiving_with(monkeypatch, by_flag),
     )
 
 

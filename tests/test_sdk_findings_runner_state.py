@@ -43,6 +43,16 @@ def _after_restore(monkeypatch: pytest.MonkeyPatch, edit: Callable[[Any, dict[st
     monkeypatch.setattr(rtr._Run, "restore", patched)
 
 
+def _restoring(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Every resume restores the checkpoint ``edit`` makes of the saved one."""
+    original = rtr._Run.restore
+
+    def patched(run: Any, checkpoint: Any) -> None:
+        original(run, edit(checkpoint))
+
+    monkeypatch.setattr(rtr._Run, "restore", patched)
+
+
 @pytest.mark.parametrize("mode_id", ["sync-plain-ledger", "async-stream-ledger"])
 def test_saving_declarations_as_given_fails_rn_mcp_008(monkeypatch: pytest.MonkeyPatch, mode_id: str) -> None:
     privacy.test_checkpoints_hold_no_mcp_credentials_or_url(_mode(mode_id))
@@ -73,18 +83,17 @@ def test_host_only_identity_fails_rn_mcp_010(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_fingerprinting_raw_urls_on_resume_fails_rn_mcp_011(monkeypatch: pytest.MonkeyPatch) -> None:
     privacy.test_checkpoint_with_raw_mcp_url_is_not_resumed(_mode("async-plain-ledger"))
-    original = rtr._Run.restore
 
-    def lenient(run: Any, checkpoint: Any) -> None:
+    def lenient(checkpoint: dict[str, Any]) -> dict[str, Any]:
         # Accepts an old-style checkpoint by hashing its raw URL, which the documents rule out.
         checkpoint = copy.deepcopy(checkpoint)
         for tool in checkpoint["tools"]:
             url = tool.get("server_url")
             if tool.get("type") == "mcp" and isinstance(url, str) and not url.startswith("sha256:"):
                 tool["server_url"] = "sha256:" + hashlib.sha256(rtr._legacy_state_url(url).encode()).hexdigest()
-        original(run, checkpoint)
+        return checkpoint
 
-    monkeypatch.setattr(rtr._Run, "restore", lenient)
+    _restoring(monkeypatch, lenient)
     _fails_on(
         "RN-MCP-011", lambda: privacy.test_checkpoint_with_raw_mcp_url_is_not_resumed(_mode("async-plain-ledger"))
     )
@@ -473,12 +482,9 @@ def test_no_reapproval_with_a_budget_fails_rn_mcp_006(monkeypatch: pytest.Monkey
 def test_resuming_a_pending_mcp_checkpoint_fails_rn_ledger_003(monkeypatch: pytest.MonkeyPatch) -> None:
     check = binding.test_pending_checkpoint_before_a_failed_mcp_request_is_not_resumed
     check(_mode("sync-plain-ledger"))
-    original = rtr._Run.restore
-
-    def as_boundary(run: Any, checkpoint: Any) -> None:
-        original(run, {**checkpoint, "phase": "boundary", "pending_items": [], "returned_outputs": []})
-
-    monkeypatch.setattr(rtr._Run, "restore", as_boundary)
+    _restoring(
+        monkeypatch, lambda checkpoint: {**checkpoint, "phase": "boundary", "pending_items": [], "returned_outputs": []}
+    )
     _fails_on("RN-LEDGER-003", lambda: check(_mode("sync-plain-ledger")))
 
 
@@ -501,17 +507,16 @@ def test_saving_only_attempted_items_fails_rn_ledger_009(monkeypatch: pytest.Mon
 
 def test_resuming_with_unrun_proposals_fails_rn_ledger_003(monkeypatch: pytest.MonkeyPatch) -> None:
     batches.test_save_with_unrun_proposals_is_not_resumed(_mode("async-stream-ledger"))
-    original = rtr._Run.restore
 
-    def as_boundary(run: Any, checkpoint: Any) -> None:
+    def as_boundary(checkpoint: dict[str, Any]) -> dict[str, Any]:
         # Folds the finished part of the batch into history and forgets the proposals that never ran.
         done = set(checkpoint["returned_call_ids"])
         finished = [item for item in checkpoint["pending_items"] if item.get("call_id") in done]
         history = [*checkpoint["history"], *finished, *checkpoint["returned_outputs"]]
         folded = {**checkpoint, "phase": "boundary", "history": history, "pending_items": [], "returned_outputs": []}
-        original(run, {**folded, "attempted_call_ids": list(checkpoint["returned_call_ids"])})
+        return {**folded, "attempted_call_ids": list(checkpoint["returned_call_ids"])}
 
-    monkeypatch.setattr(rtr._Run, "restore", as_boundary)
+    _restoring(monkeypatch, as_boundary)
     _fails_on(
         "RN-LEDGER-003", lambda: batches.test_save_with_unrun_proposals_is_not_resumed(_mode("async-stream-ledger"))
     )
