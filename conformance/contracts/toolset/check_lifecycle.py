@@ -48,6 +48,15 @@ def _reentrant(flavour: Flavour, attempt: Any, outcome: list[object], reply: obj
     return Act(async_try if flavour == "async" else sync_try)
 
 
+def _refused_as_busy(outcome: list[object], what: str) -> None:
+    """The one overlapping attempt ``_reentrant`` recorded must have raised an error that says busy."""
+    expect(
+        len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
+        "TS-LIFE-001",
+        f"{what} was not refused as busy: {outcome}",
+    )
+
+
 @pytest.mark.clause("TS-LIFE-001")
 @pytest.mark.parametrize("during", ["driver", "confirm"])
 def test_overlapping_browser_call_fails_as_busy(flavour: Flavour, during: str) -> None:
@@ -63,11 +72,7 @@ def test_overlapping_browser_call_fails_as_busy(flavour: Flavour, during: str) -
     holder["toolset"] = browser_toolset(flavour, driver, members=["click", "get_page_text"], confirm=confirm)
     report = payload(execute(holder["toolset"], function_call("click", VALID_ARGUMENTS["click"])))
     expect(report.get("ok") is True, "TS-LIFE-001", f"the first call failed: {report.get('error')}")
-    expect(
-        len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
-        "TS-LIFE-001",
-        f"an overlapping call during {during} was not refused as busy: {outcome}",
-    )
+    _refused_as_busy(outcome, f"an overlapping call during {during}")
     expect(driver.log.count("get_page_text") == 0, "TS-LIFE-001", "the overlapping call reached the driver")
 
 
@@ -85,11 +90,7 @@ def test_overlapping_computer_call_fails_as_busy(flavour: Flavour, during: str) 
     holder["toolset"] = computer_toolset(flavour, driver)
     options = {"before_action": driver.log.callback("before_action", Script(act, True), flavour=flavour)}
     execute(holder["toolset"], computer_call(WAIT), **(options if during == "before_action" else {}))
-    expect(
-        len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
-        "TS-LIFE-001",
-        f"an overlapping computer call was not refused as busy: {outcome}",
-    )
+    _refused_as_busy(outcome, "an overlapping computer call")
     expect(driver.log.count("wait") == 1, "TS-LIFE-001", "the overlapping computer call reached the driver")
 
 
