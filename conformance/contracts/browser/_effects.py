@@ -61,10 +61,20 @@ START_PAGE_SECONDS_WHEN_SILENT = 0.5
 
 class _StartPageDeadline:
     """How long this process waits for a start page: the full deadline until the first miss, then the short one,
-    and hardly at all once a shown page has proved its reports are blocked."""
+    and hardly at all once a shown page has proved its reports are blocked.
+
+    Silence proves a blocked report only while no page of this process has ever reported: once one has, the kit's
+    origin is reachable and a later silent page was slow (an overloaded machine), which must not turn every later
+    check into a finding about the driver's network guard.
+    """
 
     def __init__(self) -> None:
         self.missed_once = False
+        self.reports_blocked = False
+        self.reports_arrived = False
+
+    def arrived(self) -> None:
+        self.reports_arrived = True
         self.reports_blocked = False
 
     def seconds(self) -> float:
@@ -93,6 +103,7 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
     seconds = _deadline.seconds()
     loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page, seconds)
     if loaded is not None:
+        _deadline.arrived()
         return loaded
     # Evidence the kit does not need the page's help for: the title the driver reads from its own browser.
     title = _active_tab_title(subject)
@@ -106,7 +117,14 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
             "state()): the driver holds its pages' requests between calls (a sync Playwright route handler runs "
             "only while its thread is in a Playwright call), so nothing a page does by itself gets through",
         )
-    if title is not None and title == _title_of(page) and subject.env.was_served(page):
+    shown = title is not None and title == _title_of(page) and subject.env.was_served(page)
+    if shown and _deadline.reports_arrived:
+        not_checked(
+            f"{page} is shown (state() reports its title {bounded(title, 60)!r}) but its load report did not arrive "
+            f"within {seconds:g} s, although earlier pages' reports reached the kit in this run: the machine was "
+            "too slow for this check (or the driver let this page's reports through less readily than others')"
+        )
+    if shown:
         _deadline.reports_blocked = True
         not_checked(
             f"{page} is shown (state() reports its title {bounded(title, 60)!r}) but its reports never reach the kit: "

@@ -92,3 +92,30 @@ def test_a_page_served_but_not_shown_is_the_start_page_clause_and_blocks_the_che
         _effects.start_page_shown(subject)
     assert raised.value.clause_id == _effects.START_PAGE_CLAUSE
     assert "its state() reports an active tab titled 'Something else'" in str(raised.value)
+
+
+class _ReportsOnlyAtFirst(_ShownButSilent):
+    """The first check's page reports; every later one is shown but silent, as on an overloaded machine."""
+
+    def poll_effect(self, kind: str, matches: Any, seconds: float) -> dict[str, str] | None:
+        self.waits.append(seconds)
+        return {"kind": "load", "page": "forms.html"} if len(self.waits) == 1 else None
+
+
+def test_silence_after_a_page_has_reported_is_slowness_not_a_guard_and_keeps_the_full_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+    env = _ReportsOnlyAtFirst()
+    subject: Any = SimpleNamespace(env=env, state=_showing("Delivery preferences"))
+    assert _effects.start_page_shown(subject)["page"] == "forms.html"
+    for _ in range(2):
+        with pytest.raises(CheckSkipped) as raised:
+            _effects.start_page_shown(subject)
+        assert raised.value.kind == "not_checked"
+        assert "earlier pages' reports reached the kit in this run" in raised.value.detail
+        assert "network guard" not in raised.value.detail
+    # The kit's origin is reachable, so no check is cut short: each silent page gets the full deadline again.
+    silent = _effects.START_PAGE_SECONDS_WHEN_SILENT
+    full = _effects.START_PAGE_SECONDS
+    assert env.waits == [full, full, silent, full, silent]
