@@ -55,11 +55,16 @@ tests/published/browser_use.py, which borrows a started ``BrowserSession`` as it
 once with ``-n 2`` (19 minutes: 98 passed, 12 failed, 16 not implemented, 27 not checked, 9 unverified). Each
 failed clause, read against its code:
 
-- BR-NET-001, -003, -006, -007: the driver has no network policy of its own. navigate sends CDP Page.navigate
-  straight through the actor page, so the session's allowed_domains watchdog (which listens to browser-use's own
-  navigation events) never sees it; redirects, subresources and downloads go out unchecked. Browser and mixed
-  Responses tools > Confirmation, navigation, and recovery makes the driver enforce the permitted origins on all of
-  them. Real: one cause.
+- BR-NET-001, -003, -006, -007, -008: the driver has no network policy of its own. navigate sends CDP
+  Page.navigate straight through the actor page, so the session's allowed_domains watchdog (which listens to
+  browser-use's own navigation events) never sees it; new_tab hands its URL to new_page unchecked; redirects,
+  subresources and downloads go out unchecked. Browser and mixed Responses tools > Confirmation, navigation, and
+  recovery makes the driver enforce the permitted origins on all of them, and Browser and desktop drivers >
+  Restrict URLs names new tabs. Real: one cause (one entry in What to fix first).
+- BR-DLG-002: the session's popups watchdog answers every confirm() with OK the moment it opens (it accepts alert,
+  confirm and beforeunload, dismisses prompt), so the page goes on as if the user had agreed. Browser and mixed
+  Responses tools > Confirmation, navigation, and recovery has a page's confirm dismissed, never accepted on the
+  page's behalf. Real.
 - BR-URL-001: state copies each CDP target's URL as it is, user:password included. Real.
 - BR-PRIV-001, BR-PRIV-002: read_page (and find, which is read_page filtered) prints every accessibility node's
   value, so a one-time-code field's digits reach the model. Real.
@@ -77,8 +82,9 @@ failed clause, read against its code:
   input at the focus, or dropped key) before it fails coordinate input, and says "not implemented" otherwise
   (tests/broken/drivers.py IgnoresBindHint shows it).
 
-Also seen: 24 clauses not checked because the factory (a browser-use session start) did not return within the
-kit's 120 s on the loaded two-core machine in a few checks, so those clauses may pass or fail in another run;
+BR-NET-008 and BR-DLG-002 were first seen in the second full run (17 minutes, while other work loaded the machine);
+in the first their checks were among those whose factory (a browser-use session start) did not return within the
+kit's 120 s on the loaded two-core machine, so clauses left unchecked that way may pass or fail in another run;
 the file clauses are unverified because browser-use issues its own grant keys (grant_upload / grant_download),
 which no caller-chosen grant ID can name, and the ref clauses because read_page returns plain text.
 """
@@ -146,11 +152,13 @@ BROWSER_USE_EXTRAS = (
 BROWSER_USE_DEFECTS = (
     "BR-CANCEL-001",
     "BR-DIAG-006",
+    "BR-DLG-002",
     "BR-IMG-002",
     "BR-NET-001",
     "BR-NET-003",
     "BR-NET-006",
     "BR-NET-007",
+    "BR-NET-008",
     "BR-PRIV-001",
     "BR-PRIV-002",
     "BR-PTR-011",
@@ -204,5 +212,17 @@ def test_browser_use_fails_exactly_its_judged_defects(tmp_path: Path, monkeypatc
     false_alarms = sorted(set(failed) - set(BROWSER_USE_DEFECTS))
     assert not false_alarms, f"failed clauses not judged to be browser-use's defects:\n{run.reasons(false_alarms)}"
     missed = sorted(set(BROWSER_USE_DEFECTS) - set(failed))
+    # Its session start is slow: on a loaded machine the factory misses the kit's deadline in some checks, and a
+    # defect whose checks never ran is not one the kit stopped noticing. Such a run cannot judge the case.
+    unjudged = [
+        clause["id"]
+        for clause in run.certificate["clauses"]
+        if clause["id"] in missed and clause["why"] == "environment"
+    ]
+    if unjudged:
+        pytest.skip(f"the machine left judged defects unchecked (environment):\n{run.reasons(unjudged)}")
     assert not missed, f"judged defects of browser-use the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
     assert run.certificate["verdict"] == "does not conform"
+    # No network policy of its own is one cause, however many paths show it.
+    network = [cause for cause in run.certificate["fix_first"] if cause["clause"] in NETWORK_POLICY.clauses]
+    assert len(network) == 1, run.certificate["fix_first"]
