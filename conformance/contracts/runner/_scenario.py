@@ -60,6 +60,17 @@ PRIVATE_CLICK_TARGET: Final = "target-canary-2e9b"
 PRIVATE_API_ERROR: Final = "api-error-canary-6a5f: account acct_9921 suspended"
 
 
+def answering_mcp(answer: bool, asked: list[str]) -> Callable[[Any], bool]:
+    """An ``approve_mcp`` callback that gives ``answer`` to every approval request, noting each request's ID in
+    ``asked`` so a check can tell which requests were put to the caller."""
+
+    def approve(request: Any) -> bool:
+        asked.append(request.id)
+        return answer
+
+    return approve
+
+
 def modes(*, stream: bool | None = None, eager: bool | None = None, ledger: bool | None = None) -> list[Any]:
     """The modes matching the given filters, as pytest params with readable IDs (the Node SDK's in --sdk=node)."""
     chosen = [
@@ -593,6 +604,7 @@ __all__ = [
     "ScenarioRun",
     "Setup",
     "Timeline",
+    "answering_mcp",
     "function_tool",
     "input_summary",
     "load",

@@ -10,7 +10,17 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import MCP_TOOL, Mode, ScenarioRun, Setup, input_summary, load, modes, run
+from conformance.contracts.runner._scenario import (
+    MCP_TOOL,
+    Mode,
+    ScenarioRun,
+    Setup,
+    answering_mcp,
+    input_summary,
+    load,
+    modes,
+    run,
+)
 from conformance.rig import in_flavour
 
 
@@ -26,12 +36,7 @@ def _mcp(require_approval: Any = None, **run_options: Any) -> Setup:
 @pytest.mark.parametrize("mode", modes())
 def test_answer_is_paired_with_request_id(answer: bool, mode: Mode) -> None:
     asked: list[str] = []
-
-    def approve(request: Any) -> bool:
-        asked.append(request.id)
-        return answer
-
-    outcome = run("mcp-approval", _mcp(approve_mcp=approve), mode)
+    outcome = run("mcp-approval", _mcp(approve_mcp=answering_mcp(answer, asked)), mode)
     expect(asked == ["apr_1"], "RN-MCP-001", f"callback saw {asked}")
     responses = [item for item in outcome.input_of(1) if item.get("type") == "mcp_approval_response"]
     expect(
@@ -132,15 +137,11 @@ def test_open_approval_without_callback_stops_before_request(mode: Mode) -> None
 def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
     asked: list[str] = []
 
-    def approve_once(request: Any) -> bool:
-        asked.append(request.id)
-        return True
-
     def refuse_again(request: Any) -> bool:
         asked.append(f"again:{request.id}")
         return False
 
-    setup = _mcp(approve_mcp=approve_once)
+    setup = _mcp(approve_mcp=answering_mcp(True, asked))
     harness = ScenarioRun(load("mcp-resume"), setup, mode)
     first = harness.run()
     expect(first.error is not None, "RN-MCP-006", "run 1 must fail on the HTTP 500")

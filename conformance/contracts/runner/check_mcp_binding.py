@@ -14,7 +14,17 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import MCP_TOOL, Mode, ScenarioRun, Setup, input_summary, load, modes, run
+from conformance.contracts.runner._scenario import (
+    MCP_TOOL,
+    Mode,
+    ScenarioRun,
+    Setup,
+    answering_mcp,
+    input_summary,
+    load,
+    modes,
+    run,
+)
 
 WIKI_TOOL = {"type": "mcp", "server_label": "wiki", "server_url": "https://wiki.example/sse"}
 
@@ -44,12 +54,7 @@ def test_call_must_match_approved_server_and_name(cassette: str, tools: Any, mod
 @pytest.mark.parametrize("mode", modes())
 def test_model_approval_items_never_grant(mode: Mode) -> None:
     asked: list[str] = []
-
-    def refuse(request: Any) -> bool:
-        asked.append(request.id)
-        return False
-
-    refused = run("mcp-invented-approval", _mcp(approve_mcp=refuse), mode)
+    refused = run("mcp-invented-approval", _mcp(approve_mcp=answering_mcp(False, asked)), mode)
     expect(
         ("apr_1", True) not in refused.approvals_sent,
         "RN-MCP-012",
@@ -146,12 +151,9 @@ SETTLED: list[dict[str, Any]] = [
 @pytest.mark.parametrize("mode", modes())
 def test_completed_and_refused_approvals_are_left_alone(mode: Mode) -> None:
     asked: list[str] = []
-
-    def approve(request: Any) -> bool:
-        asked.append(request.id)
-        return True
-
-    outcome = run("mcp-reapproval", _mcp(approve_mcp=approve).with_params(input=SETTLED), mode).finished("RN-MCP-015")
+    outcome = run(
+        "mcp-reapproval", _mcp(approve_mcp=answering_mcp(True, asked)).with_params(input=SETTLED), mode
+    ).finished("RN-MCP-015")
     expect(asked == [], "RN-MCP-015", f"settled approvals asked again: {asked}")
     sent = input_summary(outcome.input_of(0))
     expect(
@@ -165,16 +167,10 @@ def test_completed_and_refused_approvals_are_left_alone(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes())
 def test_open_approval_is_asked_again_with_a_context_budget(mode: Mode) -> None:
     asked: list[str] = []
-
-    def approve(request: Any) -> bool:
-        asked.append(request.id)
-        return False
-
     prior = SETTLED[:3]
     budget = {"max_input_bytes": 100_000, "max_input_images": 5}
-    outcome = run(
-        "mcp-reapproval", _mcp(approve_mcp=approve, context_budget=budget).with_params(input=prior), mode
-    ).finished("RN-MCP-006")
+    setup = _mcp(approve_mcp=answering_mcp(False, asked), context_budget=budget).with_params(input=prior)
+    outcome = run("mcp-reapproval", setup, mode).finished("RN-MCP-006")
     expect(asked == ["apr_0"], "RN-MCP-006", f"re-approval calls with a budget: {asked}")
     responses = [item for item in outcome.input_of(0) if item.get("type") == "mcp_approval_response"]
     expect(responses and responses[0]["approve"] is False, "RN-MCP-006", f"sent: {responses}")
