@@ -117,17 +117,17 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
             "state()): the driver holds its pages' requests between calls (a sync Playwright route handler runs "
             "only while its thread is in a Playwright call), so nothing a page does by itself gets through",
         )
-    shown = title is not None and title == _title_of(page) and subject.env.was_served(page)
-    if shown and _deadline.reports_arrived:
-        not_checked(
-            f"{page} is shown (state() reports its title {bounded(title, 60)!r}) but its load report did not arrive "
-            f"within {seconds:g} s, although earlier pages' reports reached the kit in this run: the machine was "
-            "too slow for this check (or the driver let this page's reports through less readily than others')"
-        )
-    if shown:
+    if title is not None and title == _title_of(page) and subject.env.was_served(page):
+        shown = f"{page} is shown (state() reports its title {bounded(title, 60)!r})"
+        if _deadline.reports_arrived:
+            not_checked(
+                f"{shown} but its load report did not arrive within {seconds:g} s, although earlier pages' reports "
+                "reached the kit in this run: the machine was too slow for this check (or the driver let this "
+                "page's reports through less readily than others')"
+            )
         _deadline.reports_blocked = True
         not_checked(
-            f"{page} is shown (state() reports its title {bounded(title, 60)!r}) but its reports never reach the kit: "
+            f"{shown} but its reports never reach the kit: "
             f"let the driver's network guard allow the kit's fixture origins ({', '.join(subject.env.allowed_origins)})"
         )
     shortened = _deadline.missed_once
