@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, Self
 
 import httpx2
 import pydantic
@@ -35,6 +35,7 @@ from openai.lib.responses_tool_runner import (
 )
 
 from conformance import cassettes, rig
+from conformance.assertions import expect
 from conformance.fake_responses import CassetteTransport, SentRequest
 from conformance.members import COMPUTER_METHODS
 from conformance.probes import (
@@ -238,6 +239,17 @@ class CapturedRun(EndedRun):
             for item in body.get("input", [])
             if isinstance(item, dict) and item.get("type") == "mcp_approval_response"
         ]
+
+    def stopped_before_any_call(self, clause_id: str, accepted: str, *, requests: int | None = None) -> Self:
+        """This run, after failing ``clause_id`` unless it ended with an error before any local call ran (and, given
+        ``requests``, after exactly that many requests): ``accepted`` says what the run went on with."""
+        expect(self.error is not None, clause_id, accepted)
+        expect(self.timeline.calls() == [], clause_id, f"local calls ran: {self.timeline.entries}")
+        if requests is not None:
+            expect(
+                len(self.requests) == requests, clause_id, f"{len(self.requests)} requests sent, expected {requests}"
+            )
+        return self
 
     @property
     def receipts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:

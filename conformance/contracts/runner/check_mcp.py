@@ -60,8 +60,7 @@ def test_missing_callback_never_grants(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes())
 def test_call_must_match_approved_arguments(mode: Mode) -> None:
     outcome = run("mcp-call-mismatch", _mcp(approve_mcp=lambda request: True), mode)
-    expect(outcome.error is not None, "RN-MCP-003", "a call with other arguments than approved must stop")
-    expect(outcome.timeline.calls() == [], "RN-MCP-003", f"local call ran: {outcome.timeline.calls()}")
+    outcome.stopped_before_any_call("RN-MCP-003", "a call with other arguments than approved must stop")
 
 
 @pytest.mark.clause("RN-MCP-004")
@@ -77,8 +76,7 @@ def test_unapproved_call_follows_policy(policy: Any, allowed: bool, mode: Mode) 
         expect(outcome.error is None, "RN-MCP-004", f"policy {policy!r} should allow the call: {outcome.error!r}")
         expect(outcome.timeline.calls() == ["c1"], "RN-MCP-004", "the local call should run")
     else:
-        expect(outcome.error is not None, "RN-MCP-004", f"policy {policy!r} requires approval")
-        expect(outcome.timeline.calls() == [], "RN-MCP-004", "no local effect after an unapproved MCP call")
+        outcome.stopped_before_any_call("RN-MCP-004", f"policy {policy!r} requires approval")
 
 
 @pytest.mark.clause("RN-MCP-005")
