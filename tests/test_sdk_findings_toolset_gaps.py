@@ -1,7 +1,7 @@
 """The toolset checks added for the coverage gaps can fail: each test patches one misbehaviour into the installed
 Python SDK's browser module and requires the check to fail on exactly its clause, after the unpatched SDK passed
-the same case (the style of tests/test_sdk_findings.py; the Node SDK's patches are in
-tests/node/test_node_sdk_toolset_gaps.py).
+the same case (the style of tests/test_sdk_findings.py; the Node SDK's patches are the
+toolset_gaps family of tests/node/npm_patch_catalogues.py).
 
 The patches are the regressions the checks exist for: a lenient argument decoder, the call-status check dropped,
 an output paired with the wrong call, a read projection that keeps selected on any role, an export removed, a

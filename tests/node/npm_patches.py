@@ -1,8 +1,10 @@
 """Certifying the Node SDK in a child run, and planting one defect in a copy of npm ``openai`` to see it caught.
 
-The Node counterpart of tests/test_sdk_findings.py, shared by every ``test_node_sdk*.py``: a :class:`NpmPatch` is
-one textual defect in a copy of the installed package (selected with ``DRIVERKIT_NODE_OPENAI``); the check that
-covers the behaviour must then fail exactly the patch's clause, and an unpatched copy must pass the same checks.
+The Node counterpart of tests/test_sdk_findings.py: a :class:`NpmPatch` is one textual defect in a copy of the
+installed package (selected with ``DRIVERKIT_NODE_OPENAI``); the check that covers the behaviour must then fail
+exactly the patch's clause, and an unpatched copy must pass the same checks. The patches are data, a
+:class:`Catalogue` per family of clauses (tests/node/npm_patch_catalogues.py), which
+tests/node/test_node_sdk_patches.py runs.
 """
 
 from __future__ import annotations
@@ -11,12 +13,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from conformance.certificate_format import load as load_certificate
 
@@ -29,6 +29,10 @@ COMPUTER_MODULE = "helpers/computer.mjs"
 TOOL_RUNNER_MODULE = "helpers/responses-tool-runner.mjs"
 DECISIONS_MODULE = "helpers/decisions-tool-runner.mjs"
 DIAGNOSTICS_MODULE = "internal/runner-diagnostics.mjs"
+
+# The folders of the checks that catch them.
+RUNNER_CHECKS = "conformance/contracts/runner"
+TOOLSET_CHECKS = "conformance/contracts/toolset"
 
 
 def certify(tmp_path: Path, *selection: str, openai: Path | None = None) -> dict[str, Any]:
@@ -106,38 +110,24 @@ def assert_fails_exactly_its_clause(patch: NpmPatch, pristine: Path, tmp_path: P
     assert certificate["exit"] != 0
 
 
-def assert_unpatched_passes(
-    patches: Iterable[NpmPatch], pristine: Path, tmp_path: Path, *more_checks: str
-) -> dict[str, Any]:
-    """Certify the unpatched copy on every patch's check (and ``more_checks``): nothing fails, and each patch's
-    clause passes, so each patched run's failure is the patch's doing. Returns the certificate."""
-    patches = list(patches)
-    checks = sorted({patch.check for patch in patches} | set(more_checks))
+@dataclass(frozen=True)
+class Catalogue:
+    """The patches of one family of clauses, and what their unpatched control certifies besides the patches' checks:
+    ``more_checks`` to run with them and ``more_clauses`` that must pass too."""
+
+    patches: Mapping[str, NpmPatch]
+    more_checks: tuple[str, ...] = ()
+    more_clauses: tuple[str, ...] = ()
+
+
+def assert_unpatched_passes(catalogue: Catalogue, pristine: Path, tmp_path: Path) -> None:
+    """Certify the unpatched copy on every patch's check (and the catalogue's ``more_checks``): nothing fails, and
+    each patch's clause (and each of ``more_clauses``) passes, so each patched run's failure is the patch's doing."""
+    patches = catalogue.patches.values()
+    checks = sorted({patch.check for patch in patches} | set(catalogue.more_checks))
     certificate = certify(tmp_path, *checks, openai=pristine)
     assert not failed(certificate), statuses(certificate)
     assert certificate["exit"] == 0
     checked = statuses(certificate)
-    for clause in {patch.clause for patch in patches}:
+    for clause in {patch.clause for patch in patches} | set(catalogue.more_clauses):
         assert checked[clause] == "passed", (clause, checked[clause])
-    return certificate
-
-
-def patched_copies_fail_exactly_their_clause(patches: Mapping[str, NpmPatch]) -> Callable[..., None]:
-    """The check every patch catalogue makes, parametrized over ``patches``: a copy with one patch certified on the
-    patch's check fails exactly the patch's clause. Assign it to a ``test_...`` name in the catalogue's module."""
-
-    @pytest.mark.parametrize("patch", sorted(patches))
-    def check(patch: str, pristine: Path, tmp_path: Path) -> None:
-        assert_fails_exactly_its_clause(patches[patch], pristine, tmp_path)
-
-    return check
-
-
-def unpatched_copy_passes(patches: Mapping[str, NpmPatch]) -> Callable[..., None]:
-    """The control every patch catalogue makes: the unpatched copy passes every patch's check, so each patched
-    run's failure is its patch's doing. Assign it to a ``test_...`` name in the catalogue's module."""
-
-    def check(pristine: Path, tmp_path: Path) -> None:
-        assert_unpatched_passes(patches.values(), pristine, tmp_path)
-
-    return check

@@ -83,7 +83,7 @@ def test_cancelled_is_passed_only_to_callables_declaring_it(sdk: NodeSdk) -> Non
 
 def test_an_editing_callback_answers_node_with_the_reply_itself(sdk: NodeSdk) -> None:
     # Whether the edits land on what the SDK passed is proven against the SDK: a patched npm openai handing
-    # beforeAction the very action fails TS-COMP-008 (tests/node/test_node_sdk_computer.py, "shared-action").
+    # beforeAction the very action fails TS-COMP-008 (tests/node/npm_patch_catalogues.py, "shared-action").
     def approve(action: Any) -> bool:
         action.x = 999
         return True

@@ -1,8 +1,6 @@
-"""``--node-sdk`` (``driverkit certify --sdk=node``): the Node SDK certificate, and patched Node SDKs.
+"""``--node-sdk`` (``driverkit certify --sdk=node``): the Node SDK certificate and the Node deviation baseline.
 
-Each patch is one textual change to a copy of the installed npm ``openai`` (selected with ``DRIVERKIT_NODE_OPENAI``),
-the Node counterpart of tests/test_sdk_findings.py: run the one check that covers the behaviour, and the
-certificate must blame exactly the patched clause.
+Patched Node SDKs, each failing exactly its clause, are tests/node/test_node_sdk_patches.py.
 """
 
 from __future__ import annotations
@@ -16,15 +14,7 @@ import pytest
 
 from conformance.certificate_format import load as load_certificate
 from conformance.node.sdk.subject import node_sdk_version
-from tests.node.npm_patches import (
-    ROOT,
-    NpmPatch,
-    certify,
-    failed,
-    patched_copies_fail_exactly_their_clause,
-    statuses,
-    unpatched_copy_passes,
-)
+from tests.node.npm_patches import ROOT, certify, failed, statuses
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
@@ -94,43 +84,6 @@ def test_driverkit_certify_keeps_the_rootdir_with_two_workers_and_a_folder_outsi
     # Check IDs are the same from any rootdir (the certificate folder's would otherwise show in workers).
     assert all(result.startswith("contracts/") for clause in certificate["clauses"] for result in clause["checks"])
     _flavour_clauses_not_implemented(certificate)
-
-
-# ------------------------------------------------------------------------------------------ patched Node SDKs
-
-
-PATCHES: dict[str, NpmPatch] = {
-    # The runner's default request limit raised from 20 to 21.
-    "default-steps": NpmPatch.one(
-        "helpers/responses-tool-runner.mjs",
-        "(source?.max_steps ?? 20)",
-        "(source?.max_steps ?? 21)",
-        "conformance/contracts/runner/check_loop.py::test_default_request_limit_is_twenty",
-        "RN-STEPS-002",
-    ),
-    # Eager runs never start a call at its done event (they wait for the completed response).
-    "never-eager": NpmPatch.one(
-        "helpers/responses-tool-runner.mjs",
-        "if (options.eager === true && event.type === 'response.output_item.done') {",
-        "if (false && event.type === 'response.output_item.done') {",
-        "conformance/contracts/runner/check_streaming.py::test_eager_starts_at_item_done",
-        "RN-STREAM-002",
-    ),
-    # The browser toolset takes any truthy confirm answer as consent, not only exactly true.
-    "truthy-confirm": NpmPatch.one(
-        "helpers/browser.mjs",
-        "(await policy.confirm?.(protectBrowserOutput(structuredClone(context)), { signal })) !== true) {",
-        "!(await policy.confirm?.(protectBrowserOutput(structuredClone(context)), { signal }))) {",
-        "conformance/contracts/toolset/check_confirmation.py::test_only_exactly_true_approves",
-        "TS-CONF-004",
-    ),
-}
-
-
-test_a_patched_node_sdk_fails_exactly_its_clause = patched_copies_fail_exactly_their_clause(PATCHES)
-
-
-test_an_unpatched_copy_passes_the_same_checks = unpatched_copy_passes(PATCHES)
 
 
 def test_the_node_baseline_parses_and_names_only_node_checks() -> None:

@@ -1,10 +1,8 @@
-"""``--node-sdk`` Decisions checks: patched copies of npm ``openai`` that each fail exactly one clause.
+"""``--node-sdk`` Decisions checks: the Decisions clauses are really checked in Node (not left "not checked"), and
+the rig's Node error carries the reason and receipts.
 
-Each patch is a textual change (one or more replacements) to a copy of the installed package's Decisions runner, or
-of the Responses runner for RN-EARLY-007, selected with ``DRIVERKIT_NODE_OPENAI``; the one check that covers the
-behaviour must blame exactly the patched clause, and an unpatched copy must pass the same checks. Also: the
-Decisions clauses are really checked in Node (not left "not checked"), and the rig's Node error carries the reason
-and receipts.
+The patched Decisions runners, each failing exactly its clause, are the decisions family of
+tests/node/npm_patch_catalogues.py.
 """
 
 from __future__ import annotations
@@ -17,99 +15,16 @@ from openai.lib.decisions_tool_runner import DecisionsToolRunnerError
 
 from conformance.node.sdk.broker import NodeSdk
 from conformance.rig.decisions import Action, run_decisions
-from tests.node.npm_patches import (
-    DECISIONS_MODULE,
-    NpmPatch,
-    certify,
-    patched_copies_fail_exactly_their_clause,
-    statuses,
-    unpatched_copy_passes,
-)
+from tests.node.npm_patches import RUNNER_CHECKS, certify, statuses
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.child_run, pytest.mark.node]
-
-CHECKS = "conformance/contracts/runner/"
-
-
-PATCHES: dict[str, NpmPatch] = {
-    # verify answering any truthy value reports "verified".
-    "truthy-verify": NpmPatch(
-        DECISIONS_MODULE,
-        (("if (verified === true) {", "if (verified) {"),),
-        CHECKS + "check_exact_booleans.py::test_truthy_verify_never_verifies",
-        "RN-DEC-001",
-    ),
-    # 256 candidates accepted.
-    "candidate-limit": NpmPatch(
-        DECISIONS_MODULE,
-        (("if (length < 1 || length > 255) {", "if (length < 1 || length > 256) {"),),
-        CHECKS + "check_decisions.py::test_candidate_count_limit",
-        "RN-DEC-005",
-    ),
-    # An action chosen on the last allowed request runs.
-    "last-step-runs": NpmPatch(
-        DECISIONS_MODULE,
-        (("if (step === maxSteps - 1) {\n                        stop('step_limit');", "if (false) {"),),
-        CHECKS + "check_decisions.py::test_choice_on_last_request_does_not_run",
-        "RN-DEC-006",
-    ),
-    # A truthy done flag makes the done candidate.
-    "truthy-done": NpmPatch(
-        DECISIONS_MODULE,
-        (
-            ("(done !== undefined && done !== false && done !== true)) {", "false) {"),
-            ("if (done === true) {", "if (done) {"),
-        ),
-        CHECKS + "check_exact_booleans.py::test_truthy_done_flag_is_not_a_done_candidate",
-        "RN-DEC-009",
-    ),
-    # The documented detail "original" is refused.
-    "no-original-detail": NpmPatch(
-        DECISIONS_MODULE,
-        (("['low', 'high', 'auto', 'original']", "['low', 'high', 'auto']"),),
-        CHECKS + "check_decisions_observations.py::test_documented_observation_forms_are_sent_as_given",
-        "RN-DEC-010",
-    ),
-    # The runner keeps the application's observation parts instead of its own copy.
-    "no-snapshot": NpmPatch(
-        DECISIONS_MODULE,
-        (("const captured = structuredClone(entries);", "const captured = entries;"),),
-        CHECKS + "check_decisions_observations.py::test_runner_sends_its_own_snapshot",
-        "RN-DEC-012",
-    ),
-    # The selected candidate is reported without its ID before dispatch.
-    "anonymous-selection": NpmPatch(
-        DECISIONS_MODULE,
-        (
-            (
-                "{ api: 'decisions', stage: 'selection', reason: 'completed', call_id: selectedId }",
-                "{ api: 'decisions', stage: 'selection', reason: 'completed', call_id: null }",
-            ),
-        ),
-        CHECKS + "check_decisions_diagnostics.py::test_decisions_reports_the_selected_id_before_dispatch",
-        "RN-DIAG-002",
-    ),
-    # A truthy computer flag is accepted by the Responses runner at construction.
-    "truthy-early-computer": NpmPatch(
-        "helpers/responses-tool-runner.mjs",
-        (("(computer !== undefined && typeof computer !== 'boolean')", "false"),),
-        CHECKS + "check_exact_booleans.py::test_truthy_computer_flag_fails_construction",
-        "RN-EARLY-007",
-    ),
-}
-
-
-test_a_patched_node_decisions_runner_fails_exactly_its_clause = patched_copies_fail_exactly_their_clause(PATCHES)
-
-
-test_an_unpatched_copy_passes_the_same_checks = unpatched_copy_passes(PATCHES)
 
 
 def test_the_decisions_suite_checks_the_node_runner(tmp_path: Path) -> None:
     """Every Decisions clause of the three Decisions check files is decided in Node: passed or a known deviation."""
     files = ("check_decisions.py", "check_decisions_observations.py", "check_decisions_diagnostics.py")
-    certificate = certify(tmp_path, *(CHECKS + name for name in files))
+    certificate = certify(tmp_path, *(f"{RUNNER_CHECKS}/{name}" for name in files))
     checked = statuses(certificate)
     decisions = {
         clause["id"]: clause["status"]
