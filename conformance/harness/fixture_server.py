@@ -2,8 +2,10 @@
 
 Checks verify a driver's effects from the page's side, never from the driver's word: every fixture page posts
 the events it sees (``fixtures/pages/recorder.js``) to this server, and the server logs every request it
-receives. Each check gets its own session token, which prefixes every path (``/s/<token>/forms.html``), so
-checks never see each other's effects even when they share a server.
+receives. Page files hold only their own title, head extras and body; the server serves them in the one layout
+of :mod:`conformance.harness.page_layout`, which adds the doctype, charset and the recorder's script tag.
+Each check gets its own session token, which prefixes every path (``/s/<token>/forms.html``), so checks never
+see each other's effects even when they share a server.
 
 Two origins are served: "main" (the allowed origin) and "other" (a second port on the same host, which checks
 treat as a disallowed origin for redirects, popups and subresources). Both listen on loopback unless a
@@ -30,7 +32,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from conformance import resources
-from conformance.harness import generated_pages, page_barrier
+from conformance.harness import generated_pages, page_barrier, page_layout
 from conformance.harness.fixture_host import FixtureHost
 
 Origin = Literal["main", "other"]
@@ -304,8 +306,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _page(self, relative: str, query: Mapping[str, list[str]], head: bool) -> None:
         relative = relative or "blank.html"
-        if relative.startswith("gen/"):
-            built = generated_pages.build(relative[len("gen/") :], query)
+        if relative.startswith(generated_pages.FOLDER):
+            built = generated_pages.build(relative[len(generated_pages.FOLDER) :], query)
             if built is None:
                 self._reply(HTTPStatus.NOT_FOUND, b"no such generated page\n", "text/plain")
             else:
@@ -322,8 +324,16 @@ class _Handler(BaseHTTPRequestHandler):
         if content_type.startswith("text/") or content_type.endswith("javascript"):
             content_type += "; charset=utf-8"
         body = target.read_bytes()
-        if content_type.startswith("text/html") and not head:
-            self._served_document(relative, body)
+        if content_type.startswith("text/html"):
+            try:
+                served = page_layout.serve(body.decode("utf-8"), target.relative_to(pages).as_posix())
+                body = served.encode("utf-8")
+            except (UnicodeDecodeError, page_layout.PageFormatError) as problem:
+                # A broken page file is the kit's bug: say which and why instead of serving half a page.
+                self._reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"{problem}\n".encode(), "text/plain; charset=utf-8")
+                return
+            if not head:
+                self._served_document(relative, body)
         self._reply(HTTPStatus.OK, body, content_type, head=head)
 
     def _served_document(self, relative: str, body: bytes) -> None:

@@ -9,12 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from html import escape
 
-_HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>{style}</head><body>'
-_TAIL = '<script src="../recorder.js"></script></body></html>'
+from conformance.harness import page_layout
+
+FOLDER = "gen/"  # where the fixture server serves them, beside the page files
 
 LARGE_FORM_CONTROLS = 2000
 LONG_PAGE_SIZE = (4000, 6000)  # CSS width, height
 LONG_PAGE_MARKERS = ((0, 0), (1000, 2400), (3000, 5200))
+
+
+def _page(name: str, title: str, body: str, head_extras: str = "") -> str:
+    """The page in the fixture pages' one layout, as if it were a page file in :data:`FOLDER`."""
+    return page_layout.compose(f"<title>{escape(title)}</title>{head_extras}", body, FOLDER + name)
 
 
 def _int(query: Mapping[str, list[str]], name: str, default: int, low: int, high: int) -> int:
@@ -28,7 +34,7 @@ def _int(query: Mapping[str, list[str]], name: str, default: int, low: int, high
 def large_form(query: Mapping[str, list[str]]) -> str:
     """2,000 labelled controls in four kinds, as in a long administrative form."""
     count = _int(query, "controls", LARGE_FORM_CONTROLS, 1, 20_000)
-    parts = [_HEAD.format(title="Large form", style=""), "<h1>Large form</h1><form>"]
+    parts = ["<h1>Large form</h1><form>"]
     for index in range(count):
         kind = index % 4
         if kind == 0:
@@ -45,19 +51,17 @@ def large_form(query: Mapping[str, list[str]]) -> str:
         if index % 8 == 7:
             parts.append("<br>")
     parts.append("</form>")
-    parts.append(_TAIL)
-    return "".join(parts)
+    return _page("large-form.html", "Large form", "".join(parts))
 
 
 def huge(query: Mapping[str, list[str]]) -> str:
     """A page with ``nodes`` elements (default 50,000) of nested text, to prove reads stay bounded."""
     nodes = _int(query, "nodes", 50_000, 1, 500_000)
-    parts = [_HEAD.format(title="Huge page", style=""), "<h1>Huge page</h1>"]
+    parts = ["<h1>Huge page</h1>"]
     for index in range(nodes // 2):
         parts.append(f"<div><span>Row {index}</span></div>")
     parts.append('<button type="button" data-probe="end">End of huge page</button>')
-    parts.append(_TAIL)
-    return "".join(parts)
+    return _page("huge.html", "Huge page", "".join(parts))
 
 
 def long(query: Mapping[str, list[str]]) -> str:
@@ -67,15 +71,14 @@ def long(query: Mapping[str, list[str]]) -> str:
         f"<style>body{{margin:0;width:{width}px;height:{height}px;position:relative}}"
         ".marker{position:absolute;width:160px;height:40px}</style>"
     )
-    parts = [_HEAD.format(title="Long page", style=style)]
+    parts: list[str] = []
     for index, (left, top) in enumerate(LONG_PAGE_MARKERS):
         parts.append(
             f'<button class="marker" type="button" data-probe="marker{index}" '
             f'style="left:{left}px;top:{top}px">Marker {index}</button>'
         )
     parts.append(f'<p style="position:absolute;top:{height - 60}px">Bottom of the long page</p>')
-    parts.append(_TAIL)
-    return "".join(parts)
+    return _page("long.html", "Long page", "".join(parts), style)
 
 
 PAGES: Mapping[str, Callable[[Mapping[str, list[str]]], str]] = {
