@@ -72,6 +72,17 @@ def answering_mcp(answer: bool, asked: list[str]) -> Callable[[Any], bool]:
     return approve
 
 
+def dropping_every_eligible_call(snapshots: list[Any]) -> Callable[[Any], dict[str, Any]]:
+    """A ``context_budget`` compaction policy that drops every call the snapshot offers, keeping each snapshot it
+    is given in ``snapshots``."""
+
+    def compact(snapshot: Any) -> dict[str, Any]:
+        snapshots.append(snapshot)
+        return {"drop_call_ids": list(snapshot["eligible_call_ids"])}
+
+    return compact
+
+
 def modes(*, stream: bool | None = None, eager: bool | None = None, ledger: bool | None = None) -> list[Any]:
     """The modes matching the given filters, as pytest params with readable IDs (the Node SDK's in --sdk=node)."""
     chosen = [
@@ -617,6 +628,7 @@ __all__ = [
     "Setup",
     "Timeline",
     "answering_mcp",
+    "dropping_every_eligible_call",
     "function_tool",
     "input_summary",
     "load",

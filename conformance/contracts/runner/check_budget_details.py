@@ -16,7 +16,17 @@ import pytest
 
 from conformance.assertions import expect
 from conformance.contracts.runner._node_scenario import NodeCustomInput
-from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, input_summary, load, modes, run
+from conformance.contracts.runner._scenario import (
+    Function,
+    Mode,
+    ScenarioRun,
+    Setup,
+    dropping_every_eligible_call,
+    input_summary,
+    load,
+    modes,
+    run,
+)
 
 BIG: Final = "x" * 500
 # Non-ASCII output: escaped (\\u...) or spaced JSON would measure more bytes than compact UTF-8 JSON.
@@ -304,11 +314,7 @@ def test_budget_refuses_custom_input_containers_unread(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(ledger=False))
 def test_unanswered_call_stops_before_the_policy(mode: Mode) -> None:
     asked: list[Any] = []
-
-    def compact(snapshot: Any) -> Any:
-        asked.append(snapshot)
-        return {"drop_call_ids": list(snapshot["eligible_call_ids"])}
-
+    compact = dropping_every_eligible_call(asked)
     dangling = [
         {"role": "user", "content": "y" * 1500},
         {

@@ -16,7 +16,17 @@ from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
 from conformance.contracts.runner._node_scenario import close_at_first_turn_in_node
-from conformance.contracts.runner._scenario import MCP_TOOL, Function, Mode, ScenarioRun, Setup, load, modes, run
+from conformance.contracts.runner._scenario import (
+    MCP_TOOL,
+    Function,
+    Mode,
+    ScenarioRun,
+    Setup,
+    dropping_every_eligible_call,
+    load,
+    modes,
+    run,
+)
 from conformance.fake_responses import fake_async_client, fake_client
 
 BIG: Final = "x" * 500
@@ -110,10 +120,7 @@ def test_appended_text_counts_and_steps_go_on(mode: Mode) -> None:
     # The second request fits with 50 bytes to spare, until the text is appended; dropping c1 makes room again.
     limit = len(json.dumps(plain.input_of(1), separators=(",", ":"), ensure_ascii=False).encode("utf-8")) + 50
     snapshots: list[Any] = []
-
-    def compact(snapshot: Any) -> Any:
-        snapshots.append(snapshot)
-        return {"drop_call_ids": list(snapshot["eligible_call_ids"])}
+    compact = dropping_every_eligible_call(snapshots)
 
     def on_turn(turn: Any) -> None:
         if not turn.final and not snapshots:

@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import Function, Mode, Setup, input_summary, modes, run
+from conformance.contracts.runner._scenario import (
+    Function,
+    Mode,
+    Setup,
+    dropping_every_eligible_call,
+    input_summary,
+    modes,
+    run,
+)
 
 BIG = "x" * 500
 
@@ -66,15 +74,10 @@ def test_policy_drops_eligible_call_with_receipt(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes(ledger=False))
 def test_latest_browser_state_is_pinned(mode: Mode) -> None:
     snapshots: list[Any] = []
-
-    def compact(snapshot: Any) -> Any:
-        snapshots.append(snapshot)
-        return {"drop_call_ids": list(snapshot["eligible_call_ids"])}
-
     setup = Setup(
         browser=("get_page_text",),
         browser_replies={"get_page_text": "y" * 800},
-        run_options={"context_budget": _budget(compact, 600)},
+        run_options={"context_budget": _budget(dropping_every_eligible_call(snapshots), 600)},
     )
     outcome = run("context-budget-browser", setup, mode)
     expect(snapshots, "RN-BUDGET-003", "the policy was never asked")
