@@ -37,6 +37,7 @@ The contract checks read a page's title from its file (``<title>...</title>``), 
 
 from __future__ import annotations
 
+import html
 import re
 
 BODY_LINE = "<body>"
@@ -44,6 +45,7 @@ RECORDER_MARK = "<!-- recorder -->"
 
 _DOCUMENT_START = re.compile(r"\A\ufeff?\s*<!doctype\s", re.IGNORECASE)
 _TITLE_OPEN = re.compile(r"<title[\s>]", re.IGNORECASE)
+_TITLE = re.compile(r"<title>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _RECORDER_TAG = re.compile(r"<script[^>]*recorder\.js", re.IGNORECASE)
 _TOP = '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
 
@@ -55,6 +57,12 @@ class PageFormatError(ValueError):
 def is_document(source: str) -> bool:
     """Whether ``source`` is a whole document (served as written) rather than a page for the layout."""
     return _DOCUMENT_START.match(source) is not None
+
+
+def title(source: str) -> str | None:
+    """The page's title as its file spells it (entities decoded), in either form of page file; None without one."""
+    found = _TITLE.search(source)
+    return html.unescape(found.group(1)) if found else None
 
 
 def recorder_tag(relative: str) -> str:

@@ -6,14 +6,13 @@ server; a check takes a mark, calls the driver and reads what was recorded after
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import quote, urlsplit
 
 from conformance import resources
 from conformance.assertions import expect, not_checked, precondition_failed, violation
+from conformance.harness import page_layout
 from conformance.harness.environment import Effect, Environment
 from conformance.harness.errors import bounded
 from conformance.harness.subject import BrowserSubject
@@ -149,8 +148,8 @@ def _title_of(page: str) -> str | None:
         text = resources.pages(page.split("?", 1)[0]).read_text("utf-8")
     except OSError:
         return None
-    found = re.search(r"<title>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
-    return html.unescape(found.group(1)).strip() if found else None
+    found = page_layout.title(text)
+    return found.strip() if found is not None else None
 
 
 def _active_tab_title(subject: BrowserSubject) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +10,7 @@ import pytest
 
 from conformance import resources
 from conformance.assertions import expect, not_implemented, not_provoked, precondition, precondition_failed
+from conformance.harness import page_layout
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
@@ -235,9 +235,9 @@ def test_opening_and_closing_a_tab_is_observed(subject: BrowserSubject, env: Env
 def fixture_title(page: str) -> str:
     """The title exactly as the fixture file spells it (the check's independent source of truth)."""
     source = resources.pages(page).read_text(encoding="utf-8")
-    match = re.search(r"<title>(.*?)</title>", source, re.DOTALL)
-    assert match, f"fixture {page} has no title"
-    return html.unescape(match.group(1))
+    found = page_layout.title(source)
+    assert found is not None, f"fixture {page} has no title"
+    return found
 
 
 def best_cut(title: str, limit: int = 1024) -> str:
