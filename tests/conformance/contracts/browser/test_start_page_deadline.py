@@ -11,6 +11,12 @@ from conformance.assertions import CheckSkipped, ClauseViolation, PreconditionFa
 from conformance.contracts.browser import _effects
 
 
+@pytest.fixture(autouse=True)
+def fresh_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test is a process of its own: no earlier miss, report or silence carried over."""
+    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+
+
 class _PageThatNeverLoads:
     """Just enough of a check's environment: its start page never records loading; each wait is noted."""
 
@@ -26,10 +32,7 @@ class _PageThatNeverLoads:
         return [{"page": "empty.html"}]
 
 
-def test_after_the_first_miss_later_checks_wait_the_short_deadline_and_say_so(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+def test_after_the_first_miss_later_checks_wait_the_short_deadline_and_say_so() -> None:
     env = _PageThatNeverLoads()
     subject: Any = SimpleNamespace(env=env)
     details = []
@@ -65,10 +68,7 @@ def _showing(title: str) -> Any:
     return lambda: {"tabs": [{"id": "t1", "title": title, "url": "http://127.0.0.1:1", "active": True}]}
 
 
-def test_a_page_shown_whose_reports_are_blocked_is_not_checked_and_later_checks_stop_waiting(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+def test_a_page_shown_whose_reports_are_blocked_is_not_checked_and_later_checks_stop_waiting() -> None:
     env = _ShownButSilent()
     # forms.html's own title, read by the driver from its browser: evidence the kit needs no page report for.
     subject: Any = SimpleNamespace(env=env, state=_showing("Delivery preferences"))
@@ -83,10 +83,7 @@ def test_a_page_shown_whose_reports_are_blocked_is_not_checked_and_later_checks_
     assert env.waits == [_effects.START_PAGE_SECONDS, silent, silent, silent]
 
 
-def test_a_page_served_but_not_shown_is_the_start_page_clause_and_blocks_the_check(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+def test_a_page_served_but_not_shown_is_the_start_page_clause_and_blocks_the_check() -> None:
     subject: Any = SimpleNamespace(env=_ShownButSilent(), state=_showing("Something else"))
     with pytest.raises(PreconditionFailed) as raised:
         _effects.start_page_shown(subject)
@@ -102,10 +99,7 @@ class _ReportsOnlyAtFirst(_ShownButSilent):
         return {"kind": "load", "page": "forms.html"} if len(self.waits) == 1 else None
 
 
-def test_silence_after_a_page_has_reported_is_slowness_not_a_guard_and_keeps_the_full_wait(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_effects, "_deadline", _effects._StartPageDeadline())
+def test_silence_after_a_page_has_reported_is_slowness_not_a_guard_and_keeps_the_full_wait() -> None:
     env = _ReportsOnlyAtFirst()
     subject: Any = SimpleNamespace(env=env, state=_showing("Delivery preferences"))
     assert _effects.start_page_shown(subject)["page"] == "forms.html"
