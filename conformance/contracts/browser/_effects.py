@@ -56,6 +56,8 @@ START_PAGE_SECONDS_AFTER_A_MISS = 3.0
 # Once a check has proved that the start page is shown but its reports never reach the kit (a network guard that
 # blocks the kit's own fixture origin), no later page will report either: later checks look only this long.
 START_PAGE_SECONDS_WHEN_SILENT = 0.5
+# The longest title a state report carries; a driver may cut a longer one (at a character boundary) itself.
+TITLE_BYTES = 1024
 
 
 class _StartPageDeadline:
@@ -95,8 +97,9 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
 
     Without it the check is blocked by :data:`START_PAGE_CLAUSE`, never failed on the clause it was about to judge,
     unless the page is shown and only its reports are missing: the kit served the page and the driver's own
-    ``state()`` shows its title, so the page is there but cannot reach the kit's fixture origin. That is a finding
-    about where the run's traffic may go (not checked, with the fix), and later checks stop waiting for it.
+    ``state()`` puts it in the active tab (by its URL, or by its title or a character-boundary cut of it), so the
+    page is there but cannot reach the kit's fixture origin. That is a finding about where the run's traffic may
+    go (not checked, with the fix), and later checks stop waiting for it.
     """
     page = start_page(subject.env)
     seconds = _deadline.seconds()
@@ -104,8 +107,9 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
     if loaded is not None:
         _deadline.arrived()
         return loaded
-    # Evidence the kit does not need the page's help for: the title the driver reads from its own browser.
-    title = _active_tab_title(subject)
+    # Evidence the kit does not need the page's help for: what the driver reads from its own browser.
+    tab = _active_tab(subject)
+    title = str(tab.get("title", "")).strip() if tab is not None else None
     # Reports that arrive only now, while the driver was inside that state() call, were held, not refused.
     late = subject.env.poll_effect("load", lambda effect: effect.get("page") == page, START_PAGE_SECONDS_WHEN_SILENT)
     if late is not None:
@@ -116,8 +120,9 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
             "state()): the driver holds its pages' requests between calls (a sync Playwright route handler runs "
             "only while its thread is in a Playwright call), so nothing a page does by itself gets through",
         )
-    if title is not None and title == _title_of(page) and subject.env.was_served(page):
-        shown = f"{page} is shown (state() reports its title {bounded(title, 60)!r})"
+    evidence = _shown_by(tab, subject.env.start_url, page)
+    if evidence is not None and subject.env.was_served(page):
+        shown = f"{page} is shown (state() reports {evidence})"
         if _deadline.reports_arrived:
             not_checked(
                 f"{shown} but its load report did not arrive within {seconds:g} s, although earlier pages' reports "
@@ -152,13 +157,33 @@ def _title_of(page: str) -> str | None:
     return found.strip() if found is not None else None
 
 
-def _active_tab_title(subject: BrowserSubject) -> str | None:
-    """The title the driver's own state() reports for its active tab, or None."""
+def _shown_by(tab: dict[str, object] | None, start_url: str, page: str) -> str | None:
+    """What in the driver's active tab says the (served) start page is in it, or None.
+
+    Either sign is enough: a driver may report a fixed title of its own (the title is judged by its own checks),
+    or cut a long one at a character boundary within the 1,024 bytes the documents allow.
+    """
+    if tab is None:
+        return None
+    url = str(tab.get("url", ""))
+    if url == start_url:
+        return f"its URL {bounded(url, 80)!r}"
+    title, full = str(tab.get("title", "")).strip(), _title_of(page)
+    if full is None or not title:
+        return None
+    fits = len(title.encode("utf-8")) <= TITLE_BYTES
+    if title == full or (len(full.encode("utf-8")) > TITLE_BYTES and full.startswith(title) and fits):
+        return f"its title {bounded(title, 60)!r}"
+    return None
+
+
+def _active_tab(subject: BrowserSubject) -> dict[str, object] | None:
+    """The active tab of the driver's own state() report, or None."""
     try:
         tab = active_tab(subject.state())
     except Exception:  # the state report is judged by its own checks; here it is only evidence
         return None
-    return str(tab.get("title", "")).strip() if tab is not None else None
+    return dict(tab) if tab is not None else None
 
 
 def mark(subject: BrowserSubject) -> int:

@@ -113,3 +113,42 @@ def test_silence_after_a_page_has_reported_is_slowness_not_a_guard_and_keeps_the
     silent = _effects.START_PAGE_SECONDS_WHEN_SILENT
     full = _effects.START_PAGE_SECONDS
     assert env.waits == [full, full, silent, full, silent]
+
+
+def _tab(title: str, url: str) -> Any:
+    return lambda: {"tabs": [{"id": "t1", "title": title, "url": url, "active": True}]}
+
+
+def test_a_served_page_at_the_start_url_is_shown_whatever_title_the_driver_reports() -> None:
+    # A driver built for one page may report a fixed title of its own; its URL still says the page is there.
+    env = _ShownButSilent()
+    subject: Any = SimpleNamespace(env=env, state=_tab("Book a table", env.start_url))
+    with pytest.raises(CheckSkipped) as raised:
+        _effects.start_page_shown(subject)
+    assert raised.value.kind == "not_checked"
+    assert f"is shown (state() reports its URL {env.start_url!r})" in raised.value.detail
+
+
+class _LongTitleShownButSilent(_ShownButSilent):
+    start_url = "http://127.0.0.1:1/pages/long-title.html"
+
+    def was_served(self, page: str) -> bool:
+        return page == "long-title.html"
+
+
+def test_a_long_title_cut_on_a_character_boundary_still_shows_the_page() -> None:
+    full = _effects._title_of("long-title.html")
+    assert full is not None and len(full.encode("utf-8")) > _effects.TITLE_BYTES
+    cut = full.encode("utf-8")[: _effects.TITLE_BYTES].decode("utf-8", errors="ignore")
+    subject: Any = SimpleNamespace(env=_LongTitleShownButSilent(), state=_tab(cut, "about:blank"))
+    with pytest.raises(CheckSkipped) as raised:
+        _effects.start_page_shown(subject)
+    assert "is shown (state() reports its title" in raised.value.detail
+
+
+def test_a_prefix_of_a_short_title_elsewhere_is_not_the_page_shown() -> None:
+    # Only a title over the limit may be cut: "Delivery" alone is another page's title, not forms.html's cut.
+    subject: Any = SimpleNamespace(env=_ShownButSilent(), state=_tab("Delivery", "http://127.0.0.1:1/other.html"))
+    with pytest.raises(PreconditionFailed) as raised:
+        _effects.start_page_shown(subject)
+    assert raised.value.clause_id == _effects.START_PAGE_CLAUSE
