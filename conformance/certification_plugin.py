@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import sys
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from conformance.harness.factory import SpecError, load_callable
 from conformance.harness.fixture_host import FixtureHost, FixtureHostError
 from conformance.harness.fixtures import NOTE_PROPERTY, SOFTWARE_PROPERTY
 from conformance.harness.loop import HarnessLoop
+from conformance.harness.process_lifetime import stop_leftovers
 from conformance.node.drivers.computer_harness import NodeComputerHarness
 from conformance.node.drivers.driver import NodeSpec, is_node_spec
 from conformance.node.drivers.harness import NodeBrowserHarness
@@ -50,6 +50,8 @@ from conformance.rig.modes import use_sdk
 from conformance.session import USER_PROPERTY, CertificationSession, CheckOutcome, CheckResult, check_id
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
+# The key of a worker's session-end notes in its xdist output.
+WORKER_NOTES = "driverkit_notes"
 # Which suites each option selects; a suite is a folder of check_*.py files under CONTRACTS.
 SUITES_BY_OPTION = {
     "--driver": ("browser",),
@@ -442,8 +444,14 @@ class _Recorder:
             self.notes.extend(bounded(problem) for problem in problems)
             self._write_certificate()
             if _is_xdist_worker(self.config):
-                for problem in problems:
-                    sys.stderr.write(f"driverkit: {for_terminal(problem)}\n")
+                # No report is left to carry them: the worker's output reaches the controller when it goes down.
+                self.config.workeroutput[WORKER_NOTES] = [bounded(problem) for problem in problems]  # type: ignore[attr-defined]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """A worker's findings from its own session end (xdist hands the controller the worker's output)."""
+        output = getattr(node, "workeroutput", None) or {}
+        self.notes.extend(note for note in output.get(WORKER_NOTES, ()) if note not in self.notes)
 
     def _write_certificate(self) -> None:
         directory = self.config.getoption("--certificate")
@@ -486,6 +494,15 @@ def _close_harnesses(config: pytest.Config) -> list[str]:
     if loop is not None:
         del config.stash[fixtures.LOOP_KEY]
         problems += [f"still running when the run ended: {task}" for task in loop.close()]
+    if browser is not None or computer is not None:
+        # Every driver the kit could close is closed: what still runs under this process was started by driver
+        # code the kit gave up on (or by a cleanup that forgot it), and would outlive the run on a shared machine.
+        stopped = stop_leftovers()
+        if stopped:
+            problems.append(
+                f"stopped processes still running under the kit when the run ended ({', '.join(stopped)}): started "
+                "by a driver the kit abandoned (a factory or call past its deadline) or left by a driver's cleanup"
+            )
     return problems
 
 

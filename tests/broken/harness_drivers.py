@@ -10,6 +10,8 @@ import asyncio
 import contextlib
 import itertools
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -76,6 +78,16 @@ def route_not_reported(env: Any) -> Iterator[Any]:
 def hanging_factory_after_probe(env: Any) -> StateOnly:
     """Works at the start of the run, then hangs: a flaky start, not the checks' business."""
     if next(_factory_calls) > 0:
+        time.sleep(FOREVER)
+    return StateOnly()
+
+
+def hanging_factory_with_a_browser(env: Any) -> StateOnly:
+    """After the probe, starts a process of its own (a browser, say) and then hangs: the kit abandons the factory,
+    and nothing will ever close what it started. The process's command line carries the test's marker path."""
+    if next(_factory_calls) > 0:
+        marker = os.environ.get(MARKER_VARIABLE, "")
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", marker])
         time.sleep(FOREVER)
     return StateOnly()
 

@@ -18,8 +18,9 @@ import socket
 import uuid
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any, Final
+
+from conformance.harness.process_lifetime import process_started
 
 LABEL: Final = "org.responses-driver-kit.desktop"
 RUN_LABEL: Final = f"{LABEL}.run"
@@ -31,17 +32,6 @@ STARTED_LABEL: Final = f"{LABEL}.owner-started"
 RUN_VARIABLE: Final = "PYTEST_XDIST_TESTRUNUID"
 WORKER_VARIABLE: Final = "PYTEST_XDIST_WORKER"
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def process_started(pid: int) -> str | None:
-    """The start time of process ``pid`` (clock ticks since boot, from /proc), or None when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text("ascii", "replace")
-    except OSError:
-        return None
-    # The command name (field 2) is in parentheses and may hold spaces; the start time is field 22.
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else None
 
 
 @cache

@@ -2,7 +2,8 @@
 
 Xvfb picks its own free display with ``-displayfd``: it claims the number with the standard lock file, so
 parallel desktops (pytest-xdist workers) never share a display. Every process is started in its own session
-and stopped by its process group, so Chromium's helper processes go with it.
+and stopped by its process group, so Chromium's helper processes go with it; a lifeline stops those groups and
+removes the scratch folder if the process that started them ends without stopping them (killed, crashed).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from conformance.harness.process_lifetime import Lifeline
 
 from .base import Desktop
 from .displays import ensure_socket_dir
@@ -42,6 +45,13 @@ class LocalDesktop(Desktop):
         self._processes: list[subprocess.Popen[bytes]] = []
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._server: RecordingPageServer | None = None
+        self._lifeline: Lifeline | None = None
+
+    def _started(self, process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+        self._processes.append(process)
+        assert self._lifeline is not None
+        self._lifeline.guard_group(process.pid)
+        return process
 
     def _spawn(self, argv: list[str], log_name: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         assert self._scratch is not None
@@ -49,8 +59,7 @@ class LocalDesktop(Desktop):
             process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True
             )
-        self._processes.append(process)
-        return process
+        return self._started(process)
 
     def _failure(self, process: subprocess.Popen[bytes], what: str, log_name: str) -> str | None:
         if process.poll() is None:
@@ -64,6 +73,8 @@ class LocalDesktop(Desktop):
         deadline = time.monotonic() + settings.startup_timeout
         self._scratch = tempfile.TemporaryDirectory(prefix="kit-desktop-")
         scratch = Path(self._scratch.name)
+        self._lifeline = Lifeline()
+        self._lifeline.guard_folder(scratch)
         ensure_socket_dir()
 
         read_end, write_end = os.pipe()
@@ -78,7 +89,7 @@ class LocalDesktop(Desktop):
                     pass_fds=(write_end,),
                     start_new_session=True,
                 )
-            self._processes.append(xvfb)
+            self._started(xvfb)
             os.close(write_end)
             write_end = -1
             number = self._read_display_number(read_end, xvfb, deadline)
@@ -145,6 +156,9 @@ class LocalDesktop(Desktop):
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None
+        if self._lifeline is not None:
+            self._lifeline.release()
+            self._lifeline = None
         self._display = None
         self._page_url = None
         self._events_path = None

@@ -20,9 +20,10 @@ import pytest
 
 from conformance.certificate_format import load as load_certificate
 from conformance.harness.desktops import DesktopSettings, DesktopStartError, DockerDesktop
-from conformance.harness.desktops.container_owner import LABEL, ContainerOwner, process_started, sweep
+from conformance.harness.desktops.container_owner import LABEL, ContainerOwner, sweep
 from conformance.harness.desktops.displays import lock_path, socket_path
 from conformance.harness.desktops.docker_desktop import DEFAULT_IMAGE
+from conformance.harness.process_lifetime import process_started
 from reference.computer import XvfbComputerDriver
 from tests.desktops import PAGES
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-import os
+import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,11 +19,11 @@ pytestmark = [needs_x, pytest.mark.desktop]
 
 
 def _alive(pid: int) -> bool:
+    # A zombie has exited: only a parent that never reaps (some containers' init) keeps its entry.
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
         return False
-    return True
 
 
 def test_two_desktops_get_separate_displays_and_leave_nothing_behind() -> None:
@@ -76,3 +80,36 @@ def test_settings_refuse_bad_input(tmp_path: Path) -> None:
         DesktopSettings(site_dir=tmp_path / "missing")
     with pytest.raises(ValueError, match="relative"):
         DesktopSettings(site_dir=tmp_path, start_path="/etc/passwd")
+
+
+# A run that is killed runs no teardown: its desktop must still go (a shared machine kept four such desktops, with
+# their Chromiums, busy for hours).
+_HOLD_A_DESKTOP = """
+import json, sys, time
+from conformance.harness.desktops import DesktopSettings, LocalDesktop
+desktop = LocalDesktop(DesktopSettings(width=320, height=240))
+desktop.start()
+scratch = desktop._scratch.name
+print(json.dumps({"pids": [p.pid for p in desktop._processes], "scratch": scratch}), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_killed_owner_leaves_no_desktop_behind(signum: int) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", _HOLD_A_DESKTOP], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        started = json.loads(owner.stdout.readline())
+        assert started["pids"] and all(_alive(pid) for pid in started["pids"])
+    finally:
+        owner.send_signal(signum)
+        owner.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (
+        any(_alive(pid) for pid in started["pids"]) or Path(started["scratch"]).exists()
+    ):
+        time.sleep(0.1)
+    survivors = [pid for pid in started["pids"] if _alive(pid)]
+    assert not survivors, f"desktop processes outlived their killed owner: {survivors}"
+    assert not Path(started["scratch"]).exists(), "the killed desktop's scratch folder was left behind"
