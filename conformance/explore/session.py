@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from conformance.assertions import precondition_failed, violation
+from conformance.assertions import ClauseViolation, precondition_failed, violation
 from conformance.contracts.browser._effects import start_page, start_page_shown
-from conformance.contracts.browser._expectations import expect_done, expect_refused
+from conformance.contracts.browser._expectations import expect_refused
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.environment import DriverHints, Effect, Environment
 from conformance.harness.errors import describe_error
@@ -26,6 +26,14 @@ from .model import SessionModel, judge_observation, judge_state_rules
 # How long a page a step loaded gets to record its load (the documents leave when navigate returns to the driver,
 # so a driver may return first; the checks give a load five seconds too).
 LOAD_SECONDS = 5.0
+
+
+class CallFailed(ClauseViolation):
+    """A step's own member call raised: the member failed, whatever the sequence before it did."""
+
+    def __init__(self, clause_id: str, detail: str, member: str = "") -> None:
+        super().__init__(clause_id, detail)
+        self.member = member
 
 
 class ExploredSession:
@@ -91,7 +99,8 @@ class ExploredSession:
         """The call ran without raising. If the SDK rejected a state around it, the documented rules are judged on
         the driver's own state first: the rejection is usually one of them broken, and the finding names it."""
         self._sdk_first(outcome, where)
-        expect_done(outcome, clause)
+        if outcome.raised is not None or outcome.member_call is None:
+            raise CallFailed(clause, f"the call failed: {outcome.describe()}", outcome.member)
 
     def expect_refused(self, outcome: CallOutcome, clause: str, why: str, where: str) -> None:
         self._sdk_first(outcome, where)

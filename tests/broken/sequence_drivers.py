@@ -244,6 +244,15 @@ class ReturnsBeforeLoadFromAnyPage(NavigateReturnsBeforeLoad):
         return super().broken_navigate(arguments, forward)
 
 
+class PageTextNeedsAMainElement(BrokenDriver):
+    """get_page_text reads only the page's <main> element and raises on a page without one (as a reader written for
+    its own site does): a member that fails from the start page, in no sequence at all. Its own checks fail it;
+    exploration must not blame a tab rule for it."""
+
+    def broken_get_page_text(self, arguments: Arguments, forward: Forward) -> Any:
+        raise RuntimeError("the page has no <main> element to read")
+
+
 reuses_closed_tab_ids = factory_for(ReusesClosedTabIds)
 closed_tab_ids_still_accepted = factory_for(ClosedTabIdsStillAccepted)
 named_navigation_after_a_switch = factory_for(NamedNavigationAfterASwitch)
@@ -252,3 +261,4 @@ navigation_notice_names_the_active_tab = factory_for(NavigationNoticeNamesTheAct
 background_close_notice_names_the_active_tab = factory_for(BackgroundCloseNoticeNamesTheActiveTab)
 dialog_notices_name_the_first_tab = factory_for(DialogNoticesNameTheFirstTab)
 returns_before_load_from_any_page = factory_for(ReturnsBeforeLoadFromAnyPage)
+page_text_needs_a_main_element = factory_for(PageTextNeedsAMainElement)

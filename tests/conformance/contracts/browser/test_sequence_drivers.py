@@ -96,6 +96,16 @@ def test_exploration_finds_and_shrinks_the_sequence_defect(case: Case, tmp_path:
     assert [call["member"] for call in found.calls] == members, (found.calls, found.reason)
 
 
+def test_a_member_failing_from_the_start_page_is_not_blamed_on_a_tab_rule(tmp_path: Path) -> None:
+    # One defect, its own checks' business: exploration's one-step "sequence" says nothing about tabs.
+    run = certify(f"{MODULE}:page_text_needs_a_main_element", tmp_path, selection=EXPLORATION)
+    assert run.certificate is not None, run.tail()
+    assert not run.with_status("failed"), run.reasons(run.with_status("failed"))
+    reasons = run.reasons(run.with_status("unverified"))
+    assert "BR-TAB-008" in run.with_status("unverified"), run.tail(15)
+    assert "could not get past get_page_text(tab_id=null): it fails on the start page as the first step" in reasons
+
+
 # A JavaScript driver is explored through the Node bridge as a Python one is: the same steps, the same finding.
 @pytest.mark.node
 def test_exploration_drives_a_javascript_driver_over_the_bridge(tmp_path: Path) -> None:
