@@ -46,3 +46,29 @@ def broken_rule(state: Any) -> BrokenRule | None:
     if tabs and active != 1:
         return BrokenRule("BR-STATE-003", f"{active} of {len(tabs)} tabs are active; exactly one must be")
     return None
+
+
+# The largest integer a JavaScript number holds exactly: counters beyond it cannot cross the Node SDK intact.
+MAX_COUNTER = 9_007_199_254_740_991
+
+
+def is_counter(value: object) -> bool:
+    """A nonnegative integer (not a bool, not a float such as NaN) within :data:`MAX_COUNTER`."""
+    return type(value) is int and 0 <= value <= MAX_COUNTER
+
+
+def broken_observation_rule(observation: Any) -> BrokenRule | None:
+    """BR-OBS-001, the shape of observation metadata V1: version 1, counters for sequence and dropped_changes, a
+    Boolean title_truncated and a list of changes; the first part broken, or None."""
+    if not isinstance(observation, Mapping):
+        return BrokenRule("BR-OBS-001", "observation is not a dict")
+    if type(observation.get("version")) is not int or observation.get("version") != 1:
+        return BrokenRule("BR-OBS-001", f"observation version must be 1, got {observation.get('version')!r}")
+    for key in ("sequence", "dropped_changes"):
+        if not is_counter(observation.get(key)):
+            return BrokenRule("BR-OBS-001", f"{key} must be a nonnegative integer, got {observation.get(key)!r}")
+    if type(observation.get("title_truncated")) is not bool:
+        return BrokenRule("BR-OBS-001", f"title_truncated must be a bool, got {observation.get('title_truncated')!r}")
+    if not isinstance(observation.get("changes"), list):
+        return BrokenRule("BR-OBS-001", "changes must be a list")
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from conformance.harness.environment import Environment
 from conformance.harness.errors import DriverTimeout, bounded, describe_error
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import DriverProfile, declares_cancelled
-from conformance.harness.state_rules import broken_rule
+from conformance.harness.state_rules import broken_observation_rule, broken_rule
 from conformance.members import BY_NAME
 
 _call_ids = itertools.count(1)
@@ -117,7 +117,10 @@ class CallOutcome(RecordedCalls):
         breaks (when the kit's own reading finds one), anything else on the SDK-accepts clause; either way the
         check's own clauses are blocked by it, and no reason claims the member returned nothing.
         """
-        rule = broken_rule(self.states[-1]) if self.rejected_state() and self.states else None
+        state = self.states[-1] if self.rejected_state() and self.states else None
+        rule = broken_rule(state) if state is not None else None
+        if rule is None and isinstance(state, Mapping) and "observation" in state:
+            rule = broken_observation_rule(state["observation"])
         if rule is not None:
             return PreconditionFailed(rule.clause, f"{rule.detail}, so {self.describe()}")
         return PreconditionFailed(SDK_ACCEPTS_CLAUSE, self.describe())

@@ -230,6 +230,17 @@ class ObservationSequenceOffByOne(BrokenDriver):
         return state
 
 
+class ObservationSequenceNotANumber(BrokenDriver):
+    """Observation metadata whose sequence is NaN, as a driver counting from a page attribute the page lacks gets it
+    (``Number(undefined)``): the SDK rejects every such state, so every check meeting it stands on BR-OBS-001."""
+
+    def broken_state(self, forward: Forward) -> Any:
+        state = copy.deepcopy(forward())
+        if isinstance(state.get("observation"), dict):
+            state["observation"]["sequence"] = float("nan")
+        return state
+
+
 class TitleCutInsideACharacter(BrokenDriver):
     """A title over 1,024 bytes is cut at byte 1,024 even inside a character, leaving a replacement character.
 
@@ -1268,6 +1279,7 @@ def factory_for(broken: type[BrokenDriver]) -> Callable[[Environment], Iterator[
 two_active_tabs = factory_for(TwoActiveTabs)
 no_active_tab = factory_for(NoActiveTab)
 ghost_active_tab = factory_for(GhostActiveTab)
+observation_sequence_not_a_number = factory_for(ObservationSequenceNotANumber)
 duplicate_tab_ids = factory_for(DuplicateTabIds)
 credentials_in_state_url = factory_for(CredentialsInStateUrl)
 observation_sequence_off_by_one = factory_for(ObservationSequenceOffByOne)

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from conformance import resources
-from conformance.assertions import expect, not_implemented, not_provoked, precondition, precondition_failed
+from conformance.assertions import expect, not_implemented, not_provoked, precondition, precondition_failed, violation
 from conformance.harness import page_layout
 from conformance.harness.environment import Environment
+from conformance.harness.state_rules import broken_observation_rule, is_counter
 from conformance.harness.subject import BrowserSubject
 
 from ._reads import utf8_length
@@ -34,36 +35,24 @@ CHANGE_FIELDS: dict[str, dict[str, tuple[str | None, ...]]] = {
 
 
 def observation_of(state: Any) -> dict[str, Any]:
-    """The state's observation metadata; drivers that do not report it leave these checks not implemented."""
+    """The state's observation metadata; drivers that do not report it leave these checks not implemented.
+
+    Every judgement of the metadata stands on its shape (BR-OBS-001): metadata of the wrong shape blocks the
+    check on that clause instead of letting it fail on arithmetic with a value that is not a number.
+    """
     if not isinstance(state, dict) or "observation" not in state:
         not_implemented("observation metadata V1 in state (env.hints.observation=True)")
+    rule = broken_observation_rule(state["observation"])
+    if rule is not None:
+        precondition_failed(rule.clause, rule.detail)
     observation: dict[str, Any] = state["observation"]
     return observation
 
 
-def is_counter(value: object) -> bool:
-    return type(value) is int and 0 <= value <= 9_007_199_254_740_991
-
-
 def check_observation_shape(observation: Any, where: str) -> None:
-    expect(isinstance(observation, dict), "BR-OBS-001", f"{where}: observation is not a dict")
-    expect(
-        type(observation.get("version")) is int and observation.get("version") == 1,
-        "BR-OBS-001",
-        f"{where}: observation version must be 1, got {observation.get('version')!r}",
-    )
-    for key in ("sequence", "dropped_changes"):
-        expect(
-            is_counter(observation.get(key)),
-            "BR-OBS-001",
-            f"{where}: {key} must be a nonnegative integer, got {observation.get(key)!r}",
-        )
-    expect(
-        type(observation.get("title_truncated")) is bool,
-        "BR-OBS-001",
-        f"{where}: title_truncated must be a bool, got {observation.get('title_truncated')!r}",
-    )
-    expect(isinstance(observation.get("changes"), list), "BR-OBS-001", f"{where}: changes must be a list")
+    rule = broken_observation_rule(observation)
+    if rule is not None:
+        violation(rule.clause, f"{where}: {rule.detail}")
 
 
 def check_changes(observation: dict[str, Any], state: Any, known_tabs: set[str] | None, where: str) -> None:
