@@ -752,6 +752,19 @@ class PopupPageLosesItsQuery(BrokenDriver):
         return forward(arguments)
 
 
+class OpensOnlyExactPageUrls(BrokenDriver):
+    """navigate refuses, with BrowserError, any URL with a query string: its allow-list holds exact page URLs.
+
+    Not a network-policy defect (refusing more than the task permits never lets the browser reach another origin):
+    the network checks whose page needs its query to know what to try are "could not provoke", never failed.
+    """
+
+    def broken_navigate(self, arguments: Arguments, forward: Forward) -> Any:
+        if urlsplit(str(arguments.get("url"))).query:
+            raise BrowserError("Only the task's exact page URLs can be opened.")
+        return forward(arguments)
+
+
 class DialogsAcceptedSilently(BrokenDriver):
     """Page dialogs are accepted instead of dismissed: confirm() sees true and prompt() its default answer."""
 
@@ -1320,6 +1333,7 @@ closed_tab_stays_active = factory_for(ClosedTabStaysActive)
 redirect_followed = factory_for(RedirectFollowed)
 policy_only_in_navigate = factory_for(PolicyOnlyInNavigate)
 popup_page_loses_its_query = factory_for(PopupPageLosesItsQuery)
+opens_only_exact_page_urls = factory_for(OpensOnlyExactPageUrls)
 dialogs_accepted_silently = factory_for(DialogsAcceptedSilently)
 download_beyond_its_grant = factory_for(DownloadBeyondItsGrant)
 script_returns_a_number = factory_for(ScriptReturnsANumber)

@@ -35,7 +35,15 @@ IN_FLIGHT_SECONDS = 0.5
 def _open_page(subject: BrowserSubject, env: Environment, page: str, clause: str, **query: str) -> CallOutcome:
     """Navigate the active tab to ``page`` (told about the other origin) and wait until it has loaded."""
     subject.require("navigate")
-    outcome = subject.call("navigate", url=with_other(env, page, **query), tab_id=None)
+    url = with_other(env, page, **query)
+    outcome = subject.call("navigate", url=url, tab_id=None)
+    if outcome.sdk_error is None and outcome.raised is not None:
+        # The page is on the permitted origin, but a driver may permit less (a list of exact URLs): then the page
+        # never got to try what this check judges the driver on.
+        not_provoked(
+            f"the driver refused to open {page} on the permitted origin ({outcome.describe()}), so the page never "
+            f"tried anything; a URL policy narrower than the task's permitted origin leaves this unchecked ({url})"
+        )
     expect_done(outcome, clause)
     await_effect(
         subject, clause, "load", lambda e: e.get("page") == page and e.get("origin") == "main", what=f"{page} loading"

@@ -342,6 +342,22 @@ def test_a_behaviour_the_page_never_showed_is_not_provoked_not_failed(tmp_path: 
     assert run.certificate["verdict"] == "not fully checked"
 
 
+# A check's own page refused by a driver that permits less than the task (exact page URLs): nothing was tried on it.
+EXACT_URLS = "opens_only_exact_page_urls"
+
+
+def test_a_page_the_driver_refuses_to_open_leaves_its_network_checks_not_provoked(tmp_path: Path) -> None:
+    run = certify(f"{MODULE}:{EXACT_URLS}", tmp_path, selection="check_network")
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    assert run.with_status("failed") == [], run.reasons(run.with_status("failed"))
+    clauses = {clause["id"]: clause for clause in run.certificate["clauses"]}
+    for clause_id in ("BR-NET-004", "BR-NET-005", "BR-NET-006", "BR-NET-007"):
+        clause = clauses[clause_id]
+        assert (clause["status"], clause["why"]) == ("not_checked", "not_provoked"), clause
+        assert "the driver refused to open" in clause["reasons"][0], clause["reasons"]
+    assert clauses["BR-NET-001"]["status"] == "passed", clauses["BR-NET-001"]
+
+
 # Shown but silent: a guard that blocks the fixture pages' reports is an environment finding with its fix, told
 # apart from a page never shown by the driver's own state(); after the first check proves it, none waits long.
 SILENT = "guard_blocks_the_recorder"
@@ -413,7 +429,7 @@ def test_every_broken_driver_has_exactly_one_case() -> None:
         if inspect.isfunction(value) and value.__name__ in classes
     }
     assert sorted(factories.values()) == sorted(classes), "every broken driver class needs one --driver factory"
-    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)] + [UNEXERCISABLE, NOT_PROVOKED, SILENT]
+    named = [case.factory for case in (*DEFECTS, *ALLOWED_VARIANTS)] + [UNEXERCISABLE, NOT_PROVOKED, EXACT_URLS, SILENT]
     assert len(named) == len(set(named)), "a broken driver has two cases that judge its clauses"
     # A root-cause case may certify a driver another case already blames, on more checks.
     named += [case.factory for case in ROOT_CASES if case.factory not in named]
