@@ -115,6 +115,16 @@ def _images_in(items: list[dict[str, Any]]) -> int:
     return count
 
 
+def _expect_eligible_per_policy_call(
+    policy: RecordingPolicy, expected: list[tuple[int, frozenset[str]]], clause_id: str, why: str | None = None
+) -> None:
+    """The policy was called exactly before the ``expected`` requests, offered exactly those call IDs each time
+    (``why`` explains the expectation; without it the failure names the expected calls)."""
+    calls = [(call.before_request, call.eligible) for call in policy.calls]
+    explained = f", expected {expected}" if why is None else f"; {why}"
+    expect(calls == expected, clause_id, f"(request, eligible) per policy call: {calls}{explained}")
+
+
 def _sent_call_ids(items: list[dict[str, Any]]) -> set[str]:
     return {str(item["call_id"]) for item in items if "call_id" in item}
 
@@ -134,54 +144,44 @@ class ImageSource:
     total_requests: int
 
 
+def _message_images(*images: dict[str, object]) -> ImageSource:
+    """Images in the caller's message: all of them are in the first request."""
+    return ImageSource(
+        "context-images-message",
+        lambda: Setup(params={"model": "gpt-test", "input": _user_message(*images)}),
+        images=len(images),
+        request=0,
+        total_requests=2,
+    )
+
+
+def _function_images(image: dict[str, object]) -> ImageSource:
+    """Two calls of `snap`, one image each: both images are in the third request."""
+    return ImageSource(
+        "context-images-functions", lambda: Setup(functions=(_snap(image),)), images=2, request=2, total_requests=3
+    )
+
+
+def _computer_screenshots(screenshot: dict[str, object] | None) -> ImageSource:
+    """Four clicks, one screenshot each (``screenshot``, or the probe's inline PNG): all four are in the fifth
+    request."""
+    return ImageSource(
+        "context-images-computer",
+        lambda: Setup(computer=True, computer_screenshot=screenshot),
+        images=4,
+        request=4,
+        total_requests=5,
+    )
+
+
 IMAGE_SOURCES = {
-    "message-remote-url": ImageSource(
-        "context-images-message",
-        lambda: Setup(params={"model": "gpt-test", "input": _user_message(REMOTE_IMAGE, REMOTE_IMAGE)}),
-        images=2,
-        request=0,
-        total_requests=2,
-    ),
-    "message-file-id": ImageSource(
-        "context-images-message",
-        lambda: Setup(params={"model": "gpt-test", "input": _user_message(FILE_IMAGE, FILE_IMAGE)}),
-        images=2,
-        request=0,
-        total_requests=2,
-    ),
-    # Two calls of `snap`, one image each: both images are in the third request.
-    "function-remote-url": ImageSource(
-        "context-images-functions",
-        lambda: Setup(functions=(_snap(REMOTE_IMAGE),)),
-        images=2,
-        request=2,
-        total_requests=3,
-    ),
-    "function-file-id": ImageSource(
-        "context-images-functions",
-        lambda: Setup(functions=(_snap(FILE_IMAGE),)),
-        images=2,
-        request=2,
-        total_requests=3,
-    ),
-    # Four clicks, one screenshot each (inline PNG, file ID or remote URL): all four are in the fifth request.
-    "computer-inline": ImageSource(
-        "context-images-computer", lambda: Setup(computer=True), images=4, request=4, total_requests=5
-    ),
-    "computer-file-id": ImageSource(
-        "context-images-computer",
-        lambda: Setup(computer=True, computer_screenshot=FILE_SCREENSHOT),
-        images=4,
-        request=4,
-        total_requests=5,
-    ),
-    "computer-remote-url": ImageSource(
-        "context-images-computer",
-        lambda: Setup(computer=True, computer_screenshot=REMOTE_SCREENSHOT),
-        images=4,
-        request=4,
-        total_requests=5,
-    ),
+    "message-remote-url": _message_images(REMOTE_IMAGE, REMOTE_IMAGE),
+    "message-file-id": _message_images(FILE_IMAGE, FILE_IMAGE),
+    "function-remote-url": _function_images(REMOTE_IMAGE),
+    "function-file-id": _function_images(FILE_IMAGE),
+    "computer-inline": _computer_screenshots(None),
+    "computer-file-id": _computer_screenshots(FILE_SCREENSHOT),
+    "computer-remote-url": _computer_screenshots(REMOTE_SCREENSHOT),
 }
 
 
@@ -253,8 +253,7 @@ def test_recent_screenshots_stay_and_older_ones_are_eligible(keep: int | None, m
     outcome.finished("RN-BUDGET-008")
     # Before request r the history holds r screenshots (c1..cr); every one older than the newest `kept` may go.
     expected = [(request, frozenset(f"c{n}" for n in range(1, request - kept + 1))) for request in range(kept + 1, 5)]
-    seen = [(call.before_request, call.eligible) for call in policy.calls]
-    expect(seen == expected, "RN-BUDGET-008", f"(request, eligible) per policy call: {seen}, expected {expected}")
+    _expect_eligible_per_policy_call(policy, expected, "RN-BUDGET-008")
     for request, body in enumerate(outcome.bodies):
         newest = [f"c{n}" for n in range(max(1, request - kept + 1), request + 1)]
         sent = _computer_outputs(list(body["input"]))
@@ -276,9 +275,7 @@ def test_browser_and_computer_screenshots_share_one_window(keep: int, mode: Mode
     # screenshot. One window of `keep` screenshots spans both tools: with 1 only c3 stays, with 2 c1 stays too.
     setup = Setup(computer=True, browser=("screenshot", "get_page_text"))
     outcome, policy = _run("context-images-browser-screenshot-then-click", setup, mode, max_images=1, keep=keep)
-    calls = [(call.before_request, call.eligible) for call in policy.calls]
-    expected = [(2, frozenset({"c1"}) if keep == 1 else frozenset())]
-    expect(calls == expected, "RN-BUDGET-008", f"(request, eligible) per policy call: {calls}, expected {expected}")
+    _expect_eligible_per_policy_call(policy, [(2, frozenset({"c1"}) if keep == 1 else frozenset())], "RN-BUDGET-008")
     if keep == 1:
         outcome.finished("RN-BUDGET-008")
 
@@ -290,11 +287,8 @@ def test_latest_computer_pair_stays_after_a_newer_screenshot(mode: Mode) -> None
     setup = Setup(computer=True, browser=("screenshot",), functions=(_snap(FILE_IMAGE),))
     outcome, policy = _run("context-images-computer-then-browser", setup, mode, max_images=2)
     outcome.finished("RN-BUDGET-007")
-    calls = [(call.before_request, call.eligible) for call in policy.calls]
-    expect(
-        calls == [(2, frozenset({"c3"}))],
-        "RN-BUDGET-007",
-        f"(request, eligible) per policy call: {calls}; the latest computer pair c1 must not be eligible",
+    _expect_eligible_per_policy_call(
+        policy, [(2, frozenset({"c3"}))], "RN-BUDGET-007", "the latest computer pair c1 must not be eligible"
     )
     last = list(outcome.bodies[-1]["input"])
     expect(_computer_outputs(last) == ["c1"], "RN-BUDGET-007", f"latest computer pair not sent: {_sent_call_ids(last)}")
@@ -307,11 +301,8 @@ def test_computer_call_with_safety_checks_is_never_eligible(mode: Mode) -> None:
     setup = Setup(computer=True, run_options={"approve_safety_checks": lambda call: True})
     outcome, policy = _run("context-images-safety", setup, mode, max_images=2)
     outcome.finished("RN-BUDGET-007")
-    calls = [(call.before_request, call.eligible) for call in policy.calls]
-    expect(
-        calls == [(3, frozenset({"c2"}))],
-        "RN-BUDGET-007",
-        f"(request, eligible) per policy call: {calls}; c1 carries a safety check and must stay",
+    _expect_eligible_per_policy_call(
+        policy, [(3, frozenset({"c2"}))], "RN-BUDGET-007", "c1 carries a safety check and must stay"
     )
     last = list(outcome.bodies[-1]["input"])
     expect(_computer_outputs(last) == ["c1", "c3"], "RN-BUDGET-007", f"screenshots sent: {_computer_outputs(last)}")
