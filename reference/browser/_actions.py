@@ -7,7 +7,7 @@ rechecked at execution time, which is what binds an approval to the control it n
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from openai.lib.browser import (
     BrowserError,
@@ -21,29 +21,37 @@ from openai.lib.browser import (
 
 from reference.flows import Flow, call
 
-from ._keys import key_name
-from ._session import BrowserSession, Cancelled, check_cancelled, fail_on_agent_error
+from ._keys import holding, just, key_name
+from ._session import BrowserSession, Cancelled, Tab, check_cancelled, fail_on_agent_error
 
 WHEEL_STEP_PX: Final = 100  # one scroll "amount" unit is one wheel notch
 MAX_WHEEL_STEPS: Final = 100
 _SETTLE = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 
 
+def _mouse_on(
+    session: BrowserSession, tab: Tab, target: str, cancelled: Cancelled, method: str, **options: Any
+) -> Flow[None]:
+    """The mouse ``method`` at the point of the control ``target`` names, found current and uncovered just before.
+
+    The stop request is checked again after the page agent's answer: the round trip may be when it arrived.
+    """
+    point = yield from session.point(tab, target, **options)
+    check_cancelled(cancelled)
+    yield call(tab.page.mouse, method, point.x, point.y)
+
+
 def click(session: BrowserSession, action: ClickInput, cancelled: Cancelled) -> Flow[str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
-    point = yield from session.point(tab, action["target"])
-    check_cancelled(cancelled)
-    yield call(tab.page.mouse, "click", point.x, point.y)
+    yield from _mouse_on(session, tab, action["target"], cancelled, "click")
     return "Clicked."
 
 
 def hover(session: BrowserSession, action: ClickInput, cancelled: Cancelled) -> Flow[str]:
     check_cancelled(cancelled)
     tab = session.tab(action["tab_id"])
-    point = yield from session.point(tab, action["target"], enabled=False)
-    check_cancelled(cancelled)
-    yield call(tab.page.mouse, "move", point.x, point.y)
+    yield from _mouse_on(session, tab, action["target"], cancelled, "move", enabled=False)
     return "Hovering over the element."
 
 
@@ -66,9 +74,7 @@ def type_text(session: BrowserSession, action: TypeInput, cancelled: Cancelled) 
             raise BrowserError("Typing needs a target ref in this browser.")
         yield call(keyboard, "type", text)
         return "Typed at the current focus."
-    point = yield from session.point(tab, target)
-    check_cancelled(cancelled)
-    yield call(tab.page.mouse, "click", point.x, point.y)
+    yield from _mouse_on(session, tab, target, cancelled, "click")
     prepared = yield from session.agent(tab, "selectContents", target)
     fail_on_agent_error(prepared)
     if not text:
@@ -89,15 +95,7 @@ def key(session: BrowserSession, action: KeyInput, cancelled: Cancelled) -> Flow
         raise BrowserError("No keys were given.")
     names = [key_name(name) for name in action["keys"]]
     keyboard = tab.page.keyboard
-    held: list[str] = []
-    try:
-        for name in names[:-1]:
-            yield call(keyboard, "down", name)
-            held.append(name)
-        yield call(keyboard, "press", names[-1])
-    finally:
-        for name in reversed(held):
-            yield call(keyboard, "up", name)
+    yield from holding(keyboard, names[:-1], just(call(keyboard, "press", names[-1])))
     return "Pressed the keys."
 
 
@@ -136,9 +134,7 @@ def set_checked(session: BrowserSession, action: SetCheckedInput, cancelled: Can
         return "Already checked." if wanted else "Already unchecked."
     if current["disabled"]:
         raise BrowserError("That control is disabled or read-only.")
-    point = yield from session.point(tab, action["target"], role="checkbox")
-    check_cancelled(cancelled)
-    yield call(tab.page.mouse, "click", point.x, point.y)
+    yield from _mouse_on(session, tab, action["target"], cancelled, "click", role="checkbox")
     after = yield from session.agent(tab, "checkedState", action["target"])
     fail_on_agent_error(after)
     if after["checked"] is not wanted:

@@ -1,10 +1,13 @@
-"""Key names accepted by ``key`` and ``hold_keys``, with the common aliases models use."""
+"""Key names accepted by ``key`` and ``hold_keys``, with the common aliases models use, and holding keys down."""
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from typing import Any, Final
 
 from openai.lib.browser import BrowserError
+
+from reference.flows import Flow, Op, call
 
 _NAMED: Final = frozenset(
     {
@@ -81,3 +84,24 @@ def key_name(raw: str) -> str:
     if alias is None:
         raise BrowserError("Unknown key name.")
     return alias
+
+
+def holding(keyboard: Any, names: Sequence[str], then: Flow[None]) -> Flow[None]:
+    """Press ``names`` down in order, run ``then``, and release what went down in reverse however ``then`` ends.
+
+    A key a member left down would stay held for every later input in the tab, so the release sits in ``finally``.
+    """
+    held: list[str] = []
+    try:
+        for name in names:
+            yield call(keyboard, "down", name)
+            held.append(name)
+        yield from then
+    finally:
+        for name in reversed(held):
+            yield call(keyboard, "up", name)
+
+
+def just(op: Op) -> Flow[None]:
+    """A flow of one operation: what ``holding`` runs for a single press or click."""
+    yield op

@@ -7,12 +7,13 @@ viewport before any input is sent. Modifiers and held keys are always released, 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from openai.lib.browser import BrowserError, ClickAtInput, DragPathInput, HoldKeysInput, HoverAtInput
 
 from reference.flows import Flow, Pause, call
 
-from ._keys import key_name
+from ._keys import holding, just, key_name
 from ._session import BrowserSession, Cancelled, Tab, check_cancelled
 
 
@@ -43,23 +44,10 @@ def click_at(session: BrowserSession, action: ClickAtInput, cancelled: Cancelled
     modifiers = _modifiers(action["keys"])
     width, height = yield from viewport(tab)
     _inside(width, height, [(action["x"], action["y"])])
-    keyboard = tab.page.keyboard
-    held: list[str] = []
-    try:
-        for name in modifiers:
-            yield call(keyboard, "down", name)
-            held.append(name)
-        yield call(
-            tab.page.mouse,
-            "click",
-            action["x"],
-            action["y"],
-            button=action["button"],
-            click_count=action["click_count"],
-        )
-    finally:
-        for name in reversed(held):
-            yield call(keyboard, "up", name)
+    press = call(
+        tab.page.mouse, "click", action["x"], action["y"], button=action["button"], click_count=action["click_count"]
+    )
+    yield from holding(tab.page.keyboard, modifiers, just(press))
     return "Clicked."
 
 
@@ -83,24 +71,19 @@ def drag_path(session: BrowserSession, action: DragPathInput, cancelled: Cancell
         raise BrowserError("A drag path has 2 to 100 points.")
     width, height = yield from viewport(tab)
     _inside(width, height, points)
-    mouse, keyboard = tab.page.mouse, tab.page.keyboard
-    held: list[str] = []
-    pressed = False
+    yield from holding(tab.page.keyboard, modifiers, _press_along(tab.page.mouse, points))
+    return "Dragged."
+
+
+def _press_along(mouse: Any, points: Sequence[tuple[int, int]]) -> Flow[None]:
+    """Press the button at the first point, move through the rest, and release it however the moves end."""
+    yield call(mouse, "move", *points[0])
+    yield call(mouse, "down")
     try:
-        for name in modifiers:
-            yield call(keyboard, "down", name)
-            held.append(name)
-        yield call(mouse, "move", *points[0])
-        yield call(mouse, "down")
-        pressed = True
         for x, y in points[1:]:
             yield call(mouse, "move", x, y)
     finally:
-        if pressed:
-            yield call(mouse, "up")
-        for name in reversed(held):
-            yield call(keyboard, "up", name)
-    return "Dragged."
+        yield call(mouse, "up")
 
 
 def hold_keys(session: BrowserSession, action: HoldKeysInput, cancelled: Cancelled) -> Flow[str]:
@@ -112,18 +95,14 @@ def hold_keys(session: BrowserSession, action: HoldKeysInput, cancelled: Cancell
     names = [key_name(name) for name in action["keys"]]
     if len(set(names)) != len(names):
         raise BrowserError("Held keys must be unique.")
-    keyboard = tab.page.keyboard
-    held: list[str] = []
-    try:
-        for name in names:
-            yield call(keyboard, "down", name)
-            held.append(name)
-        remaining = action["duration_ms"] / 1000
-        while remaining > 0 and not (cancelled is not None and cancelled()):
-            step = min(0.05, remaining)
-            yield Pause(step, tab.page)
-            remaining -= step
-    finally:
-        for name in reversed(held):
-            yield call(keyboard, "up", name)
+    yield from holding(tab.page.keyboard, names, _pause(tab, action["duration_ms"] / 1000, cancelled))
     return "Held and released the keys."
+
+
+def _pause(tab: Tab, seconds: float, cancelled: Cancelled) -> Flow[None]:
+    """Let ``seconds`` pass with the page running, ending early once a stop is requested."""
+    remaining = seconds
+    while remaining > 0 and not (cancelled is not None and cancelled()):
+        step = min(0.05, remaining)
+        yield Pause(step, tab.page)
+        remaining -= step
