@@ -148,6 +148,21 @@ class Timeline:
         with self._lock:
             return entry in self.entries
 
+    def expect_waited(self, clause_id: str, early: str, *entries: str) -> None:
+        """Fail ``clause_id`` unless every one of ``entries`` started only after the ``response.completed`` event
+        (``early`` says what an earlier start means)."""
+        expect(not any(self.ran_early(entry) for entry in entries), clause_id, f"{early}: {self.entries}")
+
+    def expect_in_order(self, clause_id: str, first: str, then: str) -> None:
+        """Fail ``clause_id`` unless ``first`` came before ``then``, as the response listed them."""
+        expect(self.index(first) < self.index(then), clause_id, f"original order lost: {self.entries}")
+
+    def expect_held_behind(self, clause_id: str, *, deferred: str, held: str) -> None:
+        """Fail ``clause_id`` unless ``held``, allowed to run early but listed after the ``deferred`` call, waited
+        for the completed response and still ran after ``deferred``."""
+        self.expect_waited(clause_id, f"{held} (allowed, after the deferred {deferred}) ran early", held)
+        self.expect_in_order(clause_id, deferred, held)
+
     def enter(self) -> None:
         with self._lock:
             self.active += 1

@@ -551,10 +551,10 @@ def test_held_computer_call_asks_only_after_the_completed_response(mode: Mode, h
     base = HELD[held_by]
     outcome = _approved_run(CHECKED, mode, "RN-SAFETY-011", early_execution=base.early_execution, params=base.params)
     computer_id = _call_ids(CHECKED)[1]
-    expect(
-        not outcome.timeline.ran_early(f"approve_safety_checks:{computer_id}"),
+    outcome.timeline.expect_waited(
         "RN-SAFETY-011",
-        f"approval was asked before the completed response although the call was held: {outcome.timeline.entries}",
+        "approval was asked before the completed response although the call was held",
+        f"approve_safety_checks:{computer_id}",
     )
 
 

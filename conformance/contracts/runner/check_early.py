@@ -22,7 +22,7 @@ def test_listed_browser_read_runs_early_unlisted_function_waits(mode: Mode) -> N
     outcome = run("browser-then-function", setup, mode).finished("RN-EARLY-001")
     timeline = outcome.timeline
     expect(timeline.ran_early("call:browser_get_page_text:"), "RN-EARLY-001", f"{timeline.entries}")
-    expect(not timeline.ran_early("call:lookup:c2"), "RN-EARLY-001", f"unlisted function ran early: {timeline.entries}")
+    timeline.expect_waited("RN-EARLY-001", "unlisted function ran early", "call:lookup:c2")
 
 
 @pytest.mark.clause("RN-EARLY-002")
@@ -30,10 +30,8 @@ def test_listed_browser_read_runs_early_unlisted_function_waits(mode: Mode) -> N
 def test_empty_policy_defers_everything(mode: Mode) -> None:
     outcome = run("browser-then-function", Setup(browser=BROWSER, early_execution={}), mode).finished("RN-EARLY-002")
     timeline = outcome.timeline
-    expect(
-        not timeline.ran_early("call:browser_get_page_text:") and not timeline.ran_early("call:lookup:c2"),
-        "RN-EARLY-002",
-        f"a call ran before the completed response: {timeline.entries}",
+    timeline.expect_waited(
+        "RN-EARLY-002", "a call ran before the completed response", "call:browser_get_page_text:", "call:lookup:c2"
     )
 
 
@@ -42,17 +40,7 @@ def test_empty_policy_defers_everything(mode: Mode) -> None:
 def test_first_deferral_holds_the_allowed_suffix(mode: Mode) -> None:
     setup = Setup(browser=BROWSER, early_execution={"functions": ["browser_get_page_text"]})
     outcome = run("function-then-browser", setup, mode).finished("RN-EARLY-003")
-    timeline = outcome.timeline
-    expect(
-        not timeline.ran_early("call:browser_get_page_text:"),
-        "RN-EARLY-003",
-        f"the allowed browser read jumped ahead of the deferred function: {timeline.entries}",
-    )
-    expect(
-        timeline.index("call:lookup:c1") < timeline.index("call:browser_get_page_text:"),
-        "RN-EARLY-003",
-        f"original order lost: {timeline.entries}",
-    )
+    outcome.timeline.expect_held_behind("RN-EARLY-003", deferred="call:lookup:c1", held="call:browser_get_page_text:")
 
 
 @pytest.mark.clause("RN-EARLY-004")
@@ -86,7 +74,7 @@ def test_computer_flag_selects_native_dispatcher(flag: bool, mode: Mode) -> None
         "RN-EARLY-003",
         f"function after the computer call: {timeline.entries}",
     )
-    expect(timeline.index("call:computer_click:") < timeline.index("call:lookup:c2"), "RN-EARLY-003", "order lost")
+    timeline.expect_in_order("RN-EARLY-003", "call:computer_click:", "call:lookup:c2")
 
 
 @pytest.mark.clause("RN-EARLY-004")
@@ -114,11 +102,7 @@ def test_before_early_call_defer_holds_suffix(mode: Mode) -> None:
     outcome = run("two-functions-order", setup, mode).finished("RN-EARLY-005")
     timeline = outcome.timeline
     expect(seen[:1] == ["c1"], "RN-EARLY-005", f"hook calls: {seen}")
-    expect(
-        not timeline.ran_early("call:lookup:c1") and not timeline.ran_early("call:note:c2"),
-        "RN-EARLY-005",
-        f"deferred calls ran early: {timeline.entries}",
-    )
+    timeline.expect_waited("RN-EARLY-005", "deferred calls ran early", "call:lookup:c1", "call:note:c2")
     sent = [item.get("call_id") for item in outcome.input_of(1) if item.get("type") == "function_call_output"]
     expect(sent == ["c1", "c2"], "RN-EARLY-005", f"outputs sent for {sent}")
 

@@ -27,13 +27,8 @@ def _early(timeline: Timeline, entry: str) -> bool:
 @pytest.mark.clause("RN-EARLY-009")
 @pytest.mark.parametrize("mode", modes(eager=True))
 def test_hook_cannot_start_a_call_outside_the_policy(mode: Mode) -> None:
-    asked: list[str] = []
-
-    def hook(call: Any) -> str:
-        asked.append(call.call_id)
-        return "execute"
-
-    setup = Setup(functions=BOTH, early_execution={"functions": ["note"]}, run_options={"before_early_call": hook})
+    always_execute = {"before_early_call": lambda call: "execute"}
+    setup = Setup(functions=BOTH, early_execution={"functions": ["note"]}, run_options=always_execute)
     outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-009")
     expect(
         not _early(outcome.timeline, "call:lookup:c1"),
@@ -52,17 +47,7 @@ def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
         functions=BOTH, early_execution={"functions": ["lookup", "note"]}, run_options={"before_early_call": hook}
     )
     outcome = run("two-functions-order", setup, mode).finished("RN-EARLY-010")
-    timeline = outcome.timeline
-    expect(
-        not timeline.ran_early("call:note:c2"),
-        "RN-EARLY-010",
-        f"note (allowed, after the deferred lookup) ran before the complete response: {timeline.entries}",
-    )
-    expect(
-        timeline.index("call:lookup:c1") < timeline.index("call:note:c2"),
-        "RN-EARLY-010",
-        f"original order lost: {timeline.entries}",
-    )
+    outcome.timeline.expect_held_behind("RN-EARLY-010", deferred="call:lookup:c1", held="call:note:c2")
 
 
 @pytest.mark.clause("RN-EARLY-011")
@@ -70,11 +55,7 @@ def test_one_deferral_holds_allowed_later_calls(mode: Mode) -> None:
 def test_policy_needs_eager(mode: Mode) -> None:
     setup = Setup(early_execution={"functions": ["lookup"]})
     outcome = run("function-then-message-same-turn", setup, mode).finished("RN-EARLY-011")
-    expect(
-        not outcome.timeline.ran_early("call:lookup:c1"),
-        "RN-EARLY-011",
-        f"a listed call started early without eager: {outcome.timeline.entries}",
-    )
+    outcome.timeline.expect_waited("RN-EARLY-011", "a listed call started early without eager", "call:lookup:c1")
 
 
 @pytest.mark.clause("RN-EARLY-011")
@@ -125,8 +106,6 @@ def test_function_named_computer_is_selected_by_name(mode: Mode) -> None:
 def test_computer_flag_does_not_select_a_function_named_computer(mode: Mode) -> None:
     setup = Setup(functions=(Function("computer"),), computer=True, early_execution={"functions": [], "computer": True})
     outcome = run("computer-named-function", setup, mode).finished("RN-EARLY-013")
-    expect(
-        not outcome.timeline.ran_early("call:computer:c1"),
-        "RN-EARLY-013",
-        f"the computer flag started the ordinary function named computer early: {outcome.timeline.entries}",
+    outcome.timeline.expect_waited(
+        "RN-EARLY-013", "the computer flag started the ordinary function named computer early", "call:computer:c1"
     )

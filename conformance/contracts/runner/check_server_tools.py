@@ -21,10 +21,8 @@ WEB_SEARCH = {"type": "web_search"}
 @pytest.mark.parametrize("mode", modes(stream=True))
 def test_server_tool_forces_full_response_boundary(mode: Mode) -> None:
     outcome = run("server-tool-boundary", Setup().with_params(tools=[WEB_SEARCH]), mode).finished("RN-SERVER-001")
-    expect(
-        not outcome.timeline.ran_early("call:lookup:c1"),
-        "RN-SERVER-001",
-        f"local call ran before the full response although a server tool is declared: {outcome.timeline.entries}",
+    outcome.timeline.expect_waited(
+        "RN-SERVER-001", "local call ran before the full response although a server tool is declared", "call:lookup:c1"
     )
     expect(
         input_summary(outcome.input_of(1))[1] == "web_search_call:ws_1",

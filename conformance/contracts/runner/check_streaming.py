@@ -20,11 +20,7 @@ BOTH = (Function("lookup"), Function("note"))
 @pytest.mark.parametrize("mode", modes(stream=True, eager=False))
 def test_non_eager_waits_for_completed_response(mode: Mode) -> None:
     outcome = run("function-then-message-same-turn", Setup(), mode).finished("RN-STREAM-001")
-    expect(
-        not outcome.timeline.ran_early("call:lookup:c1"),
-        "RN-STREAM-001",
-        f"call ran before the completed response: {outcome.timeline.entries}",
-    )
+    outcome.timeline.expect_waited("RN-STREAM-001", "call ran before the completed response", "call:lookup:c1")
 
 
 @pytest.mark.clause("RN-STREAM-002")
@@ -51,10 +47,8 @@ def test_eager_starts_at_item_done(mode: Mode) -> None:
 def test_out_of_order_index_defers_until_completion(mode: Mode) -> None:
     outcome = run("out-of-order-indices", Setup(functions=BOTH), mode).finished("RN-STREAM-003")
     timeline = outcome.timeline
-    expect(
-        not timeline.ran_early("call:lookup:c1") and not timeline.ran_early("call:note:c2"),
-        "RN-STREAM-003",
-        f"a call after the out-of-order index ran before completion: {timeline.entries}",
+    timeline.expect_waited(
+        "RN-STREAM-003", "a call after the out-of-order index ran before completion", "call:lookup:c1", "call:note:c2"
     )
     expect(outcome.timeline.calls() == ["c1", "c2"], "RN-STREAM-003", "calls must run in output order")
 
