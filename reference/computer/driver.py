@@ -160,34 +160,36 @@ class XvfbComputerDriver:
         finally:
             self._input.release_all()
 
+    def _at_point(self, action: Any, x: int, y: int, cancelled: Cancelled, then: Callable[[], None]) -> None:
+        """Run a pointer action: hold the action's ``keys``, move the pointer to (x, y), then ``then`` there."""
+
+        def body() -> None:
+            with self._held(optional_field(action, "keys"), cancelled):
+                self._move_pointer(x, y)
+                then()
+
+        self._run(body)
+
+    def _click(self, action: Any, button: int, count: int, cancelled: Cancelled) -> None:
+        x, y = self._point(action)
+        _check(cancelled)
+
+        def press() -> None:
+            self._input.click(button, count=count)
+            self._released(x, y)
+
+        self._at_point(action, x, y, cancelled, press)
+
     # -- the nine driver methods -----------------------------------------------------------------------------
 
     def click(self, action: Any, *, cancelled: Cancelled = None) -> None:
         button_name = field(action, "button")
         if button_name not in BUTTONS:
             raise ValueError(f"unsupported mouse button {button_name!r}; expected one of {sorted(BUTTONS)}")
-        x, y = self._point(action)
-        _check(cancelled)
-
-        def body() -> None:
-            with self._held(optional_field(action, "keys"), cancelled):
-                self._move_pointer(x, y)
-                self._input.click(BUTTONS[button_name])
-                self._released(x, y)
-
-        self._run(body)
+        self._click(action, BUTTONS[button_name], 1, cancelled)
 
     def double_click(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        x, y = self._point(action)
-        _check(cancelled)
-
-        def body() -> None:
-            with self._held(optional_field(action, "keys"), cancelled):
-                self._move_pointer(x, y)
-                self._input.click(BUTTONS["left"], count=2)
-                self._released(x, y)
-
-        self._run(body)
+        self._click(action, BUTTONS["left"], 2, cancelled)
 
     def drag(self, action: Any, *, cancelled: Cancelled = None) -> None:
         path = field(action, "path")
@@ -237,12 +239,7 @@ class XvfbComputerDriver:
     def move(self, action: Any, *, cancelled: Cancelled = None) -> None:
         x, y = self._point(action)
         _check(cancelled)
-
-        def body() -> None:
-            with self._held(optional_field(action, "keys"), cancelled):
-                self._move_pointer(x, y)
-
-        self._run(body)
+        self._at_point(action, x, y, cancelled, lambda: None)
 
     def scroll(self, action: Any, *, cancelled: Cancelled = None) -> None:
         x, y = self._point(action)
@@ -256,15 +253,13 @@ class XvfbComputerDriver:
             (WHEEL_RIGHT if scroll_x > 0 else WHEEL_LEFT, self._notches(scroll_x)),
         ]
 
-        def body() -> None:
-            with self._held(optional_field(action, "keys"), cancelled):
-                self._move_pointer(x, y)
-                for button, count in notches:
-                    for _ in range(count):
-                        _check(cancelled)
-                        self._input.click(button)
+        def wheel() -> None:
+            for button, count in notches:
+                for _ in range(count):
+                    _check(cancelled)
+                    self._input.click(button)
 
-        self._run(body)
+        self._at_point(action, x, y, cancelled, wheel)
 
     def _notches(self, pixels: int) -> int:
         """Whole wheel notches for a distance in screenshot pixels; any nonzero distance is at least one notch."""
