@@ -158,18 +158,21 @@ class X11Input:
 
     # -- keyboard --------------------------------------------------------------------------------------------
 
-    def key_down(self, keysym: int) -> None:
+    def _stroke(self, keysym: int, shown: str) -> KeyStroke:
+        """The key producing ``keysym``; a keysym without one is an error naming it as ``shown``."""
         stroke = self._strokes.get(keysym)
         if stroke is None:
-            raise ValueError(f"keysym {XK.keysym_to_string(keysym) or hex(keysym)} has no key on this keyboard")
+            raise ValueError(f"keysym {shown} has no key on this keyboard")
+        return stroke
+
+    def key_down(self, keysym: int) -> None:
+        stroke = self._stroke(keysym, XK.keysym_to_string(keysym) or hex(keysym))
         xtest.fake_input(self._display, X.KeyPress, stroke.keycode)
         self._pressed_keys.append(stroke.keycode)
         self._display.sync()
 
     def key_up(self, keysym: int) -> None:
-        stroke = self._strokes.get(keysym)
-        if stroke is None:
-            raise ValueError(f"keysym {hex(keysym)} has no key on this keyboard")
+        stroke = self._stroke(keysym, hex(keysym))
         xtest.fake_input(self._display, X.KeyRelease, stroke.keycode)
         if stroke.keycode in self._pressed_keys:
             self._pressed_keys.remove(stroke.keycode)
