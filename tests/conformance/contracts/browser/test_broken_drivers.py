@@ -276,7 +276,7 @@ ROOT_CASES: tuple[RootCase, ...] = (
     # The SDK rejects a state whose observation sequence is NaN: the rule broken is named, not "the SDK rejected".
     RootCase(
         "observation_sequence_not_a_number",
-        "check_observation or check_dialogs or exploration",
+        "check_observation or check_dialogs or exploration or long_page_address",
         "BR-OBS-001",
         ("BR-OBS-013",),
     ),
