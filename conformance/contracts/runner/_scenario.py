@@ -56,6 +56,13 @@ _POLL = 0.002
 # Values the cassette sources (tools/cassettes/runner_sources.py) write into cassettes and checks look for.
 MCP_TOOL: Final = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example/sse"}
 # Canaries in the diagnostics-private-data cassette: none may appear in a diagnostic.
+# The input of a conversation whose MCP approval request apr_0 was granted but not yet used by a call: the approval
+# is open, so a run continuing it must ask approve_mcp again before its first request (cassette mcp-reapproval).
+OPEN_MCP_APPROVAL: Final[list[dict[str, Any]]] = [
+    {"role": "user", "content": "hi"},
+    {"type": "mcp_approval_request", "id": "apr_0", "server_label": "docs", "name": "search", "arguments": "{}"},
+    {"type": "mcp_approval_response", "approval_request_id": "apr_0", "approve": True},
+]
 PRIVATE_ARGUMENT: Final = "argument-canary-7c41"
 PRIVATE_CLICK_TARGET: Final = "target-canary-2e9b"
 PRIVATE_API_ERROR: Final = "api-error-canary-6a5f: account acct_9921 suspended"
@@ -236,6 +243,15 @@ class Setup:
         return replace(self, params={**self.params, **params})
 
 
+def mcp_setup(*tools: dict[str, Any], require_approval: Any = None, **run_options: Any) -> Setup:
+    """A scenario declaring the MCP ``tools`` (by default the cassettes' MCP_TOOL), the first one with
+    ``require_approval`` when given, run with ``run_options`` (``approve_mcp`` among them)."""
+    declared = [dict(tool) for tool in (tools or (MCP_TOOL,))]
+    if require_approval is not None:
+        declared[0]["require_approval"] = require_approval
+    return Setup(run_options=run_options).with_params(tools=declared)
+
+
 @dataclass
 class CapturedRun(EndedRun):
     """Everything observable about one run of a scenario: how it ended, what was sent, what happened when."""
@@ -276,6 +292,11 @@ class CapturedRun(EndedRun):
                 len(self.requests) == requests, clause_id, f"{len(self.requests)} requests sent, expected {requests}"
             )
         return self
+
+    def expect_first_approval_refused(self, clause_id: str) -> None:
+        """Fail ``clause_id`` unless the first request carried an MCP approval response and its first one refused."""
+        responses = [item for item in self.input_of(0) if item.get("type") == "mcp_approval_response"]
+        expect(responses and responses[0]["approve"] is False, clause_id, f"sent: {responses}")
 
     @property
     def receipts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -599,6 +620,17 @@ class ScenarioRun:
 def run(name: str, setup: Setup, mode: Mode, **overrides: Any) -> CapturedRun:
     """Load cassette ``name`` and run it once in ``mode``."""
     return ScenarioRun(load(name), setup, mode).run(**overrides)
+
+
+def expect_mcp_policy_followed(clause_id: str, require_approval: Any, exempt: bool, mode: Mode) -> None:
+    """Fail ``clause_id`` unless the MCP call of mcp-unapproved-call, which no approval covers, is let through to
+    the local call c1 when ``require_approval`` exempts it and stops the run before any local call when not."""
+    outcome = run("mcp-unapproved-call", mcp_setup(require_approval=require_approval), mode)
+    if exempt:
+        expect(outcome.error is None, clause_id, f"{require_approval!r} exempts the call: {outcome.error!r}")
+        expect(outcome.timeline.calls() == ["c1"], clause_id, "the local call should run")
+    else:
+        outcome.stopped_before_any_call(clause_id, f"{require_approval!r} leaves the call needing approval")
 
 
 def input_summary(items: list[dict[str, Any]]) -> list[str]:

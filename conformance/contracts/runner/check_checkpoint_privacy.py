@@ -16,7 +16,7 @@ from typing import Any, Final
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, modes
+from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, mcp_setup, modes
 
 # Canaries: none may appear in any checkpoint, all must reach the API.
 MCP_URL: Final = "https://mcp.example/tenant-7f3a/sse?workspace=ws-91c2"
@@ -53,7 +53,7 @@ def _interpreter_tool(secret: str = SECRET_VALUE) -> dict[str, Any]:
 
 def _mcp_run(mode: Mode) -> tuple[ScenarioRun, Any]:
     """Run 1 of mcp-resume (an approved request, then HTTP 500) with the canary-carrying MCP declaration."""
-    setup = Setup(run_options={"approve_mcp": lambda request: True}).with_params(tools=[_mcp_tool()])
+    setup = mcp_setup(_mcp_tool(), approve_mcp=lambda request: True)
     harness = ScenarioRun(load("mcp-resume"), setup, mode)
     return harness, harness.run()
 

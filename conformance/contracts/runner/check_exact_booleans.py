@@ -20,7 +20,7 @@ from conformance import rig
 from conformance.assertions import expect
 from conformance.contracts._answers import TRUTHY
 from conformance.contracts.runner._node_scenario import runner_with_computer
-from conformance.contracts.runner._scenario import MCP_TOOL, Mode, Setup, modes, run
+from conformance.contracts.runner._scenario import Mode, mcp_setup, modes, run
 from conformance.flavours import NODE, Flavour
 from conformance.probes import computer_probe
 from conformance.rig.decisions import flavours, run_decisions
@@ -41,7 +41,7 @@ def test_truthy_verify_never_verifies(flavour: Flavour, answer: str) -> None:
 @pytest.mark.parametrize("mode", modes(ledger=False, eager=False))
 def test_truthy_mcp_answer_never_grants(mode: Mode, answer: str) -> None:
     value = TRUTHY[answer]
-    setup = Setup(run_options={"approve_mcp": lambda request: value}).with_params(tools=[dict(MCP_TOOL)])
+    setup = mcp_setup(approve_mcp=lambda request: value)
     outcome = run("mcp-approval", setup, mode)
     granted = [
         item

@@ -13,7 +13,7 @@ import pytest
 
 from conformance.assertions import expect
 from conformance.cassette_builder import CassetteBuilder, function_call, mcp_approval_request, mcp_call, message
-from conformance.contracts.runner._scenario import MCP_TOOL, Function, Mode, ScenarioRun, Setup, modes, run
+from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, mcp_setup, modes, run
 from conformance.probes import PIXEL_DATA_URL
 
 TEXT_AND_IMAGE: list[dict[str, Any]] = [
@@ -65,7 +65,7 @@ def _mcp_then_function() -> Any:
 @pytest.mark.clause("RN-MCP-017")
 @pytest.mark.parametrize("mode", modes())
 def test_no_function_output_for_remote_mcp_items(mode: Mode) -> None:
-    setup = Setup(run_options={"approve_mcp": lambda request: True}).with_params(tools=[MCP_TOOL])
+    setup = mcp_setup(approve_mcp=lambda request: True)
     outcome = ScenarioRun(_mcp_then_function(), setup, mode).run().finished("RN-MCP-017")
     expect(len(outcome.requests) == 3, "RN-MCP-017", f"requests sent: {len(outcome.requests)}")
     for index in range(1, len(outcome.requests)):
@@ -90,7 +90,7 @@ def test_no_function_output_for_remote_mcp_items(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes())
 def test_no_function_output_for_an_unapproved_mcp_request(mode: Mode) -> None:
     # Refusing the request answers it with an approval response, never with a function output.
-    setup = Setup(run_options={"approve_mcp": lambda request: False}).with_params(tools=[MCP_TOOL])
+    setup = mcp_setup(approve_mcp=lambda request: False)
     outcome = run("mcp-approval", setup, mode)
     sent = [item for body in outcome.bodies for item in body.get("input", []) if isinstance(item, dict)]
     outputs = [item for item in sent if item.get("type") == "function_call_output"]

@@ -12,23 +12,19 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import (
     MCP_TOOL,
+    OPEN_MCP_APPROVAL,
     Mode,
     ScenarioRun,
     Setup,
     answering_mcp,
+    expect_mcp_policy_followed,
     input_summary,
     load,
+    mcp_setup,
     modes,
     run,
 )
 from conformance.rig import in_flavour
-
-
-def _mcp(require_approval: Any = None, **run_options: Any) -> Setup:
-    tool = dict(MCP_TOOL)
-    if require_approval is not None:
-        tool["require_approval"] = require_approval
-    return Setup(run_options=run_options).with_params(tools=[tool])
 
 
 @pytest.mark.clause("RN-MCP-001")
@@ -36,7 +32,7 @@ def _mcp(require_approval: Any = None, **run_options: Any) -> Setup:
 @pytest.mark.parametrize("mode", modes())
 def test_answer_is_paired_with_request_id(answer: bool, mode: Mode) -> None:
     asked: list[str] = []
-    outcome = run("mcp-approval", _mcp(approve_mcp=answering_mcp(answer, asked)), mode)
+    outcome = run("mcp-approval", mcp_setup(approve_mcp=answering_mcp(answer, asked)), mode)
     expect(asked == ["apr_1"], "RN-MCP-001", f"callback saw {asked}")
     responses = [item for item in outcome.input_of(1) if item.get("type") == "mcp_approval_response"]
     expect(
@@ -51,7 +47,7 @@ def test_answer_is_paired_with_request_id(answer: bool, mode: Mode) -> None:
 @pytest.mark.clause("RN-MCP-002")
 @pytest.mark.parametrize("mode", modes())
 def test_missing_callback_never_grants(mode: Mode) -> None:
-    outcome = run("mcp-approval", _mcp(), mode)
+    outcome = run("mcp-approval", mcp_setup(), mode)
     expect(outcome.error is not None, "RN-MCP-002", "an approval request without approve_mcp must stop")
     expect(len(outcome.requests) == 1, "RN-MCP-002", "no approval may be sent")
 
@@ -59,7 +55,7 @@ def test_missing_callback_never_grants(mode: Mode) -> None:
 @pytest.mark.clause("RN-MCP-003")
 @pytest.mark.parametrize("mode", modes())
 def test_call_must_match_approved_arguments(mode: Mode) -> None:
-    outcome = run("mcp-call-mismatch", _mcp(approve_mcp=lambda request: True), mode)
+    outcome = run("mcp-call-mismatch", mcp_setup(approve_mcp=lambda request: True), mode)
     outcome.stopped_before_any_call("RN-MCP-003", "a call with other arguments than approved must stop")
 
 
@@ -71,18 +67,13 @@ def test_call_must_match_approved_arguments(mode: Mode) -> None:
 )
 @pytest.mark.parametrize("mode", modes())
 def test_unapproved_call_follows_policy(policy: Any, allowed: bool, mode: Mode) -> None:
-    outcome = run("mcp-unapproved-call", _mcp(policy), mode)
-    if allowed:
-        expect(outcome.error is None, "RN-MCP-004", f"policy {policy!r} should allow the call: {outcome.error!r}")
-        expect(outcome.timeline.calls() == ["c1"], "RN-MCP-004", "the local call should run")
-    else:
-        outcome.stopped_before_any_call("RN-MCP-004", f"policy {policy!r} requires approval")
+    expect_mcp_policy_followed("RN-MCP-004", policy, allowed, mode)
 
 
 @pytest.mark.clause("RN-MCP-005")
 @pytest.mark.parametrize("mode", modes())
 def test_no_automatic_retry_with_mcp(mode: Mode) -> None:
-    setup = _mcp()
+    setup = mcp_setup()
     setup.max_retries = 2
     outcome = run("mcp-http-error", setup, mode)
     expect(outcome.error is not None, "RN-MCP-005", "an HTTP 500 must stop an MCP run")
@@ -99,13 +90,6 @@ def test_retry_happens_without_mcp(mode: Mode) -> None:
     expect(len(outcome.requests) == 2 and outcome.error is None, "RN-MCP-005", "the client should retry once")
 
 
-PRIOR = [
-    {"role": "user", "content": "hi"},
-    {"type": "mcp_approval_request", "id": "apr_0", "server_label": "docs", "name": "search", "arguments": "{}"},
-    {"type": "mcp_approval_response", "approval_request_id": "apr_0", "approve": True},
-]
-
-
 @pytest.mark.clause("RN-MCP-006")
 @pytest.mark.parametrize("mode", modes())
 def test_open_approval_is_asked_again_before_first_request(mode: Mode) -> None:
@@ -115,17 +99,16 @@ def test_open_approval_is_asked_again_before_first_request(mode: Mode) -> None:
         events.append(f"asked:{request.id}:requests={len(events)}")
         return False
 
-    setup = _mcp(approve_mcp=approve).with_params(input=PRIOR)
+    setup = mcp_setup(approve_mcp=approve).with_params(input=OPEN_MCP_APPROVAL)
     outcome = run("mcp-reapproval", setup, mode).finished("RN-MCP-006")
     expect(events == ["asked:apr_0:requests=0"], "RN-MCP-006", f"re-approval calls: {events}")
-    responses = [item for item in outcome.input_of(0) if item.get("type") == "mcp_approval_response"]
-    expect(responses and responses[0]["approve"] is False, "RN-MCP-006", f"sent: {responses}")
+    outcome.expect_first_approval_refused("RN-MCP-006")
 
 
 @pytest.mark.clause("RN-MCP-006")
 @pytest.mark.parametrize("mode", modes())
 def test_open_approval_without_callback_stops_before_request(mode: Mode) -> None:
-    outcome = run("mcp-reapproval", _mcp().with_params(input=PRIOR), mode)
+    outcome = run("mcp-reapproval", mcp_setup().with_params(input=OPEN_MCP_APPROVAL), mode)
     expect(outcome.error is not None, "RN-MCP-006", "fresh approval is needed and no callback was given")
     expect(outcome.requests == [] and outcome.checkpoints == [], "RN-MCP-006", "work happened first")
 
@@ -139,7 +122,7 @@ def test_resume_asks_again_for_open_approvals(mode: Mode) -> None:
         asked.append(f"again:{request.id}")
         return False
 
-    setup = _mcp(approve_mcp=answering_mcp(True, asked))
+    setup = mcp_setup(approve_mcp=answering_mcp(True, asked))
     harness = ScenarioRun(load("mcp-resume"), setup, mode)
     first = harness.run()
     expect(first.error is not None, "RN-MCP-006", "run 1 must fail on the HTTP 500")

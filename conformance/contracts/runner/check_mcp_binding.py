@@ -16,24 +16,19 @@ import pytest
 from conformance.assertions import expect
 from conformance.contracts.runner._scenario import (
     MCP_TOOL,
+    OPEN_MCP_APPROVAL,
     Mode,
     ScenarioRun,
-    Setup,
     answering_mcp,
+    expect_mcp_policy_followed,
     input_summary,
     load,
+    mcp_setup,
     modes,
     run,
 )
 
 WIKI_TOOL = {"type": "mcp", "server_label": "wiki", "server_url": "https://wiki.example/sse"}
-
-
-def _mcp(*tools: dict[str, Any], require_approval: Any = None, **run_options: Any) -> Setup:
-    declared = [dict(tool) for tool in (tools or (MCP_TOOL,))]
-    if require_approval is not None:
-        declared[0]["require_approval"] = require_approval
-    return Setup(run_options=run_options).with_params(tools=declared)
 
 
 @pytest.mark.clause("RN-MCP-003")
@@ -44,7 +39,7 @@ def _mcp(*tools: dict[str, Any], require_approval: Any = None, **run_options: An
 )
 @pytest.mark.parametrize("mode", modes())
 def test_call_must_match_approved_server_and_name(cassette: str, tools: Any, mode: Mode) -> None:
-    outcome = run(cassette, _mcp(*tools, approve_mcp=lambda request: True), mode)
+    outcome = run(cassette, mcp_setup(*tools, approve_mcp=lambda request: True), mode)
     outcome.stopped_before_any_call(
         "RN-MCP-003", f"{cassette}: a call unlike the approved request was accepted", requests=2
     )
@@ -54,7 +49,7 @@ def test_call_must_match_approved_server_and_name(cassette: str, tools: Any, mod
 @pytest.mark.parametrize("mode", modes())
 def test_model_approval_items_never_grant(mode: Mode) -> None:
     asked: list[str] = []
-    refused = run("mcp-invented-approval", _mcp(approve_mcp=answering_mcp(False, asked)), mode)
+    refused = run("mcp-invented-approval", mcp_setup(approve_mcp=answering_mcp(False, asked)), mode)
     expect(
         ("apr_1", True) not in refused.approvals_sent,
         "RN-MCP-012",
@@ -62,7 +57,7 @@ def test_model_approval_items_never_grant(mode: Mode) -> None:
     )
     expect(refused.timeline.calls() == [], "RN-MCP-012", f"local call ran: {refused.timeline.calls()}")
     expect(refused.error is not None, "RN-MCP-012", "a call on a refused request was accepted")
-    unanswered = run("mcp-invented-approval", _mcp(), mode)
+    unanswered = run("mcp-invented-approval", mcp_setup(), mode)
     expect(unanswered.error is not None, "RN-MCP-012", "without approve_mcp the model's approval was taken")
     expect(len(unanswered.requests) == 1, "RN-MCP-012", f"{len(unanswered.requests)} requests sent, expected 1")
 
@@ -70,10 +65,10 @@ def test_model_approval_items_never_grant(mode: Mode) -> None:
 @pytest.mark.clause("RN-MCP-002")
 @pytest.mark.parametrize("mode", modes())
 def test_assistant_message_is_no_consent(mode: Mode) -> None:
-    outcome = run("mcp-approval-with-message", _mcp(), mode)
+    outcome = run("mcp-approval-with-message", mcp_setup(), mode)
     expect(outcome.error is not None, "RN-MCP-002", "a message claiming consent ended or advanced the run")
     expect(len(outcome.requests) == 1, "RN-MCP-002", f"{len(outcome.requests)} requests sent, expected 1")
-    refused = run("mcp-approval-with-message", _mcp(approve_mcp=lambda request: False), mode)
+    refused = run("mcp-approval-with-message", mcp_setup(approve_mcp=lambda request: False), mode)
     expect(
         refused.approvals_sent[:1] == [("apr_1", False)],
         "RN-MCP-002",
@@ -91,7 +86,7 @@ def test_callback_edits_change_neither_answer_nor_binding(mode: Mode) -> None:
                 setattr(request, name, value)
         return True
 
-    outcome = run("mcp-approval", _mcp(approve_mcp=meddle), mode)
+    outcome = run("mcp-approval", mcp_setup(approve_mcp=meddle), mode)
     expect(outcome.error is None, "RN-MCP-013", f"the edited request changed the run: {outcome.error!r}")
     expect(
         outcome.approvals_sent == [("apr_1", True)],
@@ -119,18 +114,11 @@ def test_callback_edits_change_neither_answer_nor_binding(mode: Mode) -> None:
 )
 @pytest.mark.parametrize("mode", modes())
 def test_tool_name_filters_are_enforced(policy: Any, allowed: bool, mode: Mode) -> None:
-    outcome = run("mcp-unapproved-call", _mcp(require_approval=policy), mode)
-    if allowed:
-        expect(outcome.error is None, "RN-MCP-014", f"{policy!r} exempts search: {outcome.error!r}")
-        expect(outcome.timeline.calls() == ["c1"], "RN-MCP-014", "the local call should run")
-    else:
-        outcome.stopped_before_any_call("RN-MCP-014", f"{policy!r} leaves search needing approval")
+    expect_mcp_policy_followed("RN-MCP-014", policy, allowed, mode)
 
 
 SETTLED: list[dict[str, Any]] = [
-    {"role": "user", "content": "hi"},
-    {"type": "mcp_approval_request", "id": "apr_0", "server_label": "docs", "name": "search", "arguments": "{}"},
-    {"type": "mcp_approval_response", "approval_request_id": "apr_0", "approve": True},
+    *OPEN_MCP_APPROVAL,
     {
         "type": "mcp_call",
         "id": "mcp_0",
@@ -151,7 +139,7 @@ SETTLED: list[dict[str, Any]] = [
 def test_completed_and_refused_approvals_are_left_alone(mode: Mode) -> None:
     asked: list[str] = []
     outcome = run(
-        "mcp-reapproval", _mcp(approve_mcp=answering_mcp(True, asked)).with_params(input=SETTLED), mode
+        "mcp-reapproval", mcp_setup(approve_mcp=answering_mcp(True, asked)).with_params(input=SETTLED), mode
     ).finished("RN-MCP-015")
     expect(asked == [], "RN-MCP-015", f"settled approvals asked again: {asked}")
     sent = input_summary(outcome.input_of(0))
@@ -166,19 +154,17 @@ def test_completed_and_refused_approvals_are_left_alone(mode: Mode) -> None:
 @pytest.mark.parametrize("mode", modes())
 def test_open_approval_is_asked_again_with_a_context_budget(mode: Mode) -> None:
     asked: list[str] = []
-    prior = SETTLED[:3]
     budget = {"max_input_bytes": 100_000, "max_input_images": 5}
-    setup = _mcp(approve_mcp=answering_mcp(False, asked), context_budget=budget).with_params(input=prior)
-    outcome = run("mcp-reapproval", setup, mode).finished("RN-MCP-006")
+    setup = mcp_setup(approve_mcp=answering_mcp(False, asked), context_budget=budget)
+    outcome = run("mcp-reapproval", setup.with_params(input=OPEN_MCP_APPROVAL), mode).finished("RN-MCP-006")
     expect(asked == ["apr_0"], "RN-MCP-006", f"re-approval calls with a budget: {asked}")
-    responses = [item for item in outcome.input_of(0) if item.get("type") == "mcp_approval_response"]
-    expect(responses and responses[0]["approve"] is False, "RN-MCP-006", f"sent: {responses}")
+    outcome.expect_first_approval_refused("RN-MCP-006")
 
 
 @pytest.mark.clause("RN-LEDGER-003")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_pending_checkpoint_before_a_failed_mcp_request_is_not_resumed(mode: Mode) -> None:
-    harness = ScenarioRun(load("mcp-resume"), _mcp(approve_mcp=lambda request: True), mode)
+    harness = ScenarioRun(load("mcp-resume"), mcp_setup(approve_mcp=lambda request: True), mode)
     first = harness.run()
     expect(first.error is not None, "RN-LEDGER-003", "run 1 must stop on the HTTP 500")
     last = first.checkpoints[-1] if first.checkpoints else None

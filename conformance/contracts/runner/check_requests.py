@@ -15,7 +15,7 @@ import pytest
 from openai.lib.browser import BrowserError
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import MCP_TOOL, Function, Setup, input_summary, run
+from conformance.contracts.runner._scenario import Function, Setup, input_summary, mcp_setup, run
 from conformance.rig.modes import active_modes
 
 
@@ -43,7 +43,7 @@ SCENARIOS: dict[str, tuple[str, Setup]] = {
     ),
     "mcp-approval": (
         "mcp-approval",
-        Setup(run_options={"approve_mcp": lambda request: True}).with_params(tools=[MCP_TOOL]),
+        mcp_setup(approve_mcp=lambda request: True),
     ),
     "context-budget": (
         "context-budget",
