@@ -42,6 +42,10 @@ def overlapping(mode: Mode) -> bool:
     return mode.eager and not mode.ledger
 
 
+# The modes in which the documents let independent calls overlap, as a parametrization.
+OVERLAPPING_MODES = pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+
+
 def slow_for(mode: Mode) -> Function:
     """The held independent call where overlap is allowed; elsewhere holding would only slow the serial run."""
     return SLOW if overlapping(mode) else Function("slow", independent=True)
@@ -84,12 +88,18 @@ def assert_serial(outcome: CapturedRun, refs: list[str], clause: str) -> None:
     expect(outcome.timeline.peak == 1, clause, f"peak concurrency {outcome.timeline.peak}, expected serial")
 
 
+def assert_windows_serial(mode: Mode, clause: str, limit: int, functions: tuple[Function, ...] = (SLOW, QUICK)) -> None:
+    """independent-windows run with ``max_concurrent_calls=limit`` finishes with its calls run one at a time."""
+    setup = Setup(functions=functions, run_options={"max_concurrent_calls": limit})
+    assert_serial(run("independent-windows", setup, mode).finished(clause), WINDOW_CALLS, clause)
+
+
 # ------------------------------------------------------------------------------------------ windows
 
 
 @pytest.mark.clause("RN-CONC-003")
 @pytest.mark.parametrize("limit", [1, 2, 3])
-@pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+@OVERLAPPING_MODES
 def test_full_window_finishes_before_more_events_are_read(limit: int, mode: Mode) -> None:
     setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": limit})
     outcome = run("independent-windows", setup, mode).finished("RN-CONC-003")
@@ -113,15 +123,13 @@ def test_full_window_finishes_before_more_events_are_read(limit: int, mode: Mode
 
 
 @pytest.mark.clause("RN-CONC-004")
-@pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+@OVERLAPPING_MODES
 def test_limit_of_one_runs_independent_calls_one_after_another(mode: Mode) -> None:
-    setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": 1})
-    outcome = run("independent-windows", setup, mode).finished("RN-CONC-004")
-    assert_serial(outcome, WINDOW_CALLS, "RN-CONC-004")
+    assert_windows_serial(mode, "RN-CONC-004", limit=1)
 
 
 @pytest.mark.clause("RN-CONC-004")
-@pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+@OVERLAPPING_MODES
 def test_default_window_holds_exactly_two_calls(mode: Mode) -> None:
     # c1 stays open until c2 has started, so a default of 2 must show the overlap whatever the machine load;
     # c2 and c4 hold briefly, giving a window wider than 2 the chance to start c3 early.
@@ -225,19 +233,14 @@ def test_completed_turn_waits_for_started_independent_calls(mode: Mode) -> None:
 @pytest.mark.clause("RN-CONC-006")
 @pytest.mark.parametrize("mode", modes(eager=False, ledger=False))
 def test_runs_without_eager_keep_independent_calls_serial(mode: Mode) -> None:
-    setup = Setup(functions=(SLOW, QUICK), run_options={"max_concurrent_calls": 4})
-    outcome = run("independent-windows", setup, mode).finished("RN-CONC-006")
-    assert_serial(outcome, WINDOW_CALLS, "RN-CONC-006")
+    assert_windows_serial(mode, "RN-CONC-006", limit=4)
 
 
 @pytest.mark.clause("RN-CONC-006")
-@pytest.mark.parametrize("mode", modes(eager=True, ledger=False))
+@OVERLAPPING_MODES
 def test_functions_not_marked_independent_stay_serial(mode: Mode) -> None:
-    functions = (Function("slow", hold=OPPORTUNITY), Function("quick"))
-    outcome = run(
-        "independent-windows", Setup(functions=functions, run_options={"max_concurrent_calls": 4}), mode
-    ).finished("RN-CONC-006")
-    assert_serial(outcome, WINDOW_CALLS, "RN-CONC-006")
+    not_independent = (Function("slow", hold=OPPORTUNITY), Function("quick"))
+    assert_windows_serial(mode, "RN-CONC-006", limit=4, functions=not_independent)
 
 
 @pytest.mark.clause("RN-CONC-006")
