@@ -8,7 +8,9 @@ downloads refused, ``BookingBrowser(context, url)``, the driver's own ``guard`` 
 WebSockets closed, and the driver's own ``open``. The browser is launched with the options of the example's
 server.py (headless, the same three environment variables, no SIGINT handling, the sandbox kept).
 
-Pointed elsewhere, and nothing more: the driver's one page ``url`` is the kit's start page; the context's
+Pointed elsewhere, and nothing more: the driver's one page ``url`` is the kit's start page; its guard sees
+every request but those to the kit's permitted origins, which go through first (as the kit's certificate asks of
+a guard that blocks its pages' recorder and reports: otherwise nothing could be checked); the context's
 viewport is the one the task asks for (the runner picks 1024x720 for its own page); Debian's Chromium at
 /usr/bin/chromium (the example's bundled Playwright Chromium is not installed here; its README offers another
 channel for that), without the sandbox as root, where Chromium cannot start one.
@@ -20,7 +22,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from playwright.async_api import WebSocketRoute, async_playwright
+from playwright.async_api import Route, WebSocketRoute, async_playwright
 
 from conformance.harness.environment import Environment
 
@@ -45,7 +47,16 @@ async def make_driver(env: Environment) -> AsyncIterator[Any]:
                 viewport={"width": width, "height": height}, service_workers="block", accept_downloads=False
             )
             driver = BookingBrowser(context, env.start_url)
-            await context.route("**/*", driver.guard)
+            kit_origins = tuple(f"{origin.rstrip('/')}/" for origin in env.allowed_origins)
+
+            # The driver's own guard, after the kit's origins (its pages' recorder and reports) are let through.
+            async def guard(route: Route) -> None:
+                if route.request.url.startswith(kit_origins):
+                    await route.continue_()
+                else:
+                    await driver.guard(route)
+
+            await context.route("**/*", guard)
 
             async def refuse_socket(route: WebSocketRoute) -> None:
                 await route.close()

@@ -8,13 +8,15 @@ made as the example's ``open_reader`` makes it, with only what the kit's task ne
 - ``open_reader`` serves its own documents on ``http://reader.invalid/`` and cannot be pointed at another site
   (its document keys must be paths on that origin), so the factory does its few steps itself: a headless
   Chromium started with the example's launch options (the same three environment variables, the sandbox kept),
-  a context with service workers blocked and downloads refused, a route guard that answers a GET of an owned
-  page and aborts every other request, WebSockets closed, the first page opened with ``page.goto``, then
+  a context with service workers blocked and downloads refused, a route guard that lets an owned URL through
+  and aborts every other request, WebSockets closed, the first page opened with ``page.goto``, then
   ``ReadOnlyBrowser(page, pages, browser)``.
-- The owned pages ("the exact allowed URLs", the example's guide to adapting it) are the kit's fixture pages on
-  its permitted origin, served by the kit instead of from memory, since they are the kit's documents. Nothing
-  else is owned: not the pages' own scripts (recorder.js) nor their posts, which the guard refuses as the
-  example's does.
+- The owned pages ("the exact allowed URLs", the example's guide to adapting it) are the kit's task's URLs:
+  every URL of the kit's permitted origin, query strings and the kit's endpoints included, served by the kit
+  instead of from memory (a dict that answers ``url in pages`` for that origin). The guard lets them through
+  whatever the method, since the kit's pages post their reports to it (the example's guard refuses anything it
+  did not serve itself, so the pages could never tell the kit what happened to them, and nothing would be
+  checked). Every other origin is refused, so the checks of where the browser may go still judge it.
 - Debian's Chromium at /usr/bin/chromium (the example's bundled Playwright Chromium is not installed here; its
   README offers another channel for that), and no sandbox as root, where Chromium cannot start one.
 """
@@ -24,28 +26,35 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urljoin
 
 from playwright.async_api import Route, WebSocketRoute, async_playwright
 
-from conformance import resources
 from conformance.harness.environment import Environment
 
 CHROMIUM = "/usr/bin/chromium"
 
 
-def _owned_pages(env: Environment) -> dict[str, str]:
-    # The kit's HTML documents at their session URLs: the reader's exact allowed URLs for this task.
-    root = resources.pages()
-    names = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html"))
-    pages = {env.url(name): name for name in names}
-    pages[env.start_url] = env.start_url
-    return pages
+class _TaskUrls(dict[str, str]):
+    """The reader's allowed URLs for the kit's task: every URL of the kit's permitted origins.
+
+    The example keeps a dict of exact URLs and asks only ``url in pages``; the kit's checks open its pages with
+    query strings and its own endpoints (a slow page, a redirect), all on the permitted origin, so the task's
+    allowed URLs are that origin's. Any other origin stays refused, as the example refuses it.
+    """
+
+    def __init__(self, origins: tuple[str, ...]) -> None:
+        super().__init__()
+        self.origins = tuple(f"{origin.rstrip('/')}/" for origin in origins)
+
+    def __contains__(self, url: object) -> bool:
+        return isinstance(url, str) and url.startswith(self.origins)
 
 
 async def make_driver(env: Environment) -> AsyncIterator[Any]:
     from read_only import ReadOnlyBrowser  # type: ignore[import-not-found]  # from the downloaded sdist only
 
-    pages = _owned_pages(env)
+    pages = _TaskUrls(env.allowed_origins)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=CHROMIUM,
@@ -58,12 +67,20 @@ async def make_driver(env: Environment) -> AsyncIterator[Any]:
         try:
             context = await browser.new_context(service_workers="block", accept_downloads=False)
 
-            # open_reader's guard: only a GET of an owned page goes through; every other request is refused.
+            # open_reader's guard answers an owned URL itself and aborts everything else, so nothing it does not own
+            # ever loads. It answers from memory, so no answer of its can redirect; the kit's server can, so an
+            # owned URL is fetched here without following redirects, and one pointing elsewhere is not an owned
+            # answer (Chromium would follow it without asking this guard again).
             async def route(request: Route) -> None:
-                if request.request.url not in pages or request.request.method != "GET":
+                if request.request.url not in pages:
                     await request.abort()
                     return
-                await request.continue_()
+                response = await request.fetch(max_redirects=0)
+                location = urljoin(request.request.url, response.headers.get("location", ""))
+                if 300 <= response.status < 400 and location not in pages:
+                    await request.abort()
+                    return
+                await request.fulfill(response=response)
 
             async def refuse_socket(socket: WebSocketRoute) -> None:
                 await socket.close()

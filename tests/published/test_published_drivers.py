@@ -82,6 +82,29 @@ failed clause, read against its code:
   input at the focus, or dropped key) before it fails coordinate input, and says "not implemented" otherwise
   (tests/broken/drivers.py IgnoresBindHint shows it).
 
+The openai SDK's two browser example drivers (from its source distribution, 3.63.0; the factories are
+tests/published/sdk_reader.py and sdk_booking.py, which point them at the kit's task and say how):
+
+- The read-only reader (examples/browser/read_only.py, ``ReadOnlyBrowser``: state, navigate, get_page_text) fails
+  BR-READ-015 and BR-READ-016: get_page_text walks the page's ``<main>`` element only, and on a page without one
+  (the kit's plain text page, its empty page) the page script throws and the call raises Playwright's error
+  carrying the page's TypeError. Browser and desktop drivers > Report structured reads and > Browser driver
+  contract have get_page_text report the page's visible text (empty text for a page without any). Real: one
+  cause. Its exploration clauses are unverified, since that read fails as the first step on the start page.
+- The booking driver (examples/browser-use-demo/booking.py, ``BookingBrowser``, written for its one reservation
+  page) fails four clauses, each its own cause:
+  - BR-OBS-001: the observation sequence is the page's ``data-revision`` attribute read as a number, so on any
+    page without one it is NaN; the type declarations make ``sequence`` a nonnegative integer (the SDK rejects
+    the state, and the checks that met the rejection are blocked by this clause). Real.
+  - BR-STATE-004: every tab reports the fixed title "Book a table", whatever the page is (BrowserState's
+    title is the page's). Real.
+  - BR-DLG-004: its observation never lists a change (``changes`` is always empty), so dismissed dialogs are
+    never noticed; BrowserStateChange has ``dialog_dismissed`` with the dialog's kind for them. Real (the kit's
+    reading: a driver reporting observation metadata notices what it dismissed).
+  - BR-CANCEL-004: state() looks at ``cancelled`` only before and after its page evaluation, so on a busy page
+    it returns seconds after cancellation; Browser and desktop drivers > Browser driver contract has a
+    cancellable read end soon after cancelled turns true. Real.
+
 BR-NET-008 and BR-DLG-002 were first seen in the second full run (17 minutes, while other work loaded the machine);
 in the first their checks were among those whose factory (a browser-use session start) did not return within the
 kit's 120 s on the loaded two-core machine, so clauses left unchecked that way may pass or fail in another run;
@@ -93,6 +116,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -166,6 +190,26 @@ BROWSER_USE_DEFECTS = (
 )
 
 
+# The SDK release whose example drivers were judged; their code comes from its source distribution only.
+SDK_EXAMPLES_RELEASE = "3.63.0"
+SDK_READER_DEFECTS = ("BR-READ-015", "BR-READ-016")
+SDK_BOOKING_DEFECTS = ("BR-CANCEL-004", "BR-DLG-004", "BR-OBS-001", "BR-STATE-004")
+
+
+def sdk_examples(folder: Path) -> Path:
+    """The judged release's ``examples`` folder, from its source distribution; skip the test when unreachable."""
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
+    requirement = f"openai=={SDK_EXAMPLES_RELEASE}"
+    completed = subprocess.run(
+        [*command, "--dest", str(folder), requirement], capture_output=True, text=True, timeout=600, check=False
+    )
+    if completed.returncode != 0:
+        pytest.skip(f"could not download the {requirement} sdist from the package mirror: {completed.stderr[-400:]}")
+    with tarfile.open(next(folder.glob("openai-*.tar.gz"))) as archive:
+        archive.extractall(folder, filter="data")
+    return folder / f"openai-{SDK_EXAMPLES_RELEASE}" / "examples"
+
+
 def install(requirements: tuple[str, ...], folder: Path) -> Path:
     """Install ``requirements`` from the package mirror into ``folder``; skip the test when it cannot be reached."""
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(folder)]
@@ -226,3 +270,29 @@ def test_browser_use_fails_exactly_its_judged_defects(tmp_path: Path, monkeypatc
     # No network policy of its own is one cause, however many paths show it.
     network = [cause for cause in run.certificate["fix_first"] if cause["clause"] in NETWORK_POLICY.clauses]
     assert len(network) == 1, run.certificate["fix_first"]
+
+
+# The SDK's own example drivers, certified as its source distribution ships them (pointed at the kit's task by
+# their factories): every failed clause judged above, none missed, and nothing blamed on the start page.
+@pytest.mark.parametrize(
+    ("factory", "example", "defects"),
+    [
+        ("tests.published.sdk_reader:make_driver", "browser", SDK_READER_DEFECTS),
+        ("tests.published.sdk_booking:make_driver", "browser-use-demo", SDK_BOOKING_DEFECTS),
+    ],
+    ids=["reader", "booking"],
+)
+def test_the_sdk_example_drivers_fail_exactly_their_judged_defects(
+    factory: str, example: str, defects: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(sdk_examples(tmp_path / "sdist") / example))
+    run = certify(factory, tmp_path / "certificate", timeout=1500)
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    false_alarms = sorted(set(failed) - set(defects))
+    assert not false_alarms, f"failed clauses not judged to be the example's defects:\n{run.reasons(false_alarms)}"
+    missed = sorted(set(defects) - set(failed))
+    assert not missed, f"judged defects the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+    assert run.with_status("passed"), f"nothing was checked:\n{run.tail(15)}"
+    # Each defect is its own cause, and the first thing to fix is one of them.
+    assert run.certificate["fix_first"][0]["clause"] in defects, run.certificate["fix_first"]
