@@ -1,8 +1,9 @@
 """The reference asynchronous computer driver, for ``AsyncComputerToolset``.
 
 X calls block, and python-xlib connections must not be used from two threads at once, so every action runs on
-one dedicated worker thread while the event loop stays free. ``wait`` sleeps on the event loop itself and checks
-the cancellation probe between short sleeps.
+one dedicated worker thread while the event loop stays free: each action is the sync driver's method of the same
+name made ``async`` (``reference.twins``), run there. ``wait`` sleeps on the event loop itself and checks the
+cancellation probe between short sleeps.
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
-from openai.lib.computer import Screenshot
+from reference.twins import async_twin
 
 from .capture import DEFAULT_PNG_LEVEL
 from .coordinates import Region
@@ -27,7 +27,6 @@ from .driver import (
     XvfbComputerDriver,
 )
 
-_T = TypeVar("_T")
 _CANCEL_POLL_SECONDS = 0.02
 
 
@@ -65,30 +64,17 @@ class AsyncXvfbComputerDriver:
         self.wait_seconds = wait_seconds
         self.coordinates = self._sync.coordinates
 
-    async def _call(self, method: Callable[..., _T], *args: Any, cancelled: Cancelled) -> _T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, functools.partial(method, *args, cancelled=cancelled))
+    async def _on_worker(self, member: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        work = functools.partial(getattr(self._sync, member), *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._worker, work)
 
-    async def click(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.click, action, cancelled=cancelled)
-
-    async def double_click(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.double_click, action, cancelled=cancelled)
-
-    async def drag(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.drag, action, cancelled=cancelled)
-
-    async def keypress(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.keypress, action, cancelled=cancelled)
-
-    async def move(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.move, action, cancelled=cancelled)
-
-    async def scroll(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.scroll, action, cancelled=cancelled)
-
-    async def type(self, action: Any, *, cancelled: Cancelled = None) -> None:
-        await self._call(self._sync.type, action, cancelled=cancelled)
+    click = async_twin(XvfbComputerDriver.click, _on_worker)
+    double_click = async_twin(XvfbComputerDriver.double_click, _on_worker)
+    drag = async_twin(XvfbComputerDriver.drag, _on_worker)
+    keypress = async_twin(XvfbComputerDriver.keypress, _on_worker)
+    move = async_twin(XvfbComputerDriver.move, _on_worker)
+    scroll = async_twin(XvfbComputerDriver.scroll, _on_worker)
+    type = async_twin(XvfbComputerDriver.type, _on_worker)
 
     async def wait(self, action: Any = None, *, cancelled: Cancelled = None) -> None:
         deadline = time.monotonic() + self.wait_seconds
@@ -100,8 +86,7 @@ class AsyncXvfbComputerDriver:
                 return
             await asyncio.sleep(min(remaining, _CANCEL_POLL_SECONDS))
 
-    async def screenshot(self, *, cancelled: Cancelled = None) -> Screenshot:
-        return await self._call(self._sync.screenshot, cancelled=cancelled)
+    screenshot = async_twin(XvfbComputerDriver.screenshot, _on_worker)
 
     @property
     def screen_size(self) -> tuple[int, int]:

@@ -1,28 +1,24 @@
 """``AsyncFieldworkDriver``: the asyncio twin of :class:`reference.fieldwork.driver.FieldworkDriver`.
 
-Same flows (``_form``), run with Playwright's async API. Use it with ``AsyncBrowserToolset``.
+Same flows (``_form``), run with Playwright's async API. Use it with ``AsyncBrowserToolset``. Each member is the
+sync driver's member of the same name made ``async`` (``reference.twins``): same signature, the same-named flow.
 """
 
 from __future__ import annotations
 
-from openai.lib.browser import (
-    BrowserReadV1,
-    BrowserState,
-    ClickInput,
-    FindInput,
-    ReadPageInput,
-    SelectOptionInput,
-    SetCheckedInput,
-    TabInput,
-    TypeInput,
-    WaitForInput,
-)
-from openai.types.responses import ResponseInputImageContentParam
+from typing import Any
+
 from playwright.async_api import Page
 
 from reference.flows import async_handler, run_async
+from reference.twins import async_twin
 
-from ._form import Cancelled, FormSession
+from ._form import FormSession
+from .driver import FieldworkDriver
+
+
+async def _run_flow(driver: AsyncFieldworkDriver, member: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return await run_async(getattr(driver._form, member)(*args, **kwargs))
 
 
 class AsyncFieldworkDriver:
@@ -44,32 +40,13 @@ class AsyncFieldworkDriver:
     def page(self) -> Page:
         return self._form.page  # type: ignore[no-any-return]
 
-    async def state(self) -> BrowserState:
-        return await run_async(self._form.state())
-
-    async def read_page(self, args: ReadPageInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
-        return await run_async(self._form.read_page(args, cancelled))
-
-    async def get_page_text(self, args: TabInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
-        return await run_async(self._form.get_page_text(args, cancelled))
-
-    async def find(self, args: FindInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
-        return await run_async(self._form.find(args, cancelled))
-
-    async def wait_for(self, args: WaitForInput, *, cancelled: Cancelled = None) -> str:
-        return await run_async(self._form.wait_for(args, cancelled))
-
-    async def screenshot(self, args: TabInput, *, cancelled: Cancelled = None) -> ResponseInputImageContentParam:
-        return await run_async(self._form.screenshot(args, cancelled))
-
-    async def click(self, args: ClickInput, *, cancelled: Cancelled = None) -> str:
-        return await run_async(self._form.click(args, cancelled))
-
-    async def type(self, args: TypeInput, *, cancelled: Cancelled = None) -> str:
-        return await run_async(self._form.type(args, cancelled))
-
-    async def select_option(self, args: SelectOptionInput, *, cancelled: Cancelled = None) -> str:
-        return await run_async(self._form.select_option(args, cancelled))
-
-    async def set_checked(self, args: SetCheckedInput, *, cancelled: Cancelled = None) -> str:
-        return await run_async(self._form.set_checked(args, cancelled))
+    state = async_twin(FieldworkDriver.state, _run_flow)
+    read_page = async_twin(FieldworkDriver.read_page, _run_flow)
+    get_page_text = async_twin(FieldworkDriver.get_page_text, _run_flow)
+    find = async_twin(FieldworkDriver.find, _run_flow)
+    wait_for = async_twin(FieldworkDriver.wait_for, _run_flow)
+    screenshot = async_twin(FieldworkDriver.screenshot, _run_flow)
+    click = async_twin(FieldworkDriver.click, _run_flow)
+    type = async_twin(FieldworkDriver.type, _run_flow)
+    select_option = async_twin(FieldworkDriver.select_option, _run_flow)
+    set_checked = async_twin(FieldworkDriver.set_checked, _run_flow)
