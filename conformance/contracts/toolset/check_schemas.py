@@ -101,20 +101,17 @@ def test_tool_order_is_fixed_whatever_the_selection_order(flavour: Flavour) -> N
     driver = browser_probe(flavour)
     confirm = driver.log.callback("confirm", flavour=flavour)
     policy = driver.log.callback("url_policy", flavour=flavour)
-    reversed_names = list(reversed(ALL_NAMES))
-    toolset = browser_toolset(flavour, driver, members=reversed_names, confirm=confirm, url_policy=policy)
-    expect(
-        [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
-        "TS-SCHEMA-002",
-        "tools follow the selection order, not the fixed order",
+    selections = (
+        ({"members": list(reversed(ALL_NAMES))}, "tools follow the selection order, not the fixed order"),
+        ({"additional_members": list(reversed(OPT_IN_NAMES))}, "additional_members are not placed in the fixed order"),
     )
-    added = list(reversed(OPT_IN_NAMES))
-    toolset = browser_toolset(flavour, driver, additional_members=added, confirm=confirm, url_policy=policy)
-    expect(
-        [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
-        "TS-SCHEMA-002",
-        "additional_members are not placed in the fixed order",
-    )
+    for selection, misplaced in selections:
+        toolset = browser_toolset(flavour, driver, confirm=confirm, url_policy=policy, **selection)
+        expect(
+            [tool["name"] for tool in toolset.tools] == [f"browser_{name}" for name in ALL_NAMES],
+            "TS-SCHEMA-002",
+            misplaced,
+        )
 
 
 def _selection_cases() -> dict[str, dict[str, Any]]:
@@ -181,13 +178,19 @@ TYPED_DICTS = (
 )
 
 
+def _exported(name: str) -> Any:
+    """What ``openai.lib.browser`` exports as ``name``, after failing TS-SCHEMA-004 if it exports nothing so named."""
+    exported = getattr(sdk_browser, name, None)
+    expect(exported is not None, "TS-SCHEMA-004", f"openai.lib.browser does not export {name}")
+    return exported
+
+
 @pytest.mark.python_sdk_only(python_only.PYTHON_TYPES)
 @pytest.mark.clause("TS-SCHEMA-004")
 @pytest.mark.parametrize("name", DRIVER_PROTOCOLS)
 def test_driver_protocols_are_exported(flavour: Flavour, name: str) -> None:
     # The flavour parameter keeps the check in both suite forms; the exports do not depend on it.
-    exported = getattr(sdk_browser, name, None)
-    expect(exported is not None, "TS-SCHEMA-004", f"openai.lib.browser does not export {name}")
+    exported = _exported(name)
     expect(
         isinstance(exported, type) and getattr(exported, "_is_protocol", False),
         "TS-SCHEMA-004",
@@ -199,8 +202,7 @@ def test_driver_protocols_are_exported(flavour: Flavour, name: str) -> None:
 @pytest.mark.clause("TS-SCHEMA-004")
 @pytest.mark.parametrize("name", TYPED_DICTS)
 def test_named_argument_and_result_types_are_exported(flavour: Flavour, name: str) -> None:
-    exported = getattr(sdk_browser, name, None)
-    expect(exported is not None, "TS-SCHEMA-004", f"openai.lib.browser does not export {name}")
+    exported = _exported(name)
     # A union of typed dicts (a file outcome is one of several shapes) is as good as one typed dict.
     members = typing.get_args(exported) or (exported,)
     expect(
