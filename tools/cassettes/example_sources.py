@@ -101,15 +101,27 @@ EXEC_PY_LOOK: Final = (
 EXEC_PY_CLICK: Final = "pyautogui.click(screen.width // 2, screen.height // 2)\nlog('clicked the centre')"
 
 
+def _look_then_act(name: str, description: str, look: str, act: str, answer: str) -> CassetteBuilder:
+    """Two calls of the ``name`` code tool (``exec-py`` calls ``exec_py``), the second reusing what the first kept,
+    then the answer."""
+    tool = name.replace("-", "_")
+    return (
+        CassetteBuilder(name, description=description)
+        .turn(function_call(tool, {"code": look}, call_id="exec-1"))
+        .turn(function_call(tool, {"code": act}, call_id="exec-2"))
+        .turn(message(answer))
+    )
+
+
 @_source("exec-py")
 def _exec_py() -> CassetteBuilder:
-    return (
-        CassetteBuilder("exec-py", description="Look at the desktop, then click its centre reusing a variable.")
-        .turn(function_call("exec_py", {"code": EXEC_PY_LOOK}, call_id="exec-1"))
-        .turn(function_call("exec_py", {"code": EXEC_PY_CLICK}, call_id="exec-2"))
-        .turn(message("I clicked the centre of the screen."))
-        .replayable(model=REHEARSAL_MODEL, input=exec_py.TASK, functions=[exec_py.EXEC_PY_TOOL], store=False)
-    )
+    return _look_then_act(
+        "exec-py",
+        "Look at the desktop, then click its centre reusing a variable.",
+        EXEC_PY_LOOK,
+        EXEC_PY_CLICK,
+        "I clicked the centre of the screen.",
+    ).replayable(model=REHEARSAL_MODEL, input=exec_py.TASK, functions=[exec_py.EXEC_PY_TOOL], store=False)
 
 
 # exec_js: the page already shows the reservation form; the first call looks and keeps the form's fields in
@@ -136,9 +148,10 @@ EXEC_JS_BOOK: Final = (
 
 @_source("exec-js")
 def _exec_js() -> CassetteBuilder:
-    return (
-        CassetteBuilder("exec-js", description="Look at the form, then fill and confirm it reusing a global.")
-        .turn(function_call("exec_js", {"code": EXEC_JS_LOOK}, call_id="exec-1"))
-        .turn(function_call("exec_js", {"code": EXEC_JS_BOOK}, call_id="exec-2"))
-        .turn(message("Ada Lovelace is booked for 3 guests on 10 December 2026 at 18:30."))
+    return _look_then_act(
+        "exec-js",
+        "Look at the form, then fill and confirm it reusing a global.",
+        EXEC_JS_LOOK,
+        EXEC_JS_BOOK,
+        "Ada Lovelace is booked for 3 guests on 10 December 2026 at 18:30.",
     )
