@@ -16,7 +16,8 @@ from typing import Any, Final
 import pytest
 
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import Mode, ScenarioRun, Setup, load, mcp_setup, modes
+from conformance.contracts.runner._scenario import CapturedRun, Mode, ScenarioRun, Setup, load, mcp_setup, modes
+from conformance.fake_responses import SentRequest
 
 # Canaries: none may appear in any checkpoint, all must reach the API.
 MCP_URL: Final = "https://mcp.example/tenant-7f3a/sse?workspace=ws-91c2"
@@ -51,11 +52,17 @@ def _interpreter_tool(secret: str = SECRET_VALUE) -> dict[str, Any]:
     }
 
 
-def _mcp_run(mode: Mode) -> tuple[ScenarioRun, Any]:
+def _mcp_run(mode: Mode) -> tuple[ScenarioRun, CapturedRun]:
     """Run 1 of mcp-resume (an approved request, then HTTP 500) with the canary-carrying MCP declaration."""
     setup = mcp_setup(_mcp_tool(), approve_mcp=lambda request: True)
     harness = ScenarioRun(load("mcp-resume"), setup, mode)
     return harness, harness.run()
+
+
+def _checkpoints_of(outcome: CapturedRun, clause_id: str) -> list[dict[str, Any]]:
+    """The checkpoints a ledger run saved, after failing ``clause_id`` if it saved none."""
+    expect(outcome.checkpoints, clause_id, "the ledger run saved no checkpoint")
+    return outcome.checkpoints
 
 
 def _saved_mcp(checkpoint: dict[str, Any]) -> list[dict[str, Any]]:
@@ -66,8 +73,7 @@ def _saved_mcp(checkpoint: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_checkpoints_hold_no_mcp_credentials_or_url(mode: Mode) -> None:
     _, outcome = _mcp_run(mode)
-    expect(outcome.checkpoints, "RN-MCP-008", "the ledger run saved no checkpoint")
-    for checkpoint in outcome.checkpoints:
+    for checkpoint in _checkpoints_of(outcome, "RN-MCP-008"):
         text = json.dumps(checkpoint)
         leaked = [canary for canary in (MCP_AUTHORIZATION, MCP_HEADER_VALUE, MCP_URL) if canary in text]
         expect(not leaked, "RN-MCP-008", f"a {checkpoint['phase']} checkpoint holds {leaked}")
@@ -103,10 +109,12 @@ def test_requests_still_carry_the_original_mcp_declaration(mode: Mode) -> None:
         )
 
 
-def _resume_with(mode: Mode, tool: dict[str, Any], tamper: Any = None) -> tuple[Any, int]:
-    """Resume mcp-resume's last boundary with ``tool`` declared (the boundary first passed to ``tamper``);
-    the resumed run's outcome and how many requests it sent."""
-    harness, first = _mcp_run(mode)
+def _resume_with(
+    run_1: tuple[ScenarioRun, CapturedRun], tool: dict[str, Any], tamper: Any = None
+) -> tuple[CapturedRun, list[SentRequest]]:
+    """Resume the last boundary of run 1 (its harness and outcome) with ``tool`` declared (the boundary first passed
+    to ``tamper``); the resumed run's outcome and the requests it sent."""
+    harness, first = run_1
     boundaries = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"]
     expect(boundaries, "RN-LEDGER-003", "run 1 saved no boundary to resume from")
     boundary = copy.deepcopy(boundaries[-1])
@@ -118,7 +126,7 @@ def _resume_with(mode: Mode, tool: dict[str, Any], tamper: Any = None) -> tuple[
         params={"model": "gpt-test", "input": "continue", "tools": [tool]},
         ledger=harness.ledger(resume_from=boundary),
     )
-    return second, len(harness.transport.sent) - sent_before
+    return second, harness.transport.sent[sent_before:]
 
 
 @pytest.mark.clause("RN-MCP-010")
@@ -132,18 +140,18 @@ def _resume_with(mode: Mode, tool: dict[str, Any], tamper: Any = None) -> tuple[
 )
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_resume_with_another_mcp_url_is_refused(server_url: str, mode: Mode) -> None:
-    second, sent = _resume_with(mode, _mcp_tool(server_url=server_url))
+    second, sent = _resume_with(_mcp_run(mode), _mcp_tool(server_url=server_url))
     expect(second.error is not None, "RN-MCP-010", f"a resume declaring {server_url} was accepted")
-    expect(sent == 0, "RN-MCP-010", f"the refused resume sent {sent} requests")
+    expect(not sent, "RN-MCP-010", f"the refused resume sent {len(sent)} requests")
 
 
 @pytest.mark.clause("RN-MCP-010")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_resume_with_the_same_mcp_url_and_new_credentials_proceeds(mode: Mode) -> None:
     # Control for the refusals: rotated credentials on the same URL are the documented way to resume.
-    second, sent = _resume_with(mode, _mcp_tool(authorization="Bearer rotated-token"))
+    second, sent = _resume_with(_mcp_run(mode), _mcp_tool(authorization="Bearer rotated-token"))
     expect(second.error is None, "RN-MCP-010", f"resume on the same URL failed: {second.error!r}")
-    expect(sent == 1, "RN-MCP-010", f"the resume sent {sent} requests, expected 1")
+    expect(len(sent) == 1, "RN-MCP-010", f"the resume sent {len(sent)} requests, expected 1")
     sent_tool = [tool for tool in second.bodies[-1]["tools"] if tool.get("type") == "mcp"]
     expect(
         sent_tool and sent_tool[0].get("authorization") == "Bearer rotated-token",
@@ -159,12 +167,12 @@ def test_checkpoint_with_raw_mcp_url_is_not_resumed(mode: Mode) -> None:
         for tool in _saved_mcp(boundary):
             tool["server_url"] = MCP_URL
 
-    second, sent = _resume_with(mode, _mcp_tool(), raw_url)
+    second, sent = _resume_with(_mcp_run(mode), _mcp_tool(), raw_url)
     expect(second.error is not None, "RN-MCP-011", "a checkpoint holding the raw MCP URL was resumed")
-    expect(sent == 0, "RN-MCP-011", f"the refused resume sent {sent} requests")
+    expect(not sent, "RN-MCP-011", f"the refused resume sent {len(sent)} requests")
 
 
-def _interpreter_run(mode: Mode) -> tuple[ScenarioRun, Any]:
+def _interpreter_run(mode: Mode) -> tuple[ScenarioRun, CapturedRun]:
     """Run 1 of ledger-resume (one call, then HTTP 500) with a Code Interpreter secret declared."""
     setup = Setup().with_params(tools=[_interpreter_tool()])
     harness = ScenarioRun(load("ledger-resume"), setup, mode)
@@ -182,8 +190,7 @@ def _saved_secrets(checkpoint: dict[str, Any]) -> list[Any]:
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_checkpoints_keep_secret_names_but_not_values(mode: Mode) -> None:
     _, outcome = _interpreter_run(mode)
-    expect(outcome.checkpoints, "RN-LEDGER-007", "the ledger run saved no checkpoint")
-    for checkpoint in outcome.checkpoints:
+    for checkpoint in _checkpoints_of(outcome, "RN-LEDGER-007"):
         expect(
             SECRET_VALUE not in json.dumps(checkpoint),
             "RN-LEDGER-007",
@@ -202,17 +209,8 @@ def test_checkpoints_keep_secret_names_but_not_values(mode: Mode) -> None:
 @pytest.mark.clause("RN-LEDGER-008")
 @pytest.mark.parametrize("mode", modes(ledger=True))
 def test_resume_sends_the_secret_supplied_to_the_resumed_run(mode: Mode) -> None:
-    harness, first = _interpreter_run(mode)
-    boundaries = [checkpoint for checkpoint in first.checkpoints if checkpoint["phase"] == "boundary"]
-    expect(boundaries, "RN-LEDGER-003", "run 1 saved no boundary to resume from")
-    harness.checkpoints.clear()
-    sent_before = len(harness.transport.sent)
-    second = harness.run(
-        params={"model": "gpt-test", "input": "continue", "tools": [_interpreter_tool("rotated-secret-77d0")]},
-        ledger=harness.ledger(resume_from=boundaries[-1]),
-    )
+    second, resumed = _resume_with(_interpreter_run(mode), _interpreter_tool("rotated-secret-77d0"))
     expect(second.error is None, "RN-LEDGER-008", f"resume failed: {second.error!r}")
-    resumed = harness.transport.sent[sent_before:]
     expect(resumed, "RN-LEDGER-008", "the resumed run sent no request")
     for request in resumed:
         tools = json.dumps((request.body or {}).get("tools", []))
