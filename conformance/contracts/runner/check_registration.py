@@ -97,18 +97,23 @@ def test_browser_prefixed_function_reaches_its_executor(mode: Mode) -> None:
 # ------------------------------------------------------------------------------------------ calls before dispatch
 
 
+def refused_unanswered(outcome: CapturedRun, clause: str, refused: str, what: str) -> None:
+    """The run stopped on the first response with nothing run for the refused call (timeline entries starting with
+    ``refused``) and no further request, which answering it would have needed."""
+    expect(outcome.error is not None, clause, f"{what} was accepted")
+    expect(
+        not any(entry.startswith(refused) for entry in outcome.timeline.entries),
+        clause,
+        f"{what}: {refused} ran: {outcome.timeline.entries}",
+    )
+    expect(len(outcome.requests) == 1, clause, f"{what}: {len(outcome.requests)} requests were sent")
+
+
 @pytest.mark.clause("RN-REG-004")
 @pytest.mark.parametrize("mode", modes())
 def test_call_without_executor_never_runs_or_is_answered(mode: Mode) -> None:
     _, outcome = attempt("unregistered-function-second", Setup(), mode)
-    expect(outcome.error is not None, "RN-REG-004", "a call to an unregistered function was accepted")
-    expect(
-        not any(entry.startswith("call:unregistered") for entry in outcome.timeline.entries),
-        "RN-REG-004",
-        f"something ran for the unregistered call: {outcome.timeline.entries}",
-    )
-    # Answering it would need a further request carrying an output for c2.
-    expect(len(outcome.requests) == 1, "RN-REG-004", f"{len(outcome.requests)} requests: the call was answered")
+    refused_unanswered(outcome, "RN-REG-004", "call:unregistered", "a call to an unregistered function")
     _, completed = outcome.receipts
     expect("c2" not in completed, "RN-REG-004", f"the unregistered call is reported completed: {completed}")
 
@@ -131,13 +136,8 @@ def test_duplicate_call_id_never_runs_twice_eagerly(mode: Mode) -> None:
     # An eager run may start the first c1 before the duplicate arrives, but never the second item.
     setup = Setup(functions=(Function("lookup"), Function("note")))
     _, outcome = attempt("duplicate-call-id", setup, mode)
-    expect(outcome.error is not None, "RN-REG-005", "a duplicate call ID was accepted")
-    expect(
-        not any(entry.startswith("call:note") for entry in outcome.timeline.entries),
-        "RN-REG-005",
-        f"the second c1 ran: {outcome.timeline.entries}",
-    )
-    expect(len(outcome.requests) == 1, "RN-REG-005", f"{len(outcome.requests)} requests were sent")
+    # The second c1 is the cassette's note call.
+    refused_unanswered(outcome, "RN-REG-005", "call:note", "a duplicate call ID")
 
 
 @pytest.mark.clause("RN-STREAM-013")
