@@ -18,10 +18,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Self
+from typing import Any, Final, Self, TypeVar
 
 import httpx2
 import pydantic
@@ -631,6 +631,34 @@ def expect_mcp_policy_followed(clause_id: str, require_approval: Any, exempt: bo
         expect(outcome.timeline.calls() == ["c1"], clause_id, "the local call should run")
     else:
         outcome.stopped_before_any_call(clause_id, f"{require_approval!r} leaves the call needing approval")
+
+
+Raised = TypeVar("Raised", bound=BaseException)
+
+
+def raised_by_cancelled_task(
+    run: Callable[[], Awaitable[object]], started: asyncio.Event, raised: type[Raised]
+) -> list[Raised]:
+    """Run ``run()`` as an asyncio task and cancel the task once ``started`` is set; what of ``raised`` the run let
+    out (the task itself must still end cancelled)."""
+    caught: list[Raised] = []
+
+    async def body() -> None:
+        try:
+            await run()
+        except raised as error:
+            caught.append(error)
+            raise
+
+    async def cancel_once_started() -> None:
+        task = asyncio.create_task(body())
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_once_started())
+    return caught
 
 
 def input_summary(items: list[dict[str, Any]]) -> list[str]:

@@ -17,6 +17,7 @@ from openai.lib.decisions_tool_runner import AsyncDecisionsToolRunner, Decisions
 from conformance import cassettes
 from conformance import python_only_reasons as python_only
 from conformance.assertions import expect
+from conformance.contracts.runner._scenario import raised_by_cancelled_task
 from conformance.fake_responses import CassetteTransport, fake_async_client
 from conformance.flavours import Flavour
 from conformance.rig.decisions import Action, flavours, run_decisions
@@ -167,23 +168,11 @@ def test_async_cancellation_raises_decisions_cancelled_error() -> None:
 
     runner = AsyncDecisionsToolRunner(observe=observe, candidates=candidates)  # type: ignore[arg-type]
     transport = CassetteTransport(cassettes.bundled("decisions-act-then-done"), match="endpoint")
-    caught: list[BaseException] = []
-
-    async def body() -> None:
-        try:
-            await runner.run(fake_async_client(transport), {"model": "gpt-test", "input": "Review the document"})
-        except BaseException as error:
-            caught.append(error)
-            raise
-
-    async def go() -> None:
-        task = asyncio.create_task(body())
-        await started.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(go())
+    caught = raised_by_cancelled_task(
+        lambda: runner.run(fake_async_client(transport), {"model": "gpt-test", "input": "Review the document"}),
+        started,
+        BaseException,
+    )
     expect(len(caught) == 1, "RN-DEC-017", "the run did not end with an error")
     error = caught[0]
     expect(

@@ -24,6 +24,7 @@ from conformance.contracts.runner._scenario import (
     input_summary,
     load,
     modes,
+    raised_by_cancelled_task,
 )
 from conformance.fake_responses import CassetteTransport, fake_async_client
 
@@ -186,25 +187,13 @@ def test_task_cancellation_raises_runner_cancelled_error(stream: bool, eager: bo
         functions=[AsyncRegisteredFunction(tool=function_tool("lookup"), execute=slow)]  # type: ignore[arg-type]
     )
     transport = CassetteTransport(load("one-function"), match="endpoint")
-    caught: list[ToolRunnerCancelledError] = []
-
-    async def task_body() -> None:
-        try:
-            await runner.run(
-                fake_async_client(transport), {"model": "gpt-test", "input": "hi"}, stream=stream, eager=eager
-            )
-        except ToolRunnerCancelledError as error:
-            caught.append(error)
-            raise
-
-    async def go() -> None:
-        task = asyncio.create_task(task_body())
-        await started.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(go())
+    caught = raised_by_cancelled_task(
+        lambda: runner.run(
+            fake_async_client(transport), {"model": "gpt-test", "input": "hi"}, stream=stream, eager=eager
+        ),
+        started,
+        ToolRunnerCancelledError,
+    )
     expect(len(caught) == 1, "RN-CANCEL-002", "the task did not see ToolRunnerCancelledError")
     expect(
         tuple(caught[0].attempted_call_ids) == ("c1",) and tuple(caught[0].completed_call_ids) == (),
