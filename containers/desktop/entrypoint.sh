@@ -20,17 +20,26 @@ width="${screen%x*}"
 height="${screen#*x}"
 export DISPLAY=":$KIT_DISPLAY"
 
+# wait_until TRIES MESSAGE COMMAND...: run COMMAND (its output discarded) every 0.05 s until it succeeds; when it
+# has failed TRIES more times, say MESSAGE and stop the container.
+wait_until() {
+    limit=$1
+    message=$2
+    shift 2
+    tries=0
+    until "$@" >/dev/null 2>&1; do
+        tries=$((tries + 1))
+        if [ "$tries" -gt "$limit" ]; then
+            echo "kit-desktop: $message" >&2
+            exit 1
+        fi
+        sleep 0.05
+    done
+}
+
 # -nolisten tcp: the display is reached only through the shared unix socket.
 Xvfb "$DISPLAY" -screen 0 "${screen}x24" -nolisten tcp -noreset &
-tries=0
-until xdpyinfo >/dev/null 2>&1; do
-    tries=$((tries + 1))
-    if [ "$tries" -gt 200 ]; then
-        echo "kit-desktop: Xvfb did not start on $DISPLAY" >&2
-        exit 1
-    fi
-    sleep 0.05
-done
+wait_until 200 "Xvfb did not start on $DISPLAY" xdpyinfo
 # Xvfb's compiled-in default is already US, but the driver's key tables assume it: make it explicit.
 setxkbmap -layout us
 
@@ -40,16 +49,9 @@ if [ -n "${KIT_SERVE_DIR:-}" ]; then
     : "${KIT_EVENTS_FILE:?KIT_EVENTS_FILE is required with KIT_SERVE_DIR}"
     python3 /opt/kit/page_server.py --root "$KIT_SERVE_DIR" --events "$KIT_EVENTS_FILE" \
         --port "${KIT_SERVE_PORT:-8000}" &
-    tries=0
-    until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 0.2)" \
-            "${KIT_SERVE_PORT:-8000}" 2>/dev/null; do
-        tries=$((tries + 1))
-        if [ "$tries" -gt 100 ]; then
-            echo "kit-desktop: page server did not start" >&2
-            exit 1
-        fi
-        sleep 0.05
-    done
+    wait_until 100 "page server did not start" \
+        python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 0.2)" \
+        "${KIT_SERVE_PORT:-8000}"
 fi
 
 resolver_rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
