@@ -95,6 +95,21 @@ def _text_limit(member: str, name: str, clause: str, limit: int) -> Limit:
     )
 
 
+def _choice_limit(
+    member: str, name: str, clause: str, choices: tuple[str, ...], invalid: tuple[Any, ...], other_max_size: int
+) -> Limit:
+    """A field taking exactly one of ``choices``: any other text (up to ``other_max_size`` characters) is invalid."""
+    return Limit(
+        member,
+        name,
+        clause,
+        choices,
+        invalid,
+        st.sampled_from(list(choices)),
+        st.text(max_size=other_max_size).filter(lambda s: s not in choices),
+    )
+
+
 def _points(count: int) -> list[dict[str, int]]:
     return [{"x": index, "y": index} for index in range(count)]
 
@@ -136,14 +151,8 @@ LIMITS: tuple[Limit, ...] = (
         st.builds(lambda text: text + LONE_SURROGATE, st.text(max_size=20)),
     ),
     _int_limit("run_script", "timeout_ms", "TS-VAL-003", 1, 30000),
-    Limit(
-        "read_diagnostics",
-        "source",
-        "TS-VAL-004",
-        ("console", "network"),
-        ("dom", "", "Console", None, 1),
-        st.sampled_from(["console", "network"]),
-        st.text(max_size=8).filter(lambda s: s not in ("console", "network")),
+    _choice_limit(
+        "read_diagnostics", "source", "TS-VAL-004", ("console", "network"), ("dom", "", "Console", None, 1), 8
     ),
     _int_limit("read_diagnostics", "limit", "TS-VAL-004", 1, 100),
     Limit(
@@ -158,15 +167,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit("click_at", "y", "TS-VAL-005", (0, SAFE_MAX), (-1, SAFE_MAX + 1, False, 0.5, None), _COORD_IN, _COORD_OUT),
     Limit("hover_at", "x", "TS-VAL-005", (0, SAFE_MAX), (-1, SAFE_MAX + 1, True, 2.5, None), _COORD_IN, _COORD_OUT),
     Limit("hover_at", "y", "TS-VAL-005", (0, SAFE_MAX), (-1, SAFE_MAX + 1, True, -math.inf), _COORD_IN, _COORD_OUT),
-    Limit(
-        "click_at",
-        "button",
-        "TS-VAL-005",
-        ("left", "right", "middle"),
-        ("wheel", "Left", "", None, 1),
-        st.sampled_from(["left", "right", "middle"]),
-        st.text(max_size=8).filter(lambda s: s not in ("left", "right", "middle")),
-    ),
+    _choice_limit("click_at", "button", "TS-VAL-005", ("left", "right", "middle"), ("wheel", "Left", "", None, 1), 8),
     Limit(
         "click_at",
         "click_count",
@@ -255,15 +256,7 @@ LIMITS: tuple[Limit, ...] = (
         *_bytes_text(256),
     ),
     _int_limit("read_page_scoped", "depth", "TS-VAL-008", 1, 32),
-    Limit(
-        "read_page_scoped",
-        "filter",
-        "TS-VAL-008",
-        ("all", "interactive"),
-        ("visible", "", None),
-        st.sampled_from(["all", "interactive"]),
-        st.text(max_size=12).filter(lambda s: s not in ("all", "interactive")),
-    ),
+    _choice_limit("read_page_scoped", "filter", "TS-VAL-008", ("all", "interactive"), ("visible", "", None), 12),
     _text_limit("upload_file", "grant_id", "TS-VAL-009", 256),
     _text_limit("download_file", "grant_id", "TS-VAL-009", 256),
     Limit(
@@ -334,23 +327,14 @@ LIMITS: tuple[Limit, ...] = (
         )
         for member, field in (("key", "keys"), ("select_option", "values"))
     ),
-    Limit(
-        "read_page",
-        "filter",
-        "TS-VAL-013",
-        ("all", "interactive"),
-        ("visible", "All", "", None, 1),
-        st.sampled_from(["all", "interactive"]),
-        st.text(max_size=12).filter(lambda s: s not in ("all", "interactive")),
-    ),
-    Limit(
+    _choice_limit("read_page", "filter", "TS-VAL-013", ("all", "interactive"), ("visible", "All", "", None, 1), 12),
+    _choice_limit(
         "scroll",
         "direction",
         "TS-VAL-013",
         ("up", "down", "left", "right"),
         ("Down", "forward", "", None, 1, ["down"]),
-        st.sampled_from(["up", "down", "left", "right"]),
-        st.text(max_size=8).filter(lambda s: s not in ("up", "down", "left", "right")),
+        8,
     ),
     Limit(
         "scroll",
@@ -439,33 +423,28 @@ def test_values_outside_the_range_are_refused(flavour: Flavour, limit_id: str, d
     _expect_refused(flavour, limit, data.draw(limit.outside, label=limit.id))
 
 
+def _expect_arguments_refused(flavour: Flavour, member: str, arguments: dict[str, Any] | str, what: str) -> None:
+    """A call of browser_``member`` with ``arguments`` (or raw argument text) fails without reaching the driver;
+    ``what`` names the arguments."""
+    toolset, driver = gated(flavour, [member])
+    report = payload(execute(toolset, function_call(member, arguments)))
+    reached = [name for name in driver.log.names() if name != "state"]
+    expect(report.get("ok") is False and reached == [], "TS-VAL-001", f"{what} reached {reached}")
+
+
 @pytest.mark.clause("TS-VAL-001")
 @pytest.mark.parametrize("member", ALL_NAMES)
 def test_unknown_field_is_refused(flavour: Flavour, member: str) -> None:
-    toolset, driver = gated(flavour, [member])
     arguments = {**VALID_ARGUMENTS[member], "extra": None}
-    report = payload(execute(toolset, function_call(member, arguments)))
-    reached = [name for name in driver.log.names() if name != "state"]
-    expect(
-        report.get("ok") is False and reached == [],
-        "TS-VAL-001",
-        f"browser_{member} with an unknown field reached {reached}",
-    )
+    _expect_arguments_refused(flavour, member, arguments, f"browser_{member} with an unknown field")
 
 
 @pytest.mark.clause("TS-VAL-001")
 @pytest.mark.parametrize("member", [name for name in ALL_NAMES if VALID_ARGUMENTS[name]])
 def test_missing_field_is_refused(flavour: Flavour, member: str) -> None:
-    toolset, driver = gated(flavour, [member])
     arguments = dict(VALID_ARGUMENTS[member])
     arguments.pop(next(iter(arguments)))
-    report = payload(execute(toolset, function_call(member, arguments)))
-    reached = [name for name in driver.log.names() if name != "state"]
-    expect(
-        report.get("ok") is False and reached == [],
-        "TS-VAL-001",
-        f"browser_{member} with a missing field reached {reached}",
-    )
+    _expect_arguments_refused(flavour, member, arguments, f"browser_{member} with a missing field")
 
 
 MALFORMED = {"truncated": '{"tab_id": null', "array": "[]", "string": '"tab_id"', "null": "null", "empty": ""}
@@ -475,10 +454,7 @@ MALFORMED = {"truncated": '{"tab_id": null', "array": "[]", "string": '"tab_id"'
 @pytest.mark.parametrize("member", ["get_page_text", "click", "navigate"])
 @pytest.mark.parametrize("shape", sorted(MALFORMED))
 def test_malformed_arguments_are_refused(flavour: Flavour, member: str, shape: str) -> None:
-    toolset, driver = gated(flavour, [member])
-    report = payload(execute(toolset, function_call(member, MALFORMED[shape])))
-    reached = [name for name in driver.log.names() if name != "state"]
-    expect(report.get("ok") is False and reached == [], "TS-VAL-001", f"malformed {shape} arguments reached {reached}")
+    _expect_arguments_refused(flavour, member, MALFORMED[shape], f"malformed {shape} arguments")
 
 
 @pytest.mark.clause("TS-VAL-001", "TS-CONF-007")
