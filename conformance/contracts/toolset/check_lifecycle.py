@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,29 +28,34 @@ from conformance.rig import computer_toolset
 WAIT = [{"type": "wait"}]
 
 
-def _reentrant(flavour: Flavour, attempt: Any, outcome: list[object], reply: object = None) -> Act:
-    """An Act that tries ``attempt()`` mid-call, records what it returned or raised, and answers ``reply``."""
+class _Reentry:
+    """``act``, for a driver member or callback, tries ``attempt(toolset)`` mid-call on the toolset under test (set
+    ``toolset`` once it is built), records what that returned or raised in ``outcome`` and answers ``reply``."""
 
-    def sync_try(_: object) -> object:
-        try:
-            outcome.append(attempt())
-        except Exception as error:
-            outcome.append(error)
-        return reply
+    def __init__(self, flavour: Flavour, attempt: Callable[[Any], Any], reply: object = None) -> None:
+        self.toolset: Any = None
+        self.outcome: list[object] = []
 
-    async def async_try(_: object) -> object:
-        try:
-            result = attempt()
-            outcome.append(await result if asyncio.iscoroutine(result) else result)
-        except Exception as error:
-            outcome.append(error)
-        return reply
+        def sync_try(_: object) -> object:
+            try:
+                self.outcome.append(attempt(self.toolset))
+            except Exception as error:
+                self.outcome.append(error)
+            return reply
 
-    return Act(async_try if flavour == "async" else sync_try)
+        async def async_try(_: object) -> object:
+            try:
+                result = attempt(self.toolset)
+                self.outcome.append(await result if asyncio.iscoroutine(result) else result)
+            except Exception as error:
+                self.outcome.append(error)
+            return reply
+
+        self.act = Act(async_try if flavour == "async" else sync_try)
 
 
 def _refused_as_busy(outcome: list[object], what: str) -> None:
-    """The one overlapping attempt ``_reentrant`` recorded must have raised an error that says busy."""
+    """The one overlapping attempt a ``_Reentry`` recorded must have raised an error that says busy."""
     expect(
         len(outcome) == 1 and isinstance(outcome[0], Exception) and "busy" in str(outcome[0]).lower(),
         "TS-LIFE-001",
@@ -60,51 +66,39 @@ def _refused_as_busy(outcome: list[object], what: str) -> None:
 @pytest.mark.clause("TS-LIFE-001")
 @pytest.mark.parametrize("during", ["driver", "confirm"])
 def test_overlapping_browser_call_fails_as_busy(flavour: Flavour, during: str) -> None:
-    outcome: list[object] = []
-    holder: dict[str, Any] = {}
-
-    def second() -> Any:
-        return holder["toolset"].execute(function_call("get_page_text", {"tab_id": None}, call_id="call-2"))
-
-    act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
+    second = function_call("get_page_text", {"tab_id": None}, call_id="call-2")
+    reentry = _Reentry(flavour, lambda toolset: toolset.execute(second), reply=None if during == "driver" else True)
+    act = reentry.act
     driver = browser_probe(flavour, ["click", "get_page_text"], replies={"click": act} if during == "driver" else {})
     confirm = driver.log.callback("confirm", act if during == "confirm" else True, flavour=flavour)
-    holder["toolset"] = browser_toolset(flavour, driver, members=["click", "get_page_text"], confirm=confirm)
-    report = payload(execute(holder["toolset"], function_call("click", VALID_ARGUMENTS["click"])))
+    reentry.toolset = browser_toolset(flavour, driver, members=["click", "get_page_text"], confirm=confirm)
+    report = payload(execute(reentry.toolset, function_call("click", VALID_ARGUMENTS["click"])))
     expect(report.get("ok") is True, "TS-LIFE-001", f"the first call failed: {report.get('error')}")
-    _refused_as_busy(outcome, f"an overlapping call during {during}")
+    _refused_as_busy(reentry.outcome, f"an overlapping call during {during}")
     expect(driver.log.count("get_page_text") == 0, "TS-LIFE-001", "the overlapping call reached the driver")
 
 
 @pytest.mark.clause("TS-LIFE-001")
 @pytest.mark.parametrize("during", ["driver", "before_action"])
 def test_overlapping_computer_call_fails_as_busy(flavour: Flavour, during: str) -> None:
-    outcome: list[object] = []
-    holder: dict[str, Any] = {}
-
-    def second() -> Any:
-        return holder["toolset"].execute(computer_call(WAIT, call_id="cc-2"))
-
-    act = _reentrant(flavour, second, outcome, reply=None if during == "driver" else True)
+    second = computer_call(WAIT, call_id="cc-2")
+    reentry = _Reentry(flavour, lambda toolset: toolset.execute(second), reply=None if during == "driver" else True)
+    act = reentry.act
     driver = computer_probe(flavour, replies={"wait": act} if during == "driver" else {})
-    holder["toolset"] = computer_toolset(flavour, driver)
+    reentry.toolset = computer_toolset(flavour, driver)
     options = {"before_action": driver.log.callback("before_action", Script(act, True), flavour=flavour)}
-    execute(holder["toolset"], computer_call(WAIT), **(options if during == "before_action" else {}))
-    _refused_as_busy(outcome, "an overlapping computer call")
+    execute(reentry.toolset, computer_call(WAIT), **(options if during == "before_action" else {}))
+    _refused_as_busy(reentry.outcome, "an overlapping computer call")
     expect(driver.log.count("wait") == 1, "TS-LIFE-001", "the overlapping computer call reached the driver")
 
 
 @pytest.mark.clause("TS-LIFE-002")
 def test_browser_close_drains_then_closes(flavour: Flavour) -> None:
-    outcome: list[object] = []
-    holder: dict[str, Any] = {}
-    driver = browser_probe(
-        flavour,
-        ["get_page_text"],
-        replies={"get_page_text": _reentrant(flavour, lambda: holder["toolset"].close(), outcome, reply="text")},
-    )
-    holder["toolset"] = toolset = browser_toolset(flavour, driver, members=["get_page_text"])
+    closing = _Reentry(flavour, lambda toolset: toolset.close(), reply="text")
+    driver = browser_probe(flavour, ["get_page_text"], replies={"get_page_text": closing.act})
+    closing.toolset = toolset = browser_toolset(flavour, driver, members=["get_page_text"])
     report = payload(execute(toolset, function_call("get_page_text", {"tab_id": None})))
+    outcome = closing.outcome
     expect(outcome == [{"status": "draining"}], "TS-LIFE-002", f"close() during a call returned {outcome}")
     expect(report.get("ok") is True, "TS-LIFE-002", "the call active during close() did not finish")
     expect(toolset.close() == {"status": "closed"}, "TS-LIFE-002", "close() after the call did not report closed")
@@ -126,14 +120,11 @@ def test_idle_close_is_closed_and_synchronous(flavour: Flavour) -> None:
 
 @pytest.mark.clause("TS-LIFE-002")
 def test_computer_close_drains_then_closes(flavour: Flavour) -> None:
-    outcome: list[object] = []
-    holder: dict[str, Any] = {}
-    driver = computer_probe(
-        flavour,
-        replies={"wait": _reentrant(flavour, lambda: holder["toolset"].close(), outcome)},
-    )
-    holder["toolset"] = toolset = computer_toolset(flavour, driver)
+    closing = _Reentry(flavour, lambda toolset: toolset.close())
+    driver = computer_probe(flavour, replies={"wait": closing.act})
+    closing.toolset = toolset = computer_toolset(flavour, driver)
     output = execute(toolset, computer_call(WAIT))
+    outcome = closing.outcome
     expect(outcome == [{"status": "draining"}], "TS-LIFE-002", f"computer close() during a call returned {outcome}")
     expect(output.get("type") == "computer_call_output", "TS-LIFE-002", "the active computer call did not finish")
     expect(toolset.close() == {"status": "closed"}, "TS-LIFE-002", "computer close() afterwards was not closed")
