@@ -14,15 +14,7 @@ from openai.lib.browser import BrowserError
 
 from conformance import rig
 from conformance.assertions import expect
-from conformance.contracts.runner._scenario import (
-    Function,
-    Mode,
-    ScenarioRun,
-    Setup,
-    load,
-    modes,
-    run,
-)
+from conformance.contracts.runner._scenario import Function, Mode, ScenarioRun, Setup, load, modes, run
 
 GENERIC = "Tool run stopped before completion."
 CANARY = "failure-canary-0b7e"
