@@ -33,10 +33,9 @@ from conformance.contracts.runner._scenario import (
     CapturedRun,
     Function,
     Mode,
-    ScenarioRun,
     Setup,
-    load,
     modes,
+    run,
 )
 from conformance.fake_responses import FAKE_API_KEY
 from conformance.flavours import Flavour
@@ -153,7 +152,7 @@ def _shape_problems(
 
 
 def _run_private(mode: Mode, **overrides: Any) -> CapturedRun:
-    return ScenarioRun(load("diagnostics-private-data"), PRIVATE_SETUP, mode).run(**overrides)
+    return run("diagnostics-private-data", PRIVATE_SETUP, mode, **overrides)
 
 
 def _expect_private_run_reached_sdk(outcome: CapturedRun, clause: str, *, driver_raises: bool = False) -> None:
@@ -244,7 +243,7 @@ def test_decisions_diagnostics_have_the_documented_fields(flavour: Flavour) -> N
 @pytest.mark.parametrize("mode", modes())
 def test_computer_diagnostics_are_well_formed_and_carry_no_screenshot(mode: Mode) -> None:
     setup = Setup(computer=True, functions=(Function("lookup", reply=FUNCTION_RESULT),)).with_params(input=TASK)
-    outcome = ScenarioRun(load("computer-then-function"), setup, mode).run().finished("RN-DIAG-003")
+    outcome = run("computer-then-function", setup, mode).finished("RN-DIAG-003")
     screenshot_sent = json.dumps(outcome.bodies[1])
     expect(PIXEL_DATA_URL in screenshot_sent, "RN-DIAG-004", "the computer screenshot never reached the request")
     problems = _shape_problems(outcome.diagnostics, {"c1", "c2"}, {"lookup", "computer", *COMPUTER_METHODS})
@@ -265,7 +264,7 @@ def test_responses_diagnostics_carry_no_private_data(mode: Mode, driver: str) ->
         # A plain driver exception fails that browser call only; the run goes on to the raising function.
         replies = {**PRIVATE_SETUP.browser_replies, "click": RuntimeError(DRIVER_FAILURE_TEXT)}
         setup = replace(PRIVATE_SETUP, browser_replies=replies)
-    outcome = ScenarioRun(load("diagnostics-private-data"), setup, mode).run()
+    outcome = run("diagnostics-private-data", setup, mode)
     _expect_private_run_reached_sdk(outcome, "RN-DIAG-004", driver_raises=driver == "driver-raises")
     leaks = _leaks(outcome.diagnostics, RESPONSES_CANARIES)
     expect(not leaks, "RN-DIAG-004", f"private data in diagnostics: {leaks}")
@@ -320,14 +319,14 @@ def _expect_api_error_text_kept_out(outcome: CapturedRun | DecisionsRun, stopped
 @pytest.mark.clause("RN-DIAG-004")
 @pytest.mark.parametrize("mode", modes())
 def test_responses_api_failure_text_stays_out_of_diagnostics(mode: Mode) -> None:
-    _expect_api_error_text_kept_out(ScenarioRun(load("diagnostics-api-error"), Setup(), mode).run(), ToolRunnerError)
+    _expect_api_error_text_kept_out(run("diagnostics-api-error", Setup(), mode), ToolRunnerError)
 
 
 @pytest.mark.clause("RN-DIAG-004")
 @pytest.mark.parametrize("mode", modes(stream=True))
 def test_responses_transport_failure_text_stays_out_of_diagnostics(mode: Mode) -> None:
     setup = Setup(functions=(Function("lookup"), Function("note")))
-    outcome = ScenarioRun(load("stream-dropped-after-call"), setup, mode).run()
+    outcome = run("stream-dropped-after-call", setup, mode)
     expect(outcome.error is not None, "RN-DIAG-004", "the dropped stream did not stop the run")
     leaks = _leaks(outcome.diagnostics, (DROPPED_STREAM_TEXT, "RemoteProtocolError"))
     expect(not leaks, "RN-DIAG-004", f"transport error text in diagnostics: {leaks}")
@@ -349,7 +348,7 @@ def _request_usages(diagnostics: list[dict[str, Any]]) -> list[Any]:
 @pytest.mark.clause("RN-DIAG-005")
 @pytest.mark.parametrize("mode", modes())
 def test_responses_usage_is_native_counts_or_none(mode: Mode) -> None:
-    outcome = ScenarioRun(load("diagnostics-no-usage"), Setup(), mode).run().finished("RN-DIAG-005")
+    outcome = run("diagnostics-no-usage", Setup(), mode).finished("RN-DIAG-005")
     usages = _request_usages(outcome.diagnostics)
     expected = [None, {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}]
     expect(usages == expected, "RN-DIAG-005", f"request usage {usages}, expected {expected}")
@@ -403,11 +402,9 @@ def _responses_summary(outcome: CapturedRun) -> dict[str, Any]:
 def test_responses_failing_observer_changes_nothing(mode: Mode, scenario: str, failure: str) -> None:
     # The private-data run needs a click approval and ends in a failing call; the other one succeeds.
     setup = PRIVATE_SETUP if scenario == "diagnostics-private-data" else Setup(browser=("get_page_text",))
-    baseline = ScenarioRun(load(scenario), setup, mode).run()
+    baseline = run(scenario, setup, mode)
     seen: list[dict[str, Any]] = []
-    failing = ScenarioRun(load(scenario), setup, mode).run(
-        on_diagnostic=_raising_observer(seen, OBSERVER_FAILURES[failure])
-    )
+    failing = run(scenario, setup, mode, on_diagnostic=_raising_observer(seen, OBSERVER_FAILURES[failure]))
     expect(bool(seen), "RN-DIAG-006", "the failing observer was never called")
     expected, actual = _responses_summary(baseline), _responses_summary(failing)
     differences = {key: (expected[key], actual[key]) for key in expected if expected[key] != actual[key]}
