@@ -55,7 +55,6 @@ _POLL = 0.002
 
 # Values the cassette sources (tools/cassettes/runner_sources.py) write into cassettes and checks look for.
 MCP_TOOL: Final = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example/sse"}
-# Canaries in the diagnostics-private-data cassette: none may appear in a diagnostic.
 # The input of a conversation whose MCP approval request apr_0 was granted but not yet used by a call: the approval
 # is open, so a run continuing it must ask approve_mcp again before its first request (cassette mcp-reapproval).
 OPEN_MCP_APPROVAL: Final[list[dict[str, Any]]] = [
@@ -63,6 +62,7 @@ OPEN_MCP_APPROVAL: Final[list[dict[str, Any]]] = [
     {"type": "mcp_approval_request", "id": "apr_0", "server_label": "docs", "name": "search", "arguments": "{}"},
     {"type": "mcp_approval_response", "approval_request_id": "apr_0", "approve": True},
 ]
+# Canaries in the diagnostics-private-data cassette: none may appear in a diagnostic.
 PRIVATE_ARGUMENT: Final = "argument-canary-7c41"
 PRIVATE_CLICK_TARGET: Final = "target-canary-2e9b"
 PRIVATE_API_ERROR: Final = "api-error-canary-6a5f: account acct_9921 suspended"
@@ -294,7 +294,7 @@ class CapturedRun(EndedRun):
         return self
 
     def expect_first_approval_refused(self, clause_id: str) -> None:
-        """Fail ``clause_id`` unless the first request carried an MCP approval response and its first one refused."""
+        """Fail ``clause_id`` unless the first request carried MCP approval responses, the first of them a refusal."""
         responses = [item for item in self.input_of(0) if item.get("type") == "mcp_approval_response"]
         expect(responses and responses[0]["approve"] is False, clause_id, f"sent: {responses}")
 
@@ -637,15 +637,15 @@ Raised = TypeVar("Raised", bound=BaseException)
 
 
 def raised_by_cancelled_task(
-    run: Callable[[], Awaitable[object]], started: asyncio.Event, raised: type[Raised]
+    start: Callable[[], Awaitable[object]], started: asyncio.Event, raised: type[Raised]
 ) -> list[Raised]:
-    """Run ``run()`` as an asyncio task and cancel the task once ``started`` is set; what of ``raised`` the run let
-    out (the task itself must still end cancelled)."""
+    """Await ``start()`` in an asyncio task and cancel the task once ``started`` is set; what of ``raised`` the
+    awaited run let out (the task itself must still end cancelled)."""
     caught: list[Raised] = []
 
     async def body() -> None:
         try:
-            await run()
+            await start()
         except raised as error:
             caught.append(error)
             raise

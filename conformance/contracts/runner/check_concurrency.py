@@ -89,7 +89,8 @@ def assert_serial(outcome: CapturedRun, refs: list[str], clause: str) -> None:
 
 
 def assert_windows_serial(mode: Mode, clause: str, limit: int, functions: tuple[Function, ...] = (SLOW, QUICK)) -> None:
-    """independent-windows run with ``max_concurrent_calls=limit`` finishes with its calls run one at a time."""
+    """The independent-windows scenario, run with ``max_concurrent_calls=limit``, finishes with its calls run one at a
+    time."""
     setup = Setup(functions=functions, run_options={"max_concurrent_calls": limit})
     assert_serial(run("independent-windows", setup, mode).finished(clause), WINDOW_CALLS, clause)
 
