@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from conformance import resources
@@ -17,7 +18,7 @@ from conformance.harness.environment import Effect, Environment
 from conformance.harness.errors import bounded
 from conformance.harness.subject import BrowserSubject
 
-from ._tabs import active_tab
+from ._tabs import TITLE_BYTES, active_tab, is_title_cut
 
 # The page was clicked, typed into, keyed or scrolled: a read must cause none of these.
 INTERACTION_KINDS: frozenset[str] = frozenset(
@@ -56,8 +57,6 @@ START_PAGE_SECONDS_AFTER_A_MISS = 3.0
 # Once a check has proved that the start page is shown but its reports never reach the kit (a network guard that
 # blocks the kit's own fixture origin), no later page will report either: later checks look only this long.
 START_PAGE_SECONDS_WHEN_SILENT = 0.5
-# The longest title a state report carries; a driver may cut a longer one (at a character boundary) itself.
-TITLE_BYTES = 1024
 
 
 class _StartPageDeadline:
@@ -157,7 +156,7 @@ def _title_of(page: str) -> str | None:
     return found.strip() if found is not None else None
 
 
-def _shown_by(tab: dict[str, object] | None, start_url: str, page: str) -> str | None:
+def _shown_by(tab: dict[str, Any] | None, start_url: str, page: str) -> str | None:
     """What in the driver's active tab says the (served) start page is in it, or None.
 
     Either sign is enough: a driver may report a fixed title of its own (the title is judged by its own checks),
@@ -171,19 +170,17 @@ def _shown_by(tab: dict[str, object] | None, start_url: str, page: str) -> str |
     title, full = str(tab.get("title", "")).strip(), _title_of(page)
     if full is None or not title:
         return None
-    fits = len(title.encode("utf-8")) <= TITLE_BYTES
-    if title == full or (len(full.encode("utf-8")) > TITLE_BYTES and full.startswith(title) and fits):
+    if title == full or (len(full.encode("utf-8")) > TITLE_BYTES and is_title_cut(title, full)):
         return f"its title {bounded(title, 60)!r}"
     return None
 
 
-def _active_tab(subject: BrowserSubject) -> dict[str, object] | None:
+def _active_tab(subject: BrowserSubject) -> dict[str, Any] | None:
     """The active tab of the driver's own state() report, or None."""
     try:
-        tab = active_tab(subject.state())
+        return active_tab(subject.state())
     except Exception:  # the state report is judged by its own checks; here it is only evidence
         return None
-    return dict(tab) if tab is not None else None
 
 
 def mark(subject: BrowserSubject) -> int:

@@ -16,6 +16,15 @@ from conformance.harness.errors import describe_error
 from conformance.harness.state_rules import broken_rule
 from conformance.harness.subject import BrowserSubject
 
+# The longest title a state with observation metadata reports, in UTF-8 bytes; a longer one is cut.
+TITLE_BYTES = 1024
+
+
+def is_title_cut(title: str, full: str) -> bool:
+    """Whether ``title`` is a cut of the page title ``full`` that the documents allow: a prefix (so it ends on a
+    character boundary) within :data:`TITLE_BYTES` UTF-8 bytes."""
+    return full.startswith(title) and len(title.encode("utf-8", errors="surrogatepass")) <= TITLE_BYTES
+
 
 def tabs_of(state: Any) -> list[dict[str, Any]]:
     """The state's tabs as plain dicts (entries that are not mappings are left out)."""

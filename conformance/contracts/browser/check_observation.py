@@ -16,7 +16,7 @@ from conformance.harness.state_rules import broken_observation_rule, is_counter
 from conformance.harness.subject import BrowserSubject
 
 from ._reads import utf8_length
-from ._tabs import active_tab, tab_ids, tabs_of, the_active_tab
+from ._tabs import TITLE_BYTES, active_tab, is_title_cut, tab_ids, tabs_of, the_active_tab
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
@@ -229,17 +229,12 @@ def fixture_title(page: str) -> str:
     return found
 
 
-def best_cut(title: str, limit: int = 1024) -> str:
-    """The longest prefix of ``title`` within ``limit`` UTF-8 bytes: a cut on a character boundary."""
-    return title.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
-
-
 @pytest.mark.page("long-title.html")
 @pytest.mark.hints(observation=True)
 @pytest.mark.clause("BR-OBS-001", "BR-OBS-008")
 def test_a_long_title_is_cut_on_a_character_boundary(subject: BrowserSubject, env: Environment) -> None:
     full = fixture_title("long-title.html")
-    assert utf8_length(full) > 1024, "long-title.html must keep a title over 1,024 bytes"
+    assert utf8_length(full) > TITLE_BYTES, "long-title.html must keep a title over 1,024 bytes"
     state = subject.state()
     observation = observation_of(state)
     check_observation_shape(observation, "long title")
@@ -249,7 +244,7 @@ def test_a_long_title_is_cut_on_a_character_boundary(subject: BrowserSubject, en
     # character-boundary prefix within 1,024 bytes and must set title_truncated.
     if raw_title != full:
         expect(
-            full.startswith(raw_title) and utf8_length(raw_title) <= 1024,
+            is_title_cut(raw_title, full),
             "BR-OBS-008",
             f"the reported title is not a prefix of the page title within 1,024 bytes ({utf8_length(raw_title)} bytes)",
         )
@@ -264,7 +259,7 @@ def test_a_long_title_is_cut_on_a_character_boundary(subject: BrowserSubject, en
     shown = active_tab(outcome.payload["state"])
     assert shown is not None
     expect(
-        shown["title"] == best_cut(full) or (full.startswith(shown["title"]) and utf8_length(shown["title"]) <= 1024),
+        is_title_cut(shown["title"], full),
         "BR-OBS-008",
         f"the model sees a {utf8_length(shown['title'])}-byte title that is not a boundary cut of the page title",
     )
