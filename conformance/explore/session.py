@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.assertions import ClauseViolation, precondition_failed, violation
 from conformance.contracts.browser._effects import start_page, start_page_shown
-from conformance.contracts.browser._expectations import expect_refused
+from conformance.contracts.browser._expectations import expect_done, expect_refused
 from conformance.harness.browser import BrowserHarness
 from conformance.harness.environment import DriverHints, Effect, Environment
 from conformance.harness.errors import describe_error
@@ -99,8 +99,10 @@ class ExploredSession:
         """The call ran without raising. If the SDK rejected a state around it, the documented rules are judged on
         the driver's own state first: the rejection is usually one of them broken, and the finding names it."""
         self._sdk_first(outcome, where)
-        if outcome.raised is not None or outcome.member_call is None:
-            raise CallFailed(clause, f"the call failed: {outcome.describe()}", outcome.member)
+        try:
+            expect_done(outcome, clause)
+        except ClauseViolation as failed:
+            raise CallFailed(failed.clause_id, failed.detail, outcome.member) from None
 
     def expect_refused(self, outcome: CallOutcome, clause: str, why: str, where: str) -> None:
         self._sdk_first(outcome, where)
