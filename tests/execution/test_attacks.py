@@ -29,10 +29,10 @@ import pytest
 
 from reference.execution import SESSIONS_PATH, execute_in_sandbox, node
 from reference.execution.sandbox import PER_SESSION_DISPLAY
+from tests.host_processes import gone_soon, pids_matching, present_soon
 from tools import docs_text
 
 from ._http import send
-from ._procs import gone_soon, pids_matching, present_soon
 from ._targets import MODES, Factory, Target, target_factory
 from .conftest import TEST_LIMITS
 

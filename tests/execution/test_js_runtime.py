@@ -16,9 +16,9 @@ from PIL import Image
 
 from reference.execution import ExecutionService, execute_in_sandbox
 from reference.execution.node import NodeUnavailable, node_binary
+from tests.host_processes import gone_soon, pids_of_uid
 
 from ._http import Reply, execute, texts
-from ._procs import gone_soon, pids_of_uid
 from .conftest import TEST_LIMITS
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.

@@ -19,9 +19,9 @@ import pytest
 
 from reference.execution import SESSIONS_PATH, ExecutionService
 from reference.execution.client import TOKEN_VARIABLE
+from tests.host_processes import gone_soon, pids_matching, present_soon
 
 from ._http import execute, send, texts
-from ._procs import gone_soon, pids_matching, present_soon
 from .conftest import TEST_LIMITS
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.

@@ -23,6 +23,7 @@ import pytest
 
 from conformance.harness.errors import bounded, describe_error
 from tests.broken.harness_drivers import HUGE
+from tests.host_processes import pids_matching
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 pytestmark = [pytest.mark.browser, pytest.mark.desktop, pytest.mark.container, pytest.mark.child_run]
@@ -114,18 +115,6 @@ def test_a_factory_that_hangs_after_the_probe_leaves_its_checks_not_checked(tmp_
     assert "did not return within 2 s" in run.clause(unchecked[0])["reasons"][0]
 
 
-def _processes_naming(text: str) -> list[str]:
-    """The command lines of live processes whose arguments include ``text``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            if not entry.name.isdigit() or text not in (arguments := (entry / "cmdline").read_text("utf-8", "replace")):
-                continue
-            if (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z":  # a zombie has exited
-                found.append(arguments.replace("\0", " "))
-    return found
-
-
 def test_what_an_abandoned_factory_started_does_not_outlive_the_run(tmp_path: Path) -> None:
     # A shared machine kept 15 browsers of abandoned factories running for hours after their run had ended.
     marker = str(tmp_path / "abandoned-factory-process")
@@ -138,7 +127,7 @@ def test_what_an_abandoned_factory_started_does_not_outlive_the_run(tmp_path: Pa
         DRIVERKIT_TEST_MARKER=marker,
     )
     assert run.checked_by(STATE_CHECK, "not_checked"), run.tail()
-    assert not _processes_naming(marker), f"still running after the run ended: {_processes_naming(marker)}"
+    assert not pids_matching(marker), f"still running after the run ended: {pids_matching(marker)}"
     notes = run.certificate["run"]["notes"]
     assert any("stopped processes still running under the kit when the run ended (python" in note for note in notes), (
         notes

@@ -6,7 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,16 +13,9 @@ import pytest
 from conformance.harness.desktops import DesktopNotRunningError, DesktopSettings, DesktopStartError, LocalDesktop, local
 from conformance.harness.desktops.displays import lock_path, socket_path
 from tests.desktops import PAGES, needs_x
+from tests.host_processes import alive, gone_soon
 
 pytestmark = [needs_x, pytest.mark.desktop]
-
-
-def _alive(pid: int) -> bool:
-    # A zombie has exited: only a parent that never reaps (some containers' init) keeps its entry.
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_two_desktops_get_separate_displays_and_leave_nothing_behind() -> None:
@@ -32,9 +24,9 @@ def test_two_desktops_get_separate_displays_and_leave_nothing_behind() -> None:
         assert first.display != second.display
         numbers = [int(desktop.display[1:]) for desktop in (first, second)]
         pids = [process.pid for desktop in (first, second) for process in desktop._processes]
-        assert all(_alive(pid) for pid in pids)
+        assert all(alive(pid) for pid in pids)
         assert first.screen_size == (640, 480)
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(alive(pid) for pid in pids)
     for number in numbers:
         assert not socket_path(number).exists()
         assert not lock_path(number).exists()
@@ -101,15 +93,12 @@ def test_a_killed_owner_leaves_no_desktop_behind(signum: int) -> None:
     try:
         assert owner.stdout is not None
         started = json.loads(owner.stdout.readline())
-        assert started["pids"] and all(_alive(pid) for pid in started["pids"])
+        assert started["pids"] and all(alive(pid) for pid in started["pids"])
     finally:
         owner.send_signal(signum)
         owner.wait()
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and (
-        any(_alive(pid) for pid in started["pids"]) or Path(started["scratch"]).exists()
-    ):
-        time.sleep(0.1)
-    survivors = [pid for pid in started["pids"] if _alive(pid)]
+    scratch = Path(started["scratch"])
+    gone_soon(lambda: [pid for pid in started["pids"] if alive(pid)] or scratch.exists(), within_s=15)
+    survivors = [pid for pid in started["pids"] if alive(pid)]
     assert not survivors, f"desktop processes outlived their killed owner: {survivors}"
-    assert not Path(started["scratch"]).exists(), "the killed desktop's scratch folder was left behind"
+    assert not scratch.exists(), "the killed desktop's scratch folder was left behind"

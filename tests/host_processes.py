@@ -1,4 +1,4 @@
-"""Host-side views of processes, to check from outside a sandbox that what it started is really gone."""
+"""Host-side views of processes, to check from outside (a sandbox, a killed run) that what it started is really gone."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 
-def _alive(pid: str) -> bool:
+def alive(pid: int | str) -> bool:
     try:
         # A zombie is dead for our purposes; its state letter says so.
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
@@ -25,7 +25,7 @@ def pids_matching(marker: str) -> list[int]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if marker.encode() in cmdline and _alive(entry):
+        if marker.encode() in cmdline and alive(entry):
             found.append(int(entry))
     return found
 
@@ -41,7 +41,7 @@ def pids_of_uid(uid: int) -> list[int]:
         except OSError:
             continue
         real = next((line.split()[1] for line in status.splitlines() if line.startswith("Uid:")), None)
-        if real == str(uid) and _alive(entry):
+        if real == str(uid) and alive(entry):
             found.append(int(entry))
     return found
 
