@@ -25,6 +25,7 @@ from typing import Any
 from playwright.async_api import Route, WebSocketRoute, async_playwright
 
 from conformance.harness.environment import Environment
+from tests.published.task_urls import TaskUrls
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -47,11 +48,11 @@ async def make_driver(env: Environment) -> AsyncIterator[Any]:
                 viewport={"width": width, "height": height}, service_workers="block", accept_downloads=False
             )
             driver = BookingBrowser(context, env.start_url)
-            kit_origins = tuple(f"{origin.rstrip('/')}/" for origin in env.allowed_origins)
+            kit_urls = TaskUrls(env.allowed_origins)
 
             # The driver's own guard, after the kit's origins (its pages' recorder and reports) are let through.
             async def guard(route: Route) -> None:
-                if route.request.url.startswith(kit_origins):
+                if route.request.url in kit_urls:
                     await route.continue_()
                 else:
                     await driver.guard(route)

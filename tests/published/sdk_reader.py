@@ -31,30 +31,15 @@ from urllib.parse import urljoin
 from playwright.async_api import Route, WebSocketRoute, async_playwright
 
 from conformance.harness.environment import Environment
+from tests.published.task_urls import TaskUrls
 
 CHROMIUM = "/usr/bin/chromium"
-
-
-class _TaskUrls(dict[str, str]):
-    """The reader's allowed URLs for the kit's task: every URL of the kit's permitted origins.
-
-    The example keeps a dict of exact URLs and asks only ``url in pages``; the kit's checks open its pages with
-    query strings and its own endpoints (a slow page, a redirect), all on the permitted origin, so the task's
-    allowed URLs are that origin's. Any other origin stays refused, as the example refuses it.
-    """
-
-    def __init__(self, origins: tuple[str, ...]) -> None:
-        super().__init__()
-        self.origins = tuple(f"{origin.rstrip('/')}/" for origin in origins)
-
-    def __contains__(self, url: object) -> bool:
-        return isinstance(url, str) and url.startswith(self.origins)
 
 
 async def make_driver(env: Environment) -> AsyncIterator[Any]:
     from read_only import ReadOnlyBrowser  # type: ignore[import-not-found]  # from the downloaded sdist only
 
-    pages = _TaskUrls(env.allowed_origins)
+    pages = TaskUrls(env.allowed_origins)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=CHROMIUM,

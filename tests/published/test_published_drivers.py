@@ -127,7 +127,7 @@ from pathlib import Path
 import pytest
 
 from conformance.requirements import NETWORK_POLICY
-from tests.broken.certification import certify
+from tests.broken.certification import Certification, certify
 
 # What this module starts (tests/process_kinds.py): scripts/test.sh --quick leaves it out.
 # published: a stagehand certification takes six to eight minutes on 2 cores, a quarter of CI's budget, so the test
@@ -217,6 +217,29 @@ def sdk_examples(folder: Path) -> Path:
     return folder / f"openai-{SDK_EXAMPLES_RELEASE}" / "examples"
 
 
+def expect_exactly_judged(
+    run: Certification, defects: tuple[str, ...], whose: str, *, skip_when_unchecked: bool = False
+) -> None:
+    """The run failed every clause in ``defects`` and nothing else (``whose``: the driver, for the messages).
+
+    ``skip_when_unchecked``: a judged defect the machine left unchecked (an environment finding, such as a slow
+    factory start) skips the test, since such a run cannot tell a lost check from a defect no longer noticed.
+    """
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    false_alarms = sorted(set(failed) - set(defects))
+    assert not false_alarms, f"failed clauses not judged to be {whose} defects:\n{run.reasons(false_alarms)}"
+    missed = sorted(set(defects) - set(failed))
+    unjudged = [
+        clause["id"]
+        for clause in run.certificate["clauses"]
+        if clause["id"] in missed and clause["why"] == "environment"
+    ]
+    if skip_when_unchecked and unjudged:
+        pytest.skip(f"the machine left judged defects unchecked (environment):\n{run.reasons(unjudged)}")
+    assert not missed, f"judged defects of {whose} the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+
+
 def install(requirements: tuple[str, ...], folder: Path) -> Path:
     """Install ``requirements`` from the package mirror into ``folder``; skip the test when it cannot be reached."""
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(folder)]
@@ -230,12 +253,8 @@ def test_stagehand_fails_exactly_its_judged_defects(tmp_path: Path, monkeypatch:
     site = install((STAGEHAND, *STAGEHAND_EXTRAS), tmp_path / "site")
     monkeypatch.setenv("PYTHONPATH", str(site))  # the child run imports the driver from there only
     run = certify("tests.published.stagehand:make_driver", tmp_path / "certificate", timeout=1500)
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
-    failed = run.with_status("failed")
-    false_alarms = sorted(set(failed) - set(STAGEHAND_DEFECTS))
-    assert not false_alarms, f"failed clauses not judged to be stagehand's defects:\n{run.reasons(false_alarms)}"
-    missed = sorted(set(STAGEHAND_DEFECTS) - set(failed))
-    assert not missed, f"judged defects of stagehand the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+    expect_exactly_judged(run, STAGEHAND_DEFECTS, "stagehand's")
+    assert run.certificate is not None
     assert run.certificate["verdict"] == "does not conform"
     # Its port-blind network policy is one cause, however many paths show it.
     network = [cause for cause in run.certificate["fix_first"] if cause["clause"] in NETWORK_POLICY.clauses]
@@ -258,21 +277,10 @@ def test_browser_use_fails_exactly_its_judged_defects(tmp_path: Path, monkeypatc
     # Two workers, as it was measured (19 minutes on 2 cores); serial would take about twice that.
     factory = "tests.published.browser_use:make_driver"
     run = certify(factory, tmp_path / "certificate", timeout=3000, options=("-n", "2"))
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
-    failed = run.with_status("failed")
-    false_alarms = sorted(set(failed) - set(BROWSER_USE_DEFECTS))
-    assert not false_alarms, f"failed clauses not judged to be browser-use's defects:\n{run.reasons(false_alarms)}"
-    missed = sorted(set(BROWSER_USE_DEFECTS) - set(failed))
     # Its session start is slow: on a loaded machine the factory misses the kit's deadline in some checks, and a
     # defect whose checks never ran is not one the kit stopped noticing. Such a run cannot judge the case.
-    unjudged = [
-        clause["id"]
-        for clause in run.certificate["clauses"]
-        if clause["id"] in missed and clause["why"] == "environment"
-    ]
-    if unjudged:
-        pytest.skip(f"the machine left judged defects unchecked (environment):\n{run.reasons(unjudged)}")
-    assert not missed, f"judged defects of browser-use the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+    expect_exactly_judged(run, BROWSER_USE_DEFECTS, "browser-use's", skip_when_unchecked=True)
+    assert run.certificate is not None
     assert run.certificate["verdict"] == "does not conform"
     # No network policy of its own is one cause, however many paths show it.
     network = [cause for cause in run.certificate["fix_first"] if cause["clause"] in NETWORK_POLICY.clauses]
@@ -294,12 +302,8 @@ def test_the_sdk_example_drivers_fail_exactly_their_judged_defects(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(sdk_examples(tmp_path / "sdist") / example))
     run = certify(factory, tmp_path / "certificate", timeout=1500)
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
-    failed = run.with_status("failed")
-    false_alarms = sorted(set(failed) - set(defects))
-    assert not false_alarms, f"failed clauses not judged to be the example's defects:\n{run.reasons(false_alarms)}"
-    missed = sorted(set(defects) - set(failed))
-    assert not missed, f"judged defects the run no longer fails:\n{run.reasons(missed)}\n{run.tail(15)}"
+    expect_exactly_judged(run, defects, "the example's")
+    assert run.certificate is not None
     assert run.with_status("passed"), f"nothing was checked:\n{run.tail(15)}"
     # Each defect is its own cause, and the first thing to fix is one of them.
     assert run.certificate["fix_first"][0]["clause"] in defects, run.certificate["fix_first"]
