@@ -8,72 +8,24 @@ installed, and that run must not pay for openai, Playwright or hypothesis unless
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Final
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from conformance.api import *  # noqa: F403
 
 
-# conformance.api.__all__, known without importing it: ``from conformance import reporting`` asks the package for
-# the attribute before importing the submodule, and answering that by loading the API would import the harness in
-# the middle of importing the harness. A test holds the two lists equal.
-PUBLIC_NAMES: Final = frozenset(
-    {
-        "CERTIFICATE_SCHEMA_FILE",
-        "BrowserDriverFactory",
-        "BrowserSubject",
-        "CallOutcome",
-        "Cassette",
-        "CassetteBuilder",
-        "CassetteError",
-        "CassetteTransport",
-        "Certificate",
-        "CertificateFormatError",
-        "ClauseViolation",
-        "ComputerDriverFactory",
-        "ComputerEnvironment",
-        "DriverHints",
-        "DriverTimeout",
-        "Effect",
-        "EffectTimeout",
-        "Environment",
-        "FileGrant",
-        "ProbeBrowser",
-        "ReplayError",
-        "ReplayReport",
-        "ServedRequest",
-        "computer_call",
-        "expect",
-        "function_call",
-        "kit_version",
-        "load_cassette",
-        "load_certificate",
-        "mcp_approval_request",
-        "mcp_call",
-        "message",
-        "not_checked",
-        "not_implemented",
-        "not_provoked",
-        "precondition",
-        "reasoning",
-        "record_async_client",
-        "record_client",
-        "recorded_run_options",
-        "render_certificate",
-        "replay_cassette",
-        "save_cassette",
-        "unverified",
-        "violation",
-        "web_search_call",
-    }
-)
-
-
 def __getattr__(name: str) -> Any:
-    if name in PUBLIC_NAMES:
-        return getattr(importlib.import_module("conformance.api"), name)
-    raise AttributeError(f"module 'conformance' has no attribute {name!r}")
+    # ``from conformance import reporting`` asks the package for the attribute before importing the submodule.
+    # Answering that by loading the API would import the harness in the middle of importing the harness, so a
+    # submodule's name (and any private name) is left to the import system.
+    if name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    api = importlib.import_module("conformance.api")
+    if name in api.__all__:
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *PUBLIC_NAMES})
+    return sorted({*globals(), *importlib.import_module("conformance.api").__all__})
