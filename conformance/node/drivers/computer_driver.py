@@ -10,11 +10,10 @@ that names ``cancelled`` does, so the computer checks' cancellation clauses read
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from conformance.harness.computer_environment import ComputerEnvironment
-from conformance.node.bridge import NodeHost
 from conformance.node.drivers.driver import NodeDriverView
 
 
@@ -67,24 +66,3 @@ class NodeComputerDriverView(NodeDriverView):
 def desktop_json(env: ComputerEnvironment) -> dict[str, Any]:
     """The desktop as the JavaScript factory receives it (plain JSON)."""
     return {"display": env.display, "screen_size": list(env.screen_size), "page_url": env.page_url}
-
-
-def node_computer_factory(
-    host: NodeHost,
-    software: dict[str, str],
-    driver_timeout: Callable[[], float],
-    factory_timeout: Callable[[], float],
-) -> Callable[[ComputerEnvironment], Iterator[NodeComputerDriverView]]:
-    """A Python computer driver factory (a generator) that opens the JavaScript driver in ``host``, closed after."""
-
-    def make_driver(env: ComputerEnvironment) -> Iterator[NodeComputerDriverView]:
-        opened = host.request(
-            "computer_open", timeout=factory_timeout(), what="the driver factory", env=desktop_json(env)
-        )
-        view = NodeComputerDriverView(host, str(opened["handle"]), dict(opened["methods"]), software, driver_timeout)
-        try:
-            yield view
-        finally:
-            view.close()
-
-    return make_driver

@@ -15,9 +15,9 @@ from conformance.harness.computer import ComputerHarness
 from conformance.harness.computer_environment import ComputerEnvironment
 from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.loop import HarnessLoop
-from conformance.node.drivers.computer_driver import NodeComputerDriverView, node_computer_factory
+from conformance.node.drivers.computer_driver import NodeComputerDriverView, desktop_json
 from conformance.node.drivers.computer_subject import NodeComputerSubject
-from conformance.node.drivers.driver import NodeSpec, start_and_load
+from conformance.node.drivers.driver import NodeSpec, closing_factory, start_and_load
 
 OPTION = "--computer-driver"
 
@@ -27,10 +27,17 @@ class NodeComputerHarness(ComputerHarness):
         """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
         self.node_spec = NodeSpec.parse(spec, OPTION, search)
         self.host, self.loaded_software = start_and_load(self.node_spec, "computer_load")
-        factory = node_computer_factory(
-            self.host, self.loaded_software, lambda: self.loop.timeout, lambda: self.factory_timeout
+        super().__init__(spec, closing_factory(self.open_view), loop, factory_timeout)
+
+    def open_view(self, env: ComputerEnvironment) -> NodeComputerDriverView:
+        """Open the JavaScript driver for one check."""
+        opened = self.host.request(
+            "computer_open", timeout=self.factory_timeout, what="the driver factory", env=desktop_json(env)
         )
-        super().__init__(spec, factory, loop, factory_timeout)
+        methods = dict(opened["methods"])
+        return NodeComputerDriverView(
+            self.host, str(opened["handle"]), methods, self.loaded_software, lambda: self.loop.timeout
+        )
 
     def describe(self, driver: object) -> dict[str, str]:
         return dict(cast(NodeComputerDriverView, driver).software)

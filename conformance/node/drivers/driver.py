@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from conformance.harness.calls import CallRecord
 from conformance.harness.environment import Environment
@@ -203,6 +203,10 @@ class NodeDriverView:
             raise UnhandledRejections(f"{report['unhandled']} promise rejection(s) nobody handled, e.g. {examples}")
 
 
+EnvironmentT = TypeVar("EnvironmentT")
+ViewT = TypeVar("ViewT", bound=NodeDriverView)
+
+
 def environment_json(env: Environment) -> dict[str, Any]:
     """The check's environment as the JavaScript factory receives it (plain JSON)."""
     hints = env.hints
@@ -233,24 +237,11 @@ def environment_json(env: Environment) -> dict[str, Any]:
     }
 
 
-def node_factory(
-    host: NodeHost,
-    software: dict[str, str],
-    driver_timeout: Callable[[], float],
-    factory_timeout: Callable[[], float],
-) -> Callable[[Environment], Iterator[NodeDriverView]]:
-    """A Python driver factory (a generator) that opens the JavaScript driver in ``host`` and closes it after."""
+def closing_factory(open_view: Callable[[EnvironmentT], ViewT]) -> Callable[[EnvironmentT], Iterator[ViewT]]:
+    """A Python driver factory (a generator) yielding the view ``open_view`` opens, closed after the check."""
 
-    def make_driver(env: Environment) -> Iterator[NodeDriverView]:
-        opened = host.request("open", timeout=factory_timeout(), what="the driver factory", env=environment_json(env))
-        view = NodeDriverView(
-            host,
-            str(opened["handle"]),
-            dict(opened["members"]),
-            software,
-            driver_timeout,
-            bool(opened.get("state_takes_options", True)),
-        )
+    def make_driver(env: EnvironmentT) -> Iterator[ViewT]:
+        view = open_view(env)
         try:
             yield view
         finally:

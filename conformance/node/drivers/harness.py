@@ -1,7 +1,7 @@
 """The browser harness for ``--driver=node:...``: one Node host per pytest process (so per xdist worker).
 
 It is a :class:`~conformance.harness.browser.BrowserHarness` whose factory opens the JavaScript driver in the host
-(:func:`~conformance.node.drivers.driver.node_factory`) and whose subjects call the Node SDK, so the probe, the
+(:meth:`NodeBrowserHarness.open_view`) and whose subjects call the Node SDK, so the probe, the
 per-check lifecycle, the notes and the certificate are the Python driver's. The host starts with the harness and
 loads the driver module once (again after a restart); it stops, closing what the JavaScript factory shared, when
 the harness closes.
@@ -19,7 +19,13 @@ from conformance.harness.fixture_host import FixtureHost
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject
-from conformance.node.drivers.driver import NodeDriverView, NodeSpec, node_factory, start_and_load
+from conformance.node.drivers.driver import (
+    NodeDriverView,
+    NodeSpec,
+    closing_factory,
+    environment_json,
+    start_and_load,
+)
 from conformance.node.drivers.subject import NodeBrowserSubject
 
 
@@ -35,12 +41,22 @@ class NodeBrowserHarness(BrowserHarness):
         """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
         self.node_spec = NodeSpec.parse(spec, "--driver", search)
         self.host, self.software = start_and_load(self.node_spec, "load")
-        factory = node_factory(self.host, self.software, lambda: self.loop.timeout, lambda: self.factory_timeout)
         try:
-            super().__init__(spec, factory, loop, factory_timeout, fixture_host)
+            super().__init__(spec, closing_factory(self.open_view), loop, factory_timeout, fixture_host)
         except OSError:
             self.host.stop()
             raise
+
+    def open_view(self, env: Environment) -> NodeDriverView:
+        """Open the JavaScript driver for one check."""
+        opened = self.host.request(
+            "open", timeout=self.factory_timeout, what="the driver factory", env=environment_json(env)
+        )
+        members = dict(opened["members"])
+        state_takes_options = bool(opened.get("state_takes_options", True))
+        return NodeDriverView(
+            self.host, str(opened["handle"]), members, self.software, lambda: self.loop.timeout, state_takes_options
+        )
 
     def profile_of(self, driver: object) -> DriverProfile:
         # The Node SDK awaits every member, whether the JavaScript function returns a value or a promise, so a

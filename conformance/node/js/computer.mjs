@@ -13,12 +13,9 @@
 // {"event": "ask"} line and awaits the matching computer_answer. The Python side answers after it has sent any
 // abort its `cancelled` predicate calls for, so the toolset sees the cancellation before the callback returns.
 
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-
 export const COMPUTER_METHODS = ["click", "double_click", "drag", "keypress", "move", "screenshot", "scroll", "type", "wait"];
 
-export function computerOps({ register, known, recorded, signalFor, describe, loadSdk, shared }) {
+export function computerOps({ register, known, recorded, signalFor, describe, loadDriver, shared }) {
   let factory = null;
   let sdk = null;
   const asks = new Map(); // ask number -> {resolve, reject} of a callback awaiting the Python side
@@ -57,16 +54,9 @@ export function computerOps({ register, known, recorded, signalFor, describe, lo
   }
 
   return {
-    async computer_load({ module, export: exportName }) {
-      const file = path.resolve(module);
-      const loaded = await import(pathToFileURL(file).href);
-      const made = loaded[exportName];
-      if (typeof made !== "function") {
-        const names = Object.keys(loaded).join(", ") || "none";
-        throw new TypeError(`${module} exports no function ${exportName} (its exports: ${names})`);
-      }
-      factory = made;
-      sdk = await loadSdk(file, "computer");
+    async computer_load(request) {
+      let file;
+      ({ file, factory, sdk } = await loadDriver(request, "computer"));
       if (typeof sdk.ComputerToolset !== "function") {
         throw new Error(`the npm openai ${sdk.version} at ${sdk.file} has no ComputerToolset`);
       }

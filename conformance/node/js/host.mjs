@@ -140,17 +140,22 @@ function playwrightVersion(driverFile) {
   return null;
 }
 
+// A driver module's factory export (which must be a function) and the Node SDK helper module it runs under.
+async function loadDriver({ module, export: exportName }, helper = "browser") {
+  const file = path.resolve(module);
+  const loaded = await import(pathToFileURL(file).href);
+  const factory = loaded[exportName];
+  if (typeof factory !== "function") {
+    const names = Object.keys(loaded).join(", ") || "none";
+    throw new TypeError(`${module} exports no function ${exportName} (its exports: ${names})`);
+  }
+  return { file, factory, sdk: await loadSdk(file, helper) };
+}
+
 const ops = {
-  async load({ module, export: exportName }) {
-    const file = path.resolve(module);
-    const loaded = await import(pathToFileURL(file).href);
-    const made = loaded[exportName];
-    if (typeof made !== "function") {
-      const names = Object.keys(loaded).join(", ") || "none";
-      throw new TypeError(`${module} exports no function ${exportName} (its exports: ${names})`);
-    }
-    factory = made;
-    sdk = await loadSdk(file);
+  async load(request) {
+    let file;
+    ({ file, factory, sdk } = await loadDriver(request));
     const software = { node: process.version, "openai (npm)": sdk.version, driver: file };
     const automation = playwrightVersion(file);
     if (automation) software.automation = automation;
@@ -265,7 +270,7 @@ Object.assign(
     recorded,
     signalFor,
     describe,
-    loadSdk,
+    loadDriver,
     shared,
   }),
 );
