@@ -217,6 +217,14 @@ def expect_untouched(env: Environment, position: int, clause: str, member: str, 
     expect(not touched, clause, f"{member} touched the page: {brief(touched)}")
 
 
+def recorded_after(
+    env: Environment, position: int, predicate: Callable[[Effect], bool] | None
+) -> Callable[[Effect], bool]:
+    """``predicate`` (or any effect), limited to effects recorded after ``position`` (a :func:`mark`)."""
+    earlier = {id(effect) for effect in env.effects()[:position]}  # the store hands out the same records
+    return lambda effect: id(effect) not in earlier and (predicate is None or predicate(effect))
+
+
 def await_effect(
     subject: BrowserSubject,
     clause: str,
@@ -226,12 +234,19 @@ def await_effect(
     timeout: float = 5.0,
     what: str,
     of_call: bool = False,
+    after: int | None = None,
 ) -> Effect:
     """The first matching effect, or a failure of ``clause`` saying what the page never saw.
 
     ``of_call``: the effect is one a driver call that has returned must already have caused, so once the page
     barrier holds without it, it is missing (:meth:`Environment.poll_effect_of_call`), not awaited for ``timeout``.
+
+    ``after``: only effects recorded after this position (a :func:`mark`) count. A wait for a page that was already
+    shown once (the start page loading again in another tab) must not be satisfied by that earlier record: a driver
+    may return from navigate before the new page has loaded.
     """
+    if after is not None:
+        predicate = recorded_after(subject.env, after, predicate)
     poll = subject.env.poll_effect_of_call if of_call else subject.env.poll_effect
     found = poll(kind, predicate, timeout)
     if found is None:
@@ -243,34 +258,6 @@ def await_effect(
             f"(it recorded: {', '.join(seen) or 'nothing'})" + (f"; {silence}" if silence else ""),
         )
     return found
-
-
-def await_new_effect(
-    subject: BrowserSubject,
-    clause: str,
-    position: int,
-    kind: str,
-    predicate: Callable[[Effect], bool] | None = None,
-    *,
-    timeout: float = 5.0,
-    what: str,
-    of_call: bool = False,
-) -> Effect:
-    """Like :func:`await_effect`, but only effects recorded after ``position`` count.
-
-    A wait for a page that was already shown once (the start page loading again in another tab) must not be
-    satisfied by that earlier record: a driver may return from navigate before the new page has loaded.
-    """
-    earlier = {id(effect) for effect in subject.env.effects()[:position]}  # the store hands out the same records
-    return await_effect(
-        subject,
-        clause,
-        kind,
-        lambda effect: id(effect) not in earlier and (predicate is None or predicate(effect)),
-        timeout=timeout,
-        what=what,
-        of_call=of_call,
-    )
 
 
 def near(effect: Effect, x: int, y: int, tolerance: int = 1) -> bool:

@@ -18,7 +18,6 @@ from conformance.harness.subject import BrowserSubject
 
 from ._effects import (
     await_effect,
-    await_new_effect,
     brief,
     effect_with,
     expect_untouched,
@@ -105,14 +104,14 @@ def test_type_fills_the_referenced_control(subject: BrowserSubject, env: Environ
         outcome = subject.call("type", text=text, target=ref, tab_id=None)
 
         expect_done(outcome, "BR-ACT-004")
-        await_new_effect(
+        await_effect(
             subject,
             "BR-ACT-004",
-            position,
             "input",
             lambda e: e.get("target") == "full-name",
             what="Full name input",
             of_call=True,
+            after=position,
         )
         _let_the_records_catch_up(subject, "full-name", text)
         values = [

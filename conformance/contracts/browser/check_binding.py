@@ -17,7 +17,7 @@ from conformance.assertions import expect, not_implemented, precondition, precon
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, await_new_effect, brief, effect_with, input_effects_since, mark, since
+from ._effects import await_effect, brief, effect_with, input_effects_since, mark, since
 from ._expectations import expect_refused
 from ._refs import require_ref
 from ._tabs import expect_valid_state
@@ -86,7 +86,7 @@ def test_bound_consent_refuses_a_ref_from_a_replaced_document(subject: BrowserSu
     ref = require_ref(subject, "click", "Save draft")
     position = mark(subject)
     subject.call("navigate", url=env.url("actions.html?second=1"), tab_id=None)
-    await_new_effect(subject, "BR-BIND-003", position, "load", what="the page loading again")
+    await_effect(subject, "BR-BIND-003", "load", what="the page loading again", after=position)
     position = mark(subject)
     stale = subject.call("click", target=ref, tab_id=None)
     subject.env.settle()

@@ -17,7 +17,7 @@ from conformance.assertions import as_precondition, expect, not_implemented, not
 from conformance.harness.environment import Effect, Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, await_new_effect, mark
+from ._effects import await_effect, mark
 from ._expectations import expect_done
 from ._refs import ref_of, structured_elements
 from ._tabs import expect_valid_state
@@ -85,7 +85,9 @@ def test_page_dialogs_are_dismissed_and_never_quoted(subject: BrowserSubject, en
             expect_done(subject.call("click", target=ref, tab_id=None), "BR-DLG-001")
             # The dialog comes from the click: a click that never reached the page raised none to judge.
             with as_precondition():
-                await_new_effect(subject, "BR-ACT-002", position, "click", what="the click on Ask again", of_call=True)
+                await_effect(
+                    subject, "BR-ACT-002", "click", what="the click on Ask again", of_call=True, after=position
+                )
             again = await_effect(
                 subject,
                 "BR-DLG-001",

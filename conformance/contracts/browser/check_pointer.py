@@ -19,7 +19,6 @@ from conformance.harness.subject import BrowserSubject, CallOutcome
 
 from ._effects import (
     await_effect,
-    await_new_effect,
     brief,
     effect_with,
     mark,
@@ -78,13 +77,13 @@ def test_click_at_uses_the_point_button_and_click_count(subject: BrowserSubject,
         expect_done(outcome, "BR-PTR-003")
         # Wait for the page's own word that the multi-click arrived; a short quiet spell alone is not enough on
         # a loaded machine, where the page's records can trail the call's return.
-        await_new_effect(
+        await_effect(
             subject,
             "BR-PTR-003",
-            position,
             "click",
             effect_with(detail=count),
             what=f"a click counted as {count}",
+            after=position,
         )
         subject.env.settle()
         clicks = since(env, position, "click")

@@ -15,7 +15,7 @@ from conformance.assertions import as_precondition, expect, violation
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, await_new_effect, brief, effect_with, mark, since
+from ._effects import await_effect, brief, effect_with, mark, since
 from ._expectations import expect_done, expect_refused, finish
 from ._tabs import NEVER_ISSUED_TAB, active_tab, expect_valid_state, tab_by_id, tab_ids
 
@@ -128,7 +128,7 @@ def test_a_null_tab_id_follows_the_active_tab(subject: BrowserSubject, env: Envi
         outcome = subject.call("navigate", url=env.url(page), tab_id=None)
         expect_done(outcome, "BR-TAB-008")
         # blank.html is also the start page: only a load after the mark is this navigation's.
-        await_new_effect(subject, "BR-TAB-008", position, "load", effect_with(page=page), what=f"{page} loading")
+        await_effect(subject, "BR-TAB-008", "load", effect_with(page=page), what=f"{page} loading", after=position)
         loads = since(env, position, "load")
         expect(len(loads) == 1, "BR-TAB-008", f"one navigation loaded {len(loads)} pages")
         tab = tab_by_id(subject.state(), target)
