@@ -28,6 +28,7 @@ from conformance.hypothesis_profiles import QUICK, register_profiles
 from conformance.streams.properties import Violation
 from conformance.streams.reproduce import reproduces
 from conformance.streams.shrink import size
+from tests.broken.sdk_patches import cut_stream_as_complete
 from tests.tiers import tiered
 
 # slow: each case fuzzes the patched SDK until the defect shows, 3 to 27 s of CPU a case, about 95 worker-s in all,
@@ -93,24 +94,13 @@ def _never_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base_client.BaseClient, "_should_retry", lambda self, response: False)
 
 
-def _as_complete(stream: Any) -> Any:
-    """What a stream cut before its terminal event accumulated, taken as the completed response (as
-    tests/test_sdk_findings.py's cut-stream patch does): unfinished items count as done."""
-    snapshot = stream._state._ResponseStreamState__current_snapshot
-    snapshot.status = "completed"
-    for item in snapshot.output:
-        if getattr(item, "status", None) == "in_progress":
-            item.status = "completed"
-    return snapshot
-
-
 def _takes_a_cut_stream_as_complete(monkeypatch: pytest.MonkeyPatch) -> None:
     def accumulated(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
         def final(stream: Any) -> Any:
             try:
                 return original(stream)
             except RuntimeError:
-                return _as_complete(stream)
+                return cut_stream_as_complete(stream)
 
         return final
 
@@ -119,7 +109,7 @@ def _takes_a_cut_stream_as_complete(monkeypatch: pytest.MonkeyPatch) -> None:
             try:
                 return await original(stream)
             except RuntimeError:
-                return _as_complete(stream)
+                return cut_stream_as_complete(stream)
 
         return final
 

@@ -27,6 +27,7 @@ from conformance.contracts.runner import (
 )
 from conformance.contracts.toolset import check_state_properties
 from conformance.rig import parse_mode as _mode
+from tests.broken.sdk_patches import cut_stream_as_complete
 
 
 def _body(check: Any) -> Callable[..., None]:
@@ -276,12 +277,7 @@ def test_taking_a_cut_stream_as_complete_fails_rn_stream_011(monkeypatch: pytest
         try:
             return original(stream)
         except RuntimeError:
-            snapshot = stream._state._ResponseStreamState__current_snapshot
-            snapshot.status = "completed"
-            for item in snapshot.output:
-                if getattr(item, "status", None) == "in_progress":
-                    item.status = "completed"
-            return snapshot
+            return cut_stream_as_complete(stream)
 
     monkeypatch.setattr(ResponseStream, "get_final_response", accumulated)
     _fails_on("RN-STREAM-011", _live("live-cut-mid-event", "sync-stream"))

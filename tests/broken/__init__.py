@@ -6,5 +6,6 @@ and ``mutation_gap_drivers.py`` (defects found by the coverage map and mutation 
 ``computer_result_drivers.py``,
 ``execution_services.py``, and ``node/`` (JavaScript and TypeScript drivers). ``harness_drivers.py`` misbehave
 towards the harness rather than the contract (hang, crash, leave tasks behind); ``evidence_drivers.py`` exercise the
-certificate's evidence. ``certification.py`` runs a child certification and reads its certificate.
+certificate's evidence. ``sdk_patches.py`` holds pieces of defects written into the installed SDK's runner.
+``certification.py`` runs a child certification and reads its certificate.
 """

@@ -9,15 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import openai.lib.responses_tool_runner as rtr
 import pytest
-from openai.lib.responses_tool_runner import (
-    AsyncRegisteredFunction,
-    AsyncResponsesToolLedger,
-    AsyncResponsesToolRunner,
-    RegisteredFunction,
-    ResponsesToolLedger,
-    ResponsesToolRunner,
-)
 
 from conformance import cassettes
 from conformance.contracts.runner._scenario import function_tool, load
@@ -45,14 +38,14 @@ def _recording_options() -> dict[str, Any]:
 
 
 def _record_sync(path: Path) -> None:
-    function = RegisteredFunction(tool=function_tool("lookup"), execute=lambda arguments: BIG)  # type: ignore[arg-type]
-    runner = ResponsesToolRunner(functions=[function])
+    function = rtr.RegisteredFunction(tool=function_tool("lookup"), execute=lambda arguments: BIG)  # type: ignore[arg-type]
+    runner = rtr.ResponsesToolRunner(functions=[function])
     checkpoints: list[Any] = []
     with record_client(path, **_recording_options()) as client:
         options = recorded_run_options(
             client,
             context_budget={**LIMITS, "compact": _policy},
-            ledger=ResponsesToolLedger(run_id="app", save=checkpoints.append),
+            ledger=rtr.ResponsesToolLedger(run_id="app", save=checkpoints.append),
             max_steps=6,
         )
         runner.run(client, {"model": "gpt-test", "input": "hi"}, stream=True, **options)
@@ -107,14 +100,14 @@ def test_async_policy_is_recorded_and_replayed(tmp_path: Path) -> None:
         return None
 
     async def go() -> None:
-        runner = AsyncResponsesToolRunner(
-            functions=[AsyncRegisteredFunction(tool=function_tool("lookup"), execute=lookup)]
+        runner = rtr.AsyncResponsesToolRunner(
+            functions=[rtr.AsyncRegisteredFunction(tool=function_tool("lookup"), execute=lookup)]
         )  # type: ignore[arg-type]
         async with record_async_client(path, **_recording_options()) as client:
             options = recorded_run_options(
                 client,
                 context_budget={**LIMITS, "compact": policy},
-                ledger=AsyncResponsesToolLedger(run_id="app", save=save),
+                ledger=rtr.AsyncResponsesToolLedger(run_id="app", save=save),
             )
             await runner.run(client, {"model": "gpt-test", "input": "hi"}, **options)
 
