@@ -217,12 +217,29 @@ class BrowserSubject:
             raise ValueError(f"{member!r} is not a browser member")
         outcome = CallOutcome(member, arguments=dict(arguments))
         self.evidence.add(outcome, outcome.arguments, outcome.sdk_view)
+        try:
+            parts = self.execute_in_sdk(outcome, cancelled, while_deciding)
+        except DriverTimeout as timeout:
+            raise naming_the_pending_call(timeout, outcome.calls, member) from None
+        if parts is not None:
+            outcome.payload = json.loads(parts[0]["text"])
+            if len(parts) > 1:
+                outcome.image = dict(parts[1])
+        return outcome
+
+    def execute_in_sdk(
+        self, outcome: CallOutcome, cancelled: Callable[[], bool] | None, while_deciding: Callable[[], None] | None
+    ) -> list[dict[str, Any]] | None:
+        """Run ``outcome``'s call through a one-member SDK toolset, recording the driver calls it makes into
+        ``outcome.calls``: the parts of the function call output, or ``None`` with ``outcome.sdk_error`` set when
+        the SDK raised (rather than reporting ok: false) on an invalid report, which would stop a run."""
+        member = outcome.member
         proxy: Any = RecordingProxy(self.driver, ("state", *self.profile.implemented), self.flavour, outcome.calls)
         call = ResponseFunctionToolCall(
             type="function_call",
             call_id=f"call_kit_{next(_call_ids)}",
             name=f"browser_{member}",
-            arguments=json.dumps(arguments),
+            arguments=json.dumps(outcome.arguments),
             status="completed",
         )
         confirm, confirm_async = _approve, _approve_async
@@ -246,12 +263,12 @@ class BrowserSubject:
             else:
                 toolset = BrowserToolset(proxy, members=[member], confirm=confirm, url_policy=_approve)
                 output = self._on_driver(lambda: toolset.execute(call, cancelled=cancelled), member)
-        except DriverTimeout as timeout:
-            raise naming_the_pending_call(timeout, outcome.calls, member) from None
+        except DriverTimeout:
+            raise
         except Exception as error:
-            # The SDK raises (rather than reporting ok: false) when a report is invalid: the run would stop.
             outcome.sdk_error = error
-            return outcome
+            return None
+        return list(output["output"])
         parts = output["output"]
         outcome.payload = json.loads(parts[0]["text"])
         if len(parts) > 1:

@@ -14,17 +14,14 @@ worker (whose own deadline would race the bridge's).
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable
 from typing import Any
 
-from conformance.harness.calls import CallRecord, naming_the_pending_call
+from conformance.harness.calls import CallRecord
 from conformance.harness.environment import Environment
-from conformance.harness.errors import DriverTimeout
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject, CallOutcome
-from conformance.members import BY_NAME
 from conformance.node.bridge import rebuild_error
 from conformance.node.drivers.driver import NodeDriverView, record_driver_call
 
@@ -42,22 +39,11 @@ class NodeBrowserSubject(BrowserSubject):
     def _on_driver(self, function: Callable[[], object], what: str) -> Any:
         return function()
 
-    def call(
-        self,
-        member: str,
-        *,
-        cancelled: Callable[[], bool] | None = None,
-        while_deciding: Callable[[], None] | None = None,
-        **arguments: Any,
-    ) -> CallOutcome:
-        """Execute ``member`` through the Node SDK's ``BrowserToolset``; see the module docstring."""
-        self.require(member)
-        if member not in BY_NAME:
-            raise ValueError(f"{member!r} is not a browser member")
-        outcome = CallOutcome(member, arguments=dict(arguments))
-        self.evidence.add(outcome, outcome.arguments, outcome.sdk_view)
+    def execute_in_sdk(
+        self, outcome: CallOutcome, cancelled: Callable[[], bool] | None, while_deciding: Callable[[], None] | None
+    ) -> list[dict[str, Any]] | None:
+        """Run ``outcome``'s call through the Node SDK's one-member ``BrowserToolset``; see the module docstring."""
         running: list[CallRecord] = []
-
         deciding_failed: list[BaseException] = []
 
         def on_event(event: dict[str, Any]) -> None:
@@ -73,28 +59,21 @@ class NodeBrowserSubject(BrowserSubject):
                 return
             record_driver_call(event, running, outcome.calls)
 
-        try:
-            answer = self.driver.host.request(
-                "execute",
-                timeout=self.loop.timeout,
-                what=member,
-                on_event=on_event,
-                cancelled=cancelled,
-                handle=self.driver.handle,
-                member=member,
-                args=arguments,
-                call_id=f"call_kit_{next(_call_ids)}",
-                deciding=while_deciding is not None,
-            )
-        except DriverTimeout as timeout:
-            raise naming_the_pending_call(timeout, outcome.calls, member) from None
+        answer = self.driver.host.request(
+            "execute",
+            timeout=self.loop.timeout,
+            what=outcome.member,
+            on_event=on_event,
+            cancelled=cancelled,
+            handle=self.driver.handle,
+            member=outcome.member,
+            args=outcome.arguments,
+            call_id=f"call_kit_{next(_call_ids)}",
+            deciding=while_deciding is not None,
+        )
         if deciding_failed:
             raise deciding_failed[0]
         if "sdk_error" in answer:
             outcome.sdk_error = rebuild_error(answer["sdk_error"])
-            return outcome
-        parts = answer["output"]["output"]
-        outcome.payload = json.loads(parts[0]["text"])
-        if len(parts) > 1:
-            outcome.image = dict(parts[1])
-        return outcome
+            return None
+        return list(answer["output"]["output"])
