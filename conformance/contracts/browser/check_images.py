@@ -13,7 +13,7 @@ from conformance.assertions import expect, unverified
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect, expect_untouched, mark, page_viewport
+from ._effects import await_effect, effect_with, expect_untouched, mark, page_viewport
 from ._expectations import expect_done, expect_refused
 from ._images import PERMITTED_IMAGE_KEYS, decode_image, share_of_colour
 from ._tabs import active_tab
@@ -155,12 +155,7 @@ def test_a_screenshot_follows_the_page_it_shows(subject: BrowserSubject, env: En
     else:
         unverified("screenshot", "the kit needs navigate or new_tab to show a second page and screenshot it again")
     await_effect(
-        subject,
-        "BR-IMG-003",
-        "load",
-        lambda e: e.get("page") == "blank.html",
-        what="blank.html loading",
-        after=position,
+        subject, "BR-IMG-003", "load", effect_with(page="blank.html"), what="blank.html loading", after=position
     )
     subject.env.settle()
     second = _red_share(subject, tab_id, "BR-IMG-003", viewport)

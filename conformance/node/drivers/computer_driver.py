@@ -28,6 +28,8 @@ def action_json(action: object) -> Any:
 class NodeComputerDriverView(NodeDriverView):
     """A computer driver living in the Node host: one method per implemented computer method, and ``close``."""
 
+    call_op = "computer_call"
+
     def _method(self, member: str, takes_options: bool) -> Callable[..., Any]:
         if member == "screenshot":
 
@@ -49,18 +51,6 @@ class NodeComputerDriverView(NodeDriverView):
             method = with_signal if takes_options else without_signal
         method.__name__ = method.__qualname__ = member
         return method
-
-    def invoke(self, member: str, arguments: Any, cancelled: Callable[[], bool] | None) -> Any:
-        """Call ``member`` of the JavaScript driver directly, under the driver deadline."""
-        return self.host.request(
-            "computer_call",
-            timeout=self.timeout,
-            what=member,
-            cancelled=cancelled,
-            handle=self.handle,
-            member=member,
-            args=arguments,
-        )
 
 
 def desktop_json(env: ComputerEnvironment) -> dict[str, Any]:

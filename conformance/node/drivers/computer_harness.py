@@ -8,6 +8,7 @@ stops, closing what the JavaScript factory shared, when the harness closes.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import cast
 
@@ -17,7 +18,7 @@ from conformance.harness.computer_subject import ComputerSubject
 from conformance.harness.loop import HarnessLoop
 from conformance.node.drivers.computer_driver import NodeComputerDriverView, desktop_json
 from conformance.node.drivers.computer_subject import NodeComputerSubject
-from conformance.node.drivers.driver import NodeSpec, closing_factory, start_and_load
+from conformance.node.drivers.driver import NodeSpec, start_and_load
 
 OPTION = "--computer-driver"
 
@@ -27,16 +28,19 @@ class NodeComputerHarness(ComputerHarness):
         """Start the host and load the module; a module that cannot load is a :class:`DriverSetupError`."""
         self.node_spec = NodeSpec.parse(spec, OPTION, search)
         self.host, self.loaded_software = start_and_load(self.node_spec, "computer_load")
-        super().__init__(spec, closing_factory(self.open_view), loop, factory_timeout)
+        super().__init__(spec, self.open_driver, loop, factory_timeout)
 
-    def open_view(self, env: ComputerEnvironment) -> NodeComputerDriverView:
-        """Open the JavaScript driver for one check."""
+    def open_driver(self, env: ComputerEnvironment) -> contextlib.closing[NodeComputerDriverView]:
+        """The factory the harness calls for each check: the JavaScript driver's view, closed after the check
+        (which runs the driver's own close())."""
         opened = self.host.request(
             "computer_open", timeout=self.factory_timeout, what="the driver factory", env=desktop_json(env)
         )
         methods = dict(opened["methods"])
-        return NodeComputerDriverView(
-            self.host, str(opened["handle"]), methods, self.loaded_software, lambda: self.loop.timeout
+        return contextlib.closing(
+            NodeComputerDriverView(
+                self.host, str(opened["handle"]), methods, self.loaded_software, lambda: self.loop.timeout
+            )
         )
 
     def describe(self, driver: object) -> dict[str, str]:

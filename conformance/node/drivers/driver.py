@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from conformance.harness.calls import CallRecord
 from conformance.harness.environment import Environment
@@ -140,6 +140,8 @@ def record_driver_call(event: dict[str, Any], running: list[CallRecord], calls: 
 class NodeDriverView:
     """A driver living in the Node host: ``state()`` and one method per implemented member."""
 
+    call_op = "call"  # the host op that calls one of this kind of driver's methods directly
+
     def __init__(
         self,
         host: NodeHost,
@@ -178,7 +180,7 @@ class NodeDriverView:
     def invoke(self, member: str, arguments: dict[str, Any] | None, cancelled: Callable[[], bool] | None) -> Any:
         """Call ``member`` of the JavaScript driver directly, under the driver deadline."""
         return self.host.request(
-            "call",
+            self.call_op,
             timeout=self.timeout,
             what=member,
             cancelled=cancelled,
@@ -201,10 +203,6 @@ class NodeDriverView:
         if report and report.get("unhandled"):
             examples = "; ".join(str(example) for example in report.get("examples", []))
             raise UnhandledRejections(f"{report['unhandled']} promise rejection(s) nobody handled, e.g. {examples}")
-
-
-EnvironmentT = TypeVar("EnvironmentT")
-ViewT = TypeVar("ViewT", bound=NodeDriverView)
 
 
 def environment_json(env: Environment) -> dict[str, Any]:
@@ -235,16 +233,3 @@ def environment_json(env: Environment) -> dict[str, Any]:
             ],
         },
     }
-
-
-def closing_factory(open_view: Callable[[EnvironmentT], ViewT]) -> Callable[[EnvironmentT], Iterator[ViewT]]:
-    """A Python driver factory (a generator) yielding the view ``open_view`` opens, closed after the check."""
-
-    def make_driver(env: EnvironmentT) -> Iterator[ViewT]:
-        view = open_view(env)
-        try:
-            yield view
-        finally:
-            view.close()
-
-    return make_driver

@@ -9,6 +9,7 @@ the harness closes.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -22,7 +23,6 @@ from conformance.harness.subject import BrowserSubject
 from conformance.node.drivers.driver import (
     NodeDriverView,
     NodeSpec,
-    closing_factory,
     environment_json,
     start_and_load,
 )
@@ -42,20 +42,23 @@ class NodeBrowserHarness(BrowserHarness):
         self.node_spec = NodeSpec.parse(spec, "--driver", search)
         self.host, self.software = start_and_load(self.node_spec, "load")
         try:
-            super().__init__(spec, closing_factory(self.open_view), loop, factory_timeout, fixture_host)
+            super().__init__(spec, self.open_driver, loop, factory_timeout, fixture_host)
         except OSError:
             self.host.stop()
             raise
 
-    def open_view(self, env: Environment) -> NodeDriverView:
-        """Open the JavaScript driver for one check."""
+    def open_driver(self, env: Environment) -> contextlib.closing[NodeDriverView]:
+        """The factory the harness calls for each check: the JavaScript driver's view, closed after the check
+        (which runs the driver's own close())."""
         opened = self.host.request(
             "open", timeout=self.factory_timeout, what="the driver factory", env=environment_json(env)
         )
         members = dict(opened["members"])
         state_takes_options = bool(opened.get("state_takes_options", True))
-        return NodeDriverView(
-            self.host, str(opened["handle"]), members, self.software, lambda: self.loop.timeout, state_takes_options
+        return contextlib.closing(
+            NodeDriverView(
+                self.host, str(opened["handle"]), members, self.software, lambda: self.loop.timeout, state_takes_options
+            )
         )
 
     def profile_of(self, driver: object) -> DriverProfile:

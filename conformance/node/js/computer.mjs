@@ -15,7 +15,7 @@
 
 export const COMPUTER_METHODS = ["click", "double_click", "drag", "keypress", "move", "screenshot", "scroll", "type", "wait"];
 
-export function computerOps({ register, known, recorded, signalFor, describe, loadDriver, shared }) {
+export function computerOps({ register, known, recorded, signalFor, describe, loadDriver, shareResource }) {
   let factory = null;
   let sdk = null;
   const asks = new Map(); // ask number -> {resolve, reject} of a callback awaiting the Python side
@@ -64,20 +64,7 @@ export function computerOps({ register, known, recorded, signalFor, describe, lo
     },
 
     async computer_open({ env }) {
-      const environment = {
-        ...env,
-        // One resource shared by every check of this host, closed when the host shuts down.
-        async shared(key, create, close) {
-          if (!shared.has(key)) shared.set(key, { value: Promise.resolve().then(create), close });
-          try {
-            return await shared.get(key).value;
-          } catch (error) {
-            shared.delete(key);
-            throw error;
-          }
-        },
-      };
-      const driver = await factory(environment);
+      const driver = await factory({ ...env, shared: shareResource });
       if (driver === null || typeof driver !== "object") {
         throw new TypeError(`the factory returned ${driver === null ? "null" : typeof driver}, not a computer driver`);
       }

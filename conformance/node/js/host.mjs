@@ -271,7 +271,7 @@ Object.assign(
     signalFor,
     describe,
     loadDriver,
-    shared,
+    shareResource,
   }),
 );
 
@@ -316,17 +316,20 @@ function environment(json) {
       }
       return address.href;
     },
-    // One resource (a browser, say) shared by every check of this host, closed when the host shuts down.
-    async shared(key, create, close) {
-      if (!shared.has(key)) shared.set(key, { value: Promise.resolve().then(create), close });
-      try {
-        return await shared.get(key).value;
-      } catch (error) {
-        shared.delete(key);
-        throw error;
-      }
-    },
+    shared: shareResource,
   };
+}
+
+// The factory's shared(): one resource (a browser, say) shared by every check of this host, created on first use
+// (again after a creation that failed) and closed when the host shuts down.
+async function shareResource(key, create, close) {
+  if (!shared.has(key)) shared.set(key, { value: Promise.resolve().then(create), close });
+  try {
+    return await shared.get(key).value;
+  } catch (error) {
+    shared.delete(key);
+    throw error;
+  }
 }
 
 async function handle(line) {
