@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.assertions import expect
+from conformance.harness.computer_environment import inserted_text
 
 # The DOM's MouseEvent.buttons bit of each button the page may report held, in the words of a reason.
 BUTTON_BITS = {1: "left", 2: "right", 4: "wheel", 8: "back", 16: "forward"}
@@ -79,21 +80,6 @@ def keys_left_down(events: Sequence[Event]) -> list[str]:
     return list(down.values())
 
 
-def text_inserted(events: Sequence[Event]) -> str:
-    """The text the typing area received in ``events`` (line breaks included), as the page reported it."""
-    pieces = []
-    for event in events:
-        if event.get("type") != "input":
-            continue
-        if event.get("inputType") == "insertText":
-            pieces.append(str(event.get("data") or ""))
-        elif event.get("inputType") in ("insertLineBreak", "insertParagraph"):
-            pieces.append("\n")
-        else:
-            pieces.append(f"<{event.get('inputType')}>")
-    return "".join(pieces)
-
-
 def near(event: Event, point: tuple[float, float], tolerance: float) -> bool:
     return abs(float(event.get("x", -1e9)) - point[0]) <= tolerance and (
         abs(float(event.get("y", -1e9)) - point[1]) <= tolerance
@@ -140,7 +126,7 @@ def judge_rest(model: DesktopModel, events: Sequence[Event], barrier: Event, whe
 
 def judge_text(model: DesktopModel, events: Sequence[Event], expected: str, where: str, clause: str) -> None:
     """The action inserted exactly ``expected`` into the typing area (nothing, for any action but type)."""
-    inserted = text_inserted(events)
+    inserted = inserted_text(events, name_other_edits=True)
     expect(
         inserted == expected,
         clause,

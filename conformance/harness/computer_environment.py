@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -214,15 +214,23 @@ class ComputerEnvironment:
 
     def typed_since(self, mark: int) -> str:
         """The text the page saw inserted after ``mark`` (line breaks included), wherever the caret was."""
-        pieces = []
-        for event in self.events_since(mark):
-            if event.get("type") != "input":
-                continue
-            if event.get("inputType") == "insertText":
-                pieces.append(str(event.get("data") or ""))
-            elif event.get("inputType") in ("insertLineBreak", "insertParagraph"):
-                pieces.append("\n")
-        return "".join(pieces)
+        return inserted_text(self.events_since(mark))
+
+
+def inserted_text(events: Iterable[Event], *, name_other_edits: bool = False) -> str:
+    """The text the page reported inserted by ``events`` (line breaks included). Other edits (a deletion, a paste)
+    are left out, or named as ``<inputType>`` with ``name_other_edits``, so that a comparison shows them."""
+    pieces = []
+    for event in events:
+        if event.get("type") != "input":
+            continue
+        if event.get("inputType") == "insertText":
+            pieces.append(str(event.get("data") or ""))
+        elif event.get("inputType") in ("insertLineBreak", "insertParagraph"):
+            pieces.append("\n")
+        elif name_other_edits:
+            pieces.append(f"<{event.get('inputType')}>")
+    return "".join(pieces)
 
 
 def _barrier_missing(events: list[Event], last_seen: int, nudge: tuple[int, int], waited: float) -> str:
