@@ -102,7 +102,7 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
     """
     page = start_page(subject.env)
     seconds = _deadline.seconds()
-    loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page, seconds)
+    loaded = subject.env.poll_effect("load", effect_with(page=page), seconds)
     if loaded is not None:
         _deadline.arrived()
         return loaded
@@ -110,7 +110,7 @@ def start_page_shown(subject: BrowserSubject) -> Effect:
     tab = _active_tab(subject)
     title = str(tab.get("title", "")).strip() if tab is not None else None
     # Reports that arrive only now, while the driver was inside that state() call, were held, not refused.
-    late = subject.env.poll_effect("load", lambda effect: effect.get("page") == page, START_PAGE_SECONDS_WHEN_SILENT)
+    late = subject.env.poll_effect("load", effect_with(page=page), START_PAGE_SECONDS_WHEN_SILENT)
     if late is not None:
         _deadline.reports_blocked = True
         precondition_failed(
@@ -269,7 +269,7 @@ def page_viewport(subject: BrowserSubject, page: str) -> tuple[int, int]:
     if page == start_page(subject.env):
         loaded: Effect | None = start_page_shown(subject)
     else:
-        loaded = subject.env.poll_effect("load", lambda effect: effect.get("page") == page)
+        loaded = subject.env.poll_effect("load", effect_with(page=page))
     if loaded is None:
         silence = subject.env.silence(page)
         raise AssertionError(f"precondition: {page} never recorded loading{f' ({silence})' if silence else ''}")

@@ -42,9 +42,7 @@ def test_click_activates_exactly_the_referenced_control(subject: BrowserSubject,
     outcome = subject.call("click", target=ref, tab_id=None)
 
     expect_done(outcome, "BR-ACT-002")
-    await_effect(
-        subject, "BR-ACT-002", "click", lambda e: e.get("target") == "save", what="a click on Save draft", of_call=True
-    )
+    await_effect(subject, "BR-ACT-002", "click", effect_with(target="save"), what="a click on Save draft", of_call=True)
     subject.env.settle()
     clicks = since(env, position, "click")
     expect(
@@ -108,7 +106,7 @@ def test_type_fills_the_referenced_control(subject: BrowserSubject, env: Environ
             subject,
             "BR-ACT-004",
             "input",
-            lambda e: e.get("target") == "full-name",
+            effect_with(target="full-name"),
             what="Full name input",
             of_call=True,
             after=position,
@@ -130,7 +128,7 @@ def test_type_fills_the_referenced_control(subject: BrowserSubject, env: Environ
 def test_type_with_a_null_target_types_at_the_focus(subject: BrowserSubject, env: Environment) -> None:
     subject.require("type")
     # actions.html focuses Notes on load and records it, so the caret is known to be there before the call.
-    await_effect(subject, "BR-ACT-005", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
+    await_effect(subject, "BR-ACT-005", "focused", effect_with(target="notes"), what="Notes taking focus")
     position = mark(subject)
     outcome = subject.call("type", text="left at the door", target=None, tab_id=None)
 
@@ -139,7 +137,7 @@ def test_type_with_a_null_target_types_at_the_focus(subject: BrowserSubject, env
         subject,
         "BR-ACT-005",
         "input",
-        lambda e: e.get("target") == "notes",
+        effect_with(target="notes"),
         what="input in the focused Notes",
         of_call=True,
     )
@@ -153,9 +151,7 @@ def test_type_with_a_null_target_types_at_the_focus(subject: BrowserSubject, env
 @pytest.mark.clause("BR-ACT-006", "BR-ACT-001")
 def test_key_presses_keys_and_chords_in_the_focused_control(subject: BrowserSubject, env: Environment) -> None:
     subject.require("key")
-    await_effect(
-        subject, "BR-ACT-006", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
-    )
+    await_effect(subject, "BR-ACT-006", "focused", effect_with(target="shortcut"), what="the field taking focus")
     outcome = subject.call("key", keys=["Enter"], tab_id=None)
     expect_done(outcome, "BR-ACT-006")
     await_effect(
@@ -338,9 +334,7 @@ def test_hover_puts_the_pointer_over_the_target_without_pressing(subject: Browse
     position = mark(subject)
     outcome = subject.call("hover", target=ref, tab_id=None)
     expect_done(outcome, "BR-ACT-013")
-    await_effect(
-        subject, "BR-ACT-013", "mouseover", lambda e: e.get("target") == "tooltip", what="the pointer over Show help"
-    )
+    await_effect(subject, "BR-ACT-013", "mouseover", effect_with(target="tooltip"), what="the pointer over Show help")
     subject.env.settle()
     pressed = [e for e in since(env, position) if e.get("kind") in ("mousedown", "mouseup", "click")]
     expect(not pressed, "BR-ACT-013", f"hover pressed a button: {brief(pressed)}")

@@ -43,7 +43,7 @@ def _shows_bound_consent(subject: BrowserSubject) -> bool:
 @pytest.mark.clause("BR-BIND-001", "BR-BIND-002")
 def test_bound_consent_refuses_focus_dependent_input(subject: BrowserSubject, env: Environment) -> None:
     subject.require("type")
-    await_effect(subject, "BR-BIND-001", "focused", lambda e: e.get("target") == "notes", what="Notes taking focus")
+    await_effect(subject, "BR-BIND-001", "focused", effect_with(target="notes"), what="Notes taking focus")
 
     position = mark(subject)
     typed = subject.call("type", text="typed at the focus", target=None, tab_id=None)

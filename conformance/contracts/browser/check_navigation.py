@@ -15,7 +15,7 @@ from conformance.assertions import as_precondition, expect, violation
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect
+from ._effects import await_effect, effect_with
 from ._expectations import expect_done, finish
 from ._tabs import active_tab, expect_valid_state, tab_by_id, tab_ids
 
@@ -30,7 +30,7 @@ def test_navigate_loads_the_page_in_the_active_tab(subject: BrowserSubject, env:
     outcome = subject.call("navigate", url=env.url("tabs-a.html"), tab_id=None)
 
     expect_done(outcome, "BR-NAV-001")
-    await_effect(subject, "BR-NAV-001", "load", lambda e: e.get("page") == "tabs-a.html", what="tabs-a.html loading")
+    await_effect(subject, "BR-NAV-001", "load", effect_with(page="tabs-a.html"), what="tabs-a.html loading")
     after = expect_valid_state(subject, "BR-NAV-003", "navigate")
     now_active = active_tab(after)
     expect(
@@ -61,16 +61,14 @@ def test_navigate_with_a_tab_id_loads_that_tab_only(subject: BrowserSubject, env
     with as_precondition():
         opened = subject.call("new_tab", url=env.url("tabs-a.html"))
         expect_done(opened, "BR-TAB-001")
-        await_effect(
-            subject, "BR-TAB-001", "load", lambda e: e.get("page") == "tabs-a.html", what="the new tab loading"
-        )
+        await_effect(subject, "BR-TAB-001", "load", effect_with(page="tabs-a.html"), what="the new tab loading")
     middle = expect_valid_state(subject, "BR-NAV-002", "new_tab")
     second = [tab for tab in tab_ids(middle) if tab != first["id"]]
     expect(len(second) == 1, "BR-NAV-002", f"expected one new tab beside {first['id']!r}: {tab_ids(middle)}")
 
     outcome = subject.call("navigate", url=env.url("tabs-b.html"), tab_id=first["id"])
     expect_done(outcome, "BR-NAV-002")
-    await_effect(subject, "BR-NAV-002", "load", lambda e: e.get("page") == "tabs-b.html", what="tabs-b.html loading")
+    await_effect(subject, "BR-NAV-002", "load", effect_with(page="tabs-b.html"), what="tabs-b.html loading")
     after = expect_valid_state(subject, "BR-NAV-002", "navigate")
     expect(
         set(tab_ids(after)) == {first["id"], second[0]},

@@ -15,6 +15,7 @@ from conformance.harness.environment import Environment
 from conformance.harness.state_rules import broken_observation_rule, is_counter
 from conformance.harness.subject import BrowserSubject
 
+from ._effects import effect_with
 from ._reads import utf8_length
 from ._tabs import TITLE_BYTES, active_tab, is_title_cut, tab_ids, tabs_of, the_active_tab
 
@@ -350,7 +351,7 @@ def test_a_download_attempt_is_observed(subject: BrowserSubject, env: Environmen
     def download_attempt() -> None:
         outcome = subject.call("navigate", url=env.url("download.html?auto=local-report"), tab_id=None)
         precondition(outcome.raised is None, "BR-NAV-001", f"navigating to download.html: {outcome.describe()}")
-        attempt = env.poll_effect("attempt", lambda e: e.get("page") == "download.html", 5.0)
+        attempt = env.poll_effect("attempt", effect_with(page="download.html"), 5.0)
         if attempt is None:
             not_provoked("download.html never recorded starting its download, so nothing was there to report")
         env.pause(0.5)  # the download's request, once started, is on its way

@@ -155,7 +155,7 @@ def test_hover_at_moves_without_pressing(subject: BrowserSubject, env: Environme
     outcome = subject.call("hover_at", tab_id=None, x=TARGET_B[0], y=TARGET_B[1])
     expect_done(outcome, "BR-PTR-005")
     over = await_effect(
-        subject, "BR-PTR-005", "mouseover", lambda e: e.get("target") == "target-b", what="the pointer over Target B"
+        subject, "BR-PTR-005", "mouseover", effect_with(target="target-b"), what="the pointer over Target B"
     )
     expect(near(over, *TARGET_B), "BR-PTR-005", f"hover_at{TARGET_B} arrived at ({over.get('x')}, {over.get('y')})")
     subject.env.settle()
@@ -216,9 +216,7 @@ def test_drag_path_presses_follows_every_point_and_releases(subject: BrowserSubj
 @pytest.mark.clause("BR-PTR-008", "BR-ACT-001")
 def test_hold_keys_holds_for_the_duration_then_releases(subject: BrowserSubject, env: Environment) -> None:
     subject.require("hold_keys")
-    await_effect(
-        subject, "BR-PTR-008", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
-    )
+    await_effect(subject, "BR-PTR-008", "focused", effect_with(target="shortcut"), what="the field taking focus")
     position = mark(subject)
     started = time.monotonic()
     outcome = subject.call("hold_keys", tab_id=None, keys=["Control", "Shift"], duration_ms=800)
@@ -289,9 +287,7 @@ UNSUPPORTED_KEY = "KitNoSuchKey"
 @pytest.mark.clause("BR-PTR-011")
 def test_hold_keys_with_an_unsupported_key_holds_nothing(subject: BrowserSubject, env: Environment) -> None:
     subject.require("hold_keys")
-    await_effect(
-        subject, "BR-PTR-011", "focused", lambda e: e.get("target") == "shortcut", what="the field taking focus"
-    )
+    await_effect(subject, "BR-PTR-011", "focused", effect_with(target="shortcut"), what="the field taking focus")
     position = mark(subject)
     # The supported key comes first: a driver that presses keys one by one before looking at the rest would
     # already hold Shift when it meets the unknown name.

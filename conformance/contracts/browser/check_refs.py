@@ -8,7 +8,7 @@ from conformance.assertions import as_precondition, expect, precondition, unveri
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
-from ._effects import await_effect
+from ._effects import await_effect, effect_with
 from ._expectations import expect_browser_error
 from ._refs import act_on, activation_effects, first_action, read_elements, ref_of, structured_read
 from ._tabs import expect_valid_state, tab_ids
@@ -61,7 +61,7 @@ def test_a_ref_to_a_rerendered_control_is_refused(subject: BrowserSubject, env: 
     pressed = subject.call("click", target=rebuild, tab_id=None)
     precondition(pressed.raised is None, "BR-ACT-002", f"clicking the Rebuild button: {pressed.describe()}")
     with as_precondition():
-        await_effect(subject, "BR-ACT-002", "rerender", lambda e: e.get("generation") == 2, what="the rebuild")
+        await_effect(subject, "BR-ACT-002", "rerender", effect_with(generation=2), what="the rebuild")
     env.settle()
     outcome = act_on(subject, action, stale)
     expect_browser_error(outcome, "BR-REF-002", f"{action} with the ref of a control the page replaced")
@@ -89,7 +89,7 @@ def test_a_ref_from_before_a_navigation_is_refused(subject: BrowserSubject, env:
     moved = subject.call("navigate", url=env.url("rerender.html"), tab_id=None)
     precondition(moved.raised is None, "BR-NAV-001", f"navigating to a permitted page: {moved.describe()}")
     with as_precondition():
-        await_effect(subject, "BR-NAV-001", "load", lambda e: e.get("page") == "rerender.html", what="the new page")
+        await_effect(subject, "BR-NAV-001", "load", effect_with(page="rerender.html"), what="the new page")
     env.settle()
     before = len(env.effects())
     outcome = act_on(subject, action, stale)
@@ -118,7 +118,7 @@ def test_refs_stay_with_their_tab(subject: BrowserSubject, env: Environment) -> 
     precondition(len(added) == 1, "BR-TAB-001", f"new_tab(forms.html) added {len(added)} tabs to state, not one")
     first_tab, second_tab = tab_ids(start)[0], added[0]
     with as_precondition():
-        await_effect(subject, "BR-TAB-001", "load", lambda e: e.get("page") == "forms.html", what="the new tab")
+        await_effect(subject, "BR-TAB-001", "load", effect_with(page="forms.html"), what="the new tab")
     read = structured_read(subject, tab_id=second_tab, for_member=action)
     foreign = ref_of(read_elements(read), "Save preferences")
     if not foreign:

@@ -15,6 +15,7 @@ from conformance.assertions import expect, precondition, violation
 from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject
 
+from ._effects import effect_with
 from ._expectations import is_browser_error
 from ._reads import valid_unicode
 from ._tabs import tabs_of
@@ -41,7 +42,7 @@ def test_a_script_runs_once_in_the_page_and_returns_text(subject: BrowserSubject
         f"run_script returned {type(outcome.raw).__name__}, not text",
     )
     outcome.expect_sdk_accepted()
-    env.wait_for_effect("script_bump", lambda effect: effect.get("marker") == "kit-script-1")
+    env.wait_for_effect("script_bump", effect_with(marker="kit-script-1"))
     env.settle()
     runs = env.effects("script_bump")
     expect(len(runs) == 1, "BR-SCRIPT-002", f"the script ran {len(runs)} times in the page")

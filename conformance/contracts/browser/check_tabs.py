@@ -39,9 +39,7 @@ def _open_second_tab(subject: BrowserSubject, env: Environment, clause: str) -> 
     with contextlib.nullcontext() if clause == OPENS_TABS else as_precondition():
         outcome = subject.call("new_tab", url=env.url("tabs-a.html"))
         expect_done(outcome, OPENS_TABS)
-        await_effect(
-            subject, OPENS_TABS, "load", lambda e: e.get("page") == "tabs-a.html", what="tabs-a.html in the new tab"
-        )
+        await_effect(subject, OPENS_TABS, "load", effect_with(page="tabs-a.html"), what="tabs-a.html in the new tab")
         after = expect_valid_state(subject, OPENS_TABS, "new_tab")
         added = [tab_id for tab_id in tab_ids(after) if tab_id not in tab_ids(before)]
         expect(
