@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import httpx
 import httpx2
@@ -319,22 +319,16 @@ FAKE_API_KEY: Final = "sk-driverkit-fake"
 
 def fake_client(transport: httpx2.BaseTransport, *, max_retries: int = 0) -> openai.OpenAI:
     """A real sync client whose traffic goes to ``transport`` (no network, no real key)."""
-    return openai.OpenAI(
-        api_key=FAKE_API_KEY,
-        base_url=FAKE_BASE_URL,
-        max_retries=max_retries,
-        http_client=httpx2.Client(transport=transport),
-    )
+    return openai.OpenAI(http_client=httpx2.Client(transport=transport), **_fake_account(max_retries))
 
 
 def fake_async_client(transport: httpx2.AsyncBaseTransport, *, max_retries: int = 0) -> openai.AsyncOpenAI:
     """A real async client whose traffic goes to ``transport``."""
-    return openai.AsyncOpenAI(
-        api_key=FAKE_API_KEY,
-        base_url=FAKE_BASE_URL,
-        max_retries=max_retries,
-        http_client=httpx2.AsyncClient(transport=transport),
-    )
+    return openai.AsyncOpenAI(http_client=httpx2.AsyncClient(transport=transport), **_fake_account(max_retries))
+
+
+def _fake_account(max_retries: int) -> dict[str, Any]:
+    return {"api_key": FAKE_API_KEY, "base_url": FAKE_BASE_URL, "max_retries": max_retries}
 
 
 # ------------------------------------------------------------------------------------------ respx adapter

@@ -6,18 +6,7 @@ with Playwright's sync API.
 
 from __future__ import annotations
 
-from openai.lib.browser import (
-    BrowserReadV1,
-    BrowserState,
-    ClickInput,
-    FindInput,
-    ReadPageInput,
-    SelectOptionInput,
-    SetCheckedInput,
-    TabInput,
-    TypeInput,
-    WaitForInput,
-)
+from openai.lib import browser
 from openai.types.responses import ResponseInputImageContentParam
 from playwright.sync_api import Page
 
@@ -51,32 +40,32 @@ class FieldworkDriver:
     def page(self) -> Page:
         return self._form.page  # type: ignore[no-any-return]
 
-    def state(self) -> BrowserState:
+    def state(self) -> browser.BrowserState:
         return run_sync(self._form.state())
 
-    def read_page(self, args: ReadPageInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    def read_page(self, args: browser.ReadPageInput, *, cancelled: Cancelled = None) -> browser.BrowserReadV1:
         return run_sync(self._form.read_page(args, cancelled))
 
-    def get_page_text(self, args: TabInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    def get_page_text(self, args: browser.TabInput, *, cancelled: Cancelled = None) -> browser.BrowserReadV1:
         return run_sync(self._form.get_page_text(args, cancelled))
 
-    def find(self, args: FindInput, *, cancelled: Cancelled = None) -> BrowserReadV1:
+    def find(self, args: browser.FindInput, *, cancelled: Cancelled = None) -> browser.BrowserReadV1:
         return run_sync(self._form.find(args, cancelled))
 
-    def wait_for(self, args: WaitForInput, *, cancelled: Cancelled = None) -> str:
+    def wait_for(self, args: browser.WaitForInput, *, cancelled: Cancelled = None) -> str:
         return run_sync(self._form.wait_for(args, cancelled))
 
-    def screenshot(self, args: TabInput, *, cancelled: Cancelled = None) -> ResponseInputImageContentParam:
+    def screenshot(self, args: browser.TabInput, *, cancelled: Cancelled = None) -> ResponseInputImageContentParam:
         return run_sync(self._form.screenshot(args, cancelled))
 
-    def click(self, args: ClickInput, *, cancelled: Cancelled = None) -> str:
+    def click(self, args: browser.ClickInput, *, cancelled: Cancelled = None) -> str:
         return run_sync(self._form.click(args, cancelled))
 
-    def type(self, args: TypeInput, *, cancelled: Cancelled = None) -> str:
+    def type(self, args: browser.TypeInput, *, cancelled: Cancelled = None) -> str:
         return run_sync(self._form.type(args, cancelled))
 
-    def select_option(self, args: SelectOptionInput, *, cancelled: Cancelled = None) -> str:
+    def select_option(self, args: browser.SelectOptionInput, *, cancelled: Cancelled = None) -> str:
         return run_sync(self._form.select_option(args, cancelled))
 
-    def set_checked(self, args: SetCheckedInput, *, cancelled: Cancelled = None) -> str:
+    def set_checked(self, args: browser.SetCheckedInput, *, cancelled: Cancelled = None) -> str:
         return run_sync(self._form.set_checked(args, cancelled))
