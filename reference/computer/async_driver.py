@@ -12,20 +12,11 @@ import asyncio
 import functools
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Unpack
 
 from reference.twins import async_twin
 
-from .capture import DEFAULT_PNG_LEVEL
-from .coordinates import Region
-from .driver import (
-    DEFAULT_DRAG_STEP_SECONDS,
-    DEFAULT_PIXELS_PER_NOTCH,
-    DEFAULT_WAIT_SECONDS,
-    ActionCancelled,
-    Cancelled,
-    XvfbComputerDriver,
-)
+from .driver import ActionCancelled, Cancelled, XvfbComputerDriver, XvfbOptions
 
 _CANCEL_POLL_SECONDS = 0.02
 
@@ -33,35 +24,16 @@ _CANCEL_POLL_SECONDS = 0.02
 class AsyncXvfbComputerDriver:
     """Implements the SDK's ``AsyncComputerDriver`` over one X display; same options as the sync driver."""
 
-    def __init__(
-        self,
-        display: str,
-        *,
-        scale: float = 1.0,
-        region: Region | None = None,
-        wait_seconds: float = DEFAULT_WAIT_SECONDS,
-        pixels_per_notch: int = DEFAULT_PIXELS_PER_NOTCH,
-        png_level: int = DEFAULT_PNG_LEVEL,
-        drag_step_seconds: float = DEFAULT_DRAG_STEP_SECONDS,
-    ) -> None:
+    def __init__(self, display: str, **options: Unpack[XvfbOptions]) -> None:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xvfb-driver")
         try:
             # Open the X connections on the worker thread that will use them.
-            self._sync = self._worker.submit(
-                XvfbComputerDriver,
-                display,
-                scale=scale,
-                region=region,
-                wait_seconds=wait_seconds,
-                pixels_per_notch=pixels_per_notch,
-                png_level=png_level,
-                drag_step_seconds=drag_step_seconds,
-            ).result()
+            self._sync = self._worker.submit(XvfbComputerDriver, display, **options).result()
         except BaseException:
             self._worker.shutdown(wait=True)
             raise
         self.display = display
-        self.wait_seconds = wait_seconds
+        self.wait_seconds = self._sync.wait_seconds
         self.coordinates = self._sync.coordinates
 
     async def _on_worker(self, member: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, Self
+from typing import Any, Final, Self, TypedDict
 
 from openai.lib.computer import Screenshot
 
@@ -65,6 +65,17 @@ def optional_field(action: Any, name: str) -> Any:
 def _check(cancelled: Cancelled) -> None:
     if cancelled is not None and cancelled():
         raise ActionCancelled("the computer action was cancelled")
+
+
+class XvfbOptions(TypedDict, total=False):
+    """The driver's keyword options (see :class:`XvfbComputerDriver`), which the async driver takes as they are."""
+
+    scale: float
+    region: Region | None
+    wait_seconds: float
+    pixels_per_notch: int
+    png_level: int
+    drag_step_seconds: float
 
 
 class XvfbComputerDriver:
