@@ -46,6 +46,22 @@ class ExecutionTool:
         return RegisteredFunction(tool=self.tool, execute=execute)
 
 
+def code_tool(name: str, language: str, description: str) -> FunctionToolParam:
+    """A strict function tool ``name`` whose one argument, ``code``, is the ``language`` source to run."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "object",
+            "properties": {"code": {"type": "string", "description": f"The {language} source to run."}},
+            "required": ["code"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    }
+
+
 def images_returned(outputs: Outputs) -> int:
     """How many images the runtime sent back over every call."""
     return sum(1 for items in outputs for item in items if item["type"] == "input_image")

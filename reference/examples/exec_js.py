@@ -19,12 +19,11 @@ from typing import Final
 
 import openai
 from openai.lib.responses_tool_runner import ResponsesToolRunner
-from openai.types.responses import FunctionToolParam
 
 from reference.execution import ExecutionService, execute_in_sandbox
 from reference.fieldwork import FORM_PAGE
 
-from ._exec_tool import ExecutionTool, Outputs, images_returned
+from ._exec_tool import ExecutionTool, Outputs, code_tool, images_returned
 from ._support import ExampleResult, answer_of, fixture_pages, main_sync
 from .fieldwork import saved_matches
 
@@ -33,23 +32,16 @@ TASK = (
     "already shows a reservation form. Book a table for Ada Lovelace on 2026-12-10 at 18:30 for 3 guests with the "
     "note 'Quiet table.' (no step-free access needed), confirm it, and tell me the result."
 )
-EXEC_JS_TOOL: Final[FunctionToolParam] = {
-    "type": "function",
-    "name": "exec_js",
-    "description": (
+EXEC_JS_TOOL: Final = code_tool(
+    "exec_js",
+    "JavaScript",
+    (
         "Run JavaScript in a persistent Node runtime. Available: Playwright's browser, context (viewport 1440x900) "
         "and page, top-level await, console.log(value) to return text and display(base64Image) to return an "
         "image such as (await page.screenshot()).toString('base64'). Assign to globalThis to keep values between "
         "calls."
     ),
-    "parameters": {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "The JavaScript source to run."}},
-        "required": ["code"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
+)
 
 
 EXEC_JS = ExecutionTool(EXEC_JS_TOOL, "javascript", "browser")

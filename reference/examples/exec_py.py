@@ -19,13 +19,12 @@ from typing import Final
 
 import openai
 from openai.lib.responses_tool_runner import ResponsesToolRunner
-from openai.types.responses import FunctionToolParam
 
 from conformance import resources
 from conformance.harness.desktops import Desktop, DesktopSettings, LocalDesktop
 from reference.execution import ExecutionService
 
-from ._exec_tool import ExecutionTool, Outputs, images_returned
+from ._exec_tool import ExecutionTool, Outputs, code_tool, images_returned
 from ._support import ExampleResult, answer_of, main_sync
 
 DESKTOP_PAGES: Final = resources.pages("desktop")
@@ -33,21 +32,14 @@ TASK = (
     "You have exec_py, a persistent Python runtime on a desktop with pyautogui, PIL, time, log(value) and "
     "display(image). First look at the screen, then click exactly the centre of the screen."
 )
-EXEC_PY_TOOL: Final[FunctionToolParam] = {
-    "type": "function",
-    "name": "exec_py",
-    "description": (
+EXEC_PY_TOOL: Final = code_tool(
+    "exec_py",
+    "Python",
+    (
         "Run Python in a persistent runtime on the desktop. Available: pyautogui, PIL and Image, time, "
         "log(value) to return text and display(image) to return a PIL image. Variables persist between calls."
     ),
-    "parameters": {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "The Python source to run."}},
-        "required": ["code"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
+)
 
 
 EXEC_PY = ExecutionTool(EXEC_PY_TOOL, "python", "desktop")

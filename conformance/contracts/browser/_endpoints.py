@@ -14,6 +14,8 @@ from conformance.harness.fixture_server import Endpoint, EndpointCall, Reply
 
 # A slow page may hold a request at most this long (check_cancellation stops a navigation to it).
 SLOWEST_PAGE_MS = 30_000
+# The cookie ``cookie`` sets (name, value): check_diagnostics looks for both in what the driver reports.
+SECRET_COOKIE = ("kit_secret", "cookie-secret-4711")
 
 
 def redirect(call: EndpointCall) -> Reply:
@@ -40,12 +42,8 @@ def slow(call: EndpointCall) -> Reply:
 
 def cookie(call: EndpointCall) -> Reply:
     """Sets a secret cookie (check_diagnostics: the diagnostics page fetches it; it must never be reported)."""
-    return Reply(
-        HTTPStatus.OK,
-        b'{"cookie": "set"}',
-        "application/json",
-        {"Set-Cookie": "kit_secret=cookie-secret-4711; Path=/; SameSite=Lax"},
-    )
+    set_cookie = f"{SECRET_COOKIE[0]}={SECRET_COOKIE[1]}; Path=/; SameSite=Lax"
+    return Reply(HTTPStatus.OK, b'{"cookie": "set"}', "application/json", {"Set-Cookie": set_cookie})
 
 
 def basic_auth(call: EndpointCall) -> Reply:

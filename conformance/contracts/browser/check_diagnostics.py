@@ -17,13 +17,14 @@ from conformance.harness.environment import Environment
 from conformance.harness.subject import BrowserSubject, CallOutcome
 from conformance.members import OMISSION_CODES
 
+from ._endpoints import SECRET_COOKIE
 from ._reads import contains_any, read_text, valid_unicode
 
 # Every check here starts on its fixture page; without it the start-page clause is blamed, in setup.
 pytestmark = pytest.mark.usefixtures("shows_start_page")
 
 CONSOLE_SECRETS: tuple[str, ...] = ("hunter2-secret-553", "sk-kit-SECRET-8812")
-COOKIE_SECRETS: tuple[str, ...] = ("cookie-secret-4711", "kit_secret")
+COOKIE_SECRETS: tuple[str, ...] = SECRET_COOKIE
 HEADER_SECRETS: tuple[str, ...] = ("SECRET-BEARER-9917",)
 URL_SECRETS: tuple[str, ...] = ("SECRET-TOKEN-6402",)
 
