@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from conformance import resources
 from conformance.clauses import registry
@@ -99,6 +100,24 @@ def _desktop_build(args: argparse.Namespace) -> int:
     desktop = resources.containers("build-desktop-image.sh")
     environment = {**os.environ, "KIT_PYTHON": sys.executable}
     return subprocess.call(["bash", str(script or desktop)], env=environment)
+
+
+# Subcommands whose arguments (add_arguments) and handler (run) live in a module of their own. A module is imported
+# only when its command runs or the commands are listed: replay and shrink import the SDK.
+MODULE_COMMANDS: Final = (
+    ("replay", "conformance.replay_command", "replay a recorded cassette through the runner"),
+    (
+        "shrink",
+        "conformance.streams.shrink_command",
+        "shrink a cassette to the fewest events whose replay still diverges the same way",
+    ),
+    (
+        "compare-sdks",
+        "conformance.compare",
+        "list the clauses where the Python and Node SDK certificates differ (Markdown)",
+    ),
+    ("merge-certificates", "conformance.merge", "merge per-shard or per-worker certificates into one"),
+)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -190,31 +209,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     build.set_defaults(handler=_desktop_build)
 
-    replay = commands.add_parser("replay", help="replay a recorded cassette through the runner")
-    if command in (None, "replay"):
-        replay_module = importlib.import_module("conformance.replay_command")
-        replay_module.add_arguments(replay)
-        replay.set_defaults(handler=replay_module.run)
-
-    shrink = commands.add_parser(
-        "shrink", help="shrink a cassette to the fewest events whose replay still diverges the same way"
-    )
-    if command in (None, "shrink"):
-        shrink_module = importlib.import_module("conformance.streams.shrink_command")
-        shrink_module.add_arguments(shrink)
-        shrink.set_defaults(handler=shrink_module.run)
-
-    compare = commands.add_parser(
-        "compare-sdks", help="list the clauses where the Python and Node SDK certificates differ (Markdown)"
-    )
-    compare_module = importlib.import_module("conformance.compare")
-    compare_module.add_arguments(compare)
-    compare.set_defaults(handler=compare_module.run)
-
-    merge = commands.add_parser("merge-certificates", help="merge per-shard or per-worker certificates into one")
-    merge_module = importlib.import_module("conformance.merge")
-    merge_module.add_arguments(merge)
-    merge.set_defaults(handler=merge_module.run)
+    for name, module_name, summary in MODULE_COMMANDS:
+        subcommand = commands.add_parser(name, help=summary)
+        if command in (None, name):
+            module = importlib.import_module(module_name)
+            module.add_arguments(subcommand)
+            subcommand.set_defaults(handler=module.run)
     return parser
 
 
