@@ -8,6 +8,7 @@ test session never shares a fixture server, event loop or browser with the run i
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -67,6 +68,45 @@ class Certification:
         assert not unreached, f"checks covering these clauses stopped before reaching them:\n{self.reasons(unreached)}"
         assert self.certificate["verdict"] == "conforms", self.certificate["verdict"]
         assert self.returncode == 0, f"the certification run itself did not pass:\n{self.tail()}"
+
+
+@dataclass(frozen=True)
+class SequenceCase:
+    """A driver with a defect only a sequence shows, and the one clause exploration must fail on it."""
+
+    factory: str
+    clause: str
+
+
+@dataclass(frozen=True)
+class ExplorationFinding:
+    """What a certificate says exploration found: the clause, its reason, the numbered steps, the seed, and the
+    members (or actions) the evidence's replay called."""
+
+    clause: str
+    reason: str
+    steps: list[str]
+    seed: int
+    called: list[str]
+
+
+def exploration_finding(run: Certification, exploration_check: str) -> ExplorationFinding:
+    """The one failed clause of ``run``, read as an exploration finding of the check named ``exploration_check``:
+    a reason with the shrunk, numbered steps and the seed that replays them."""
+    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
+    failed = run.with_status("failed")
+    assert len(failed) == 1, f"exploration should fail one clause, failed: {failed}\n{run.reasons(failed)}"
+    reason = next(found for found in run.certificate["clauses"] if found["id"] == failed[0])["reasons"][0]
+    shrunk = re.match(r"a sequence of (\d+) steps? \(shrunk\): (.*?) -- ", reason)
+    seed = re.search(r"replay with --explore-seed=(\d+)$", reason)
+    assert shrunk and seed, f"the reason lacks the numbered steps or the seed: {reason}"
+    steps = re.split(r" (?=\d+\. )", shrunk.group(2))
+    assert len(steps) == int(shrunk.group(1)), reason
+    assert all(step.startswith(f"{number}. ") for number, step in enumerate(steps, 1)), reason
+    evidence = next(found for check, found in run.certificate["evidence"].items() if check.endswith(exploration_check))
+    return ExplorationFinding(
+        failed[0], reason, steps, int(seed.group(1)), [call["member"] for call in evidence["calls"]]
+    )
 
 
 def certify(

@@ -13,14 +13,17 @@ first); ``tests.broken.sequence_drivers`` says how each defect arises. Variants 
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.broken.certification import Certification, certify
+from tests.broken.certification import (
+    Certification,
+    ExplorationFinding,
+    SequenceCase,
+    certify,
+    exploration_finding,
+)
 from tests.tiers import THOROUGH, tiered
 
 pytestmark = [pytest.mark.child_run, pytest.mark.browser, pytest.mark.node]
@@ -30,49 +33,19 @@ EXPLORATION = "test_random_sequences_keep_the_documented_invariants"
 MOST_STEPS = 5
 
 
-@dataclass(frozen=True)
-class Case:
-    factory: str
-    clause: str  # the one clause exploration must fail
-
-
-CASES: tuple[Case, ...] = (
-    Case("reuses_closed_tab_ids", "BR-TAB-006"),
-    Case("closed_tab_ids_still_accepted", "BR-TAB-005"),
-    Case("named_navigation_after_a_switch", "BR-NAV-002"),
-    Case("background_close_moves_the_active_flag", "BR-TAB-008"),
-    Case("navigation_notice_names_the_active_tab", "BR-OBS-006"),
-    Case("background_close_notice_names_the_active_tab", "BR-OBS-007"),
-    Case("dialog_notices_name_the_first_tab", "BR-DLG-004"),
+CASES: tuple[SequenceCase, ...] = (
+    SequenceCase("reuses_closed_tab_ids", "BR-TAB-006"),
+    SequenceCase("closed_tab_ids_still_accepted", "BR-TAB-005"),
+    SequenceCase("named_navigation_after_a_switch", "BR-NAV-002"),
+    SequenceCase("background_close_moves_the_active_flag", "BR-TAB-008"),
+    SequenceCase("navigation_notice_names_the_active_tab", "BR-OBS-006"),
+    SequenceCase("background_close_notice_names_the_active_tab", "BR-OBS-007"),
+    SequenceCase("dialog_notices_name_the_first_tab", "BR-DLG-004"),
 )
 
 
-@dataclass(frozen=True)
-class Reported:
-    """What a certificate says exploration found: the clause, the numbered steps, the seed, the evidence's calls."""
-
-    clause: str
-    reason: str
-    steps: list[str]
-    seed: int
-    calls: list[dict[str, Any]]
-
-
-def reported(run: Certification) -> Reported:
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
-    failed = run.with_status("failed")
-    assert len(failed) == 1, f"exploration should fail one clause, failed: {failed}\n{run.reasons(failed)}"
-    clause = next(found for found in run.certificate["clauses"] if found["id"] == failed[0])
-    reason = clause["reasons"][0]
-    shrunk = re.match(r"a sequence of (\d+) steps? \(shrunk\): (.*?) -- ", reason)
-    seed = re.search(r"replay with --explore-seed=(\d+)$", reason)
-    assert shrunk and seed, f"the reason lacks the numbered steps or the seed: {reason}"
-    steps = re.split(r" (?=\d+\. )", shrunk.group(2))
-    assert len(steps) == int(shrunk.group(1)) and all(
-        step.startswith(f"{number}. ") for number, step in enumerate(steps, 1)
-    ), reason
-    evidence = next(found for check, found in run.certificate["evidence"].items() if check.endswith(EXPLORATION))
-    return Reported(failed[0], reason, steps, int(seed.group(1)), evidence["calls"])
+def reported(run: Certification) -> ExplorationFinding:
+    return exploration_finding(run, EXPLORATION)
 
 
 # Two of the seven in the default tier (a reused tab ID, a notice naming a tab); the rest thorough (tests/tiers.py).
@@ -86,14 +59,14 @@ FOUND_IN_THE_THOROUGH_TIER = (
 
 
 @pytest.mark.parametrize("case", tiered(CASES, FOUND_IN_THE_THOROUGH_TIER, lambda case: case.factory))
-def test_exploration_finds_and_shrinks_the_sequence_defect(case: Case, tmp_path: Path) -> None:
+def test_exploration_finds_and_shrinks_the_sequence_defect(case: SequenceCase, tmp_path: Path) -> None:
     run = certify(f"{MODULE}:{case.factory}", tmp_path, selection=EXPLORATION)
     found = reported(run)
     assert found.clause == case.clause, f"{case.factory}: exploration blamed {found.clause}: {found.reason}"
     assert len(found.steps) <= MOST_STEPS, f"{case.factory}: not shrunk to {MOST_STEPS} steps: {found.reason}"
     # The evidence is the replay of the numbered steps on the check's own driver: one call per step, in order.
     members = [step.split(". ", 1)[1].split("(", 1)[0] for step in found.steps]
-    assert [call["member"] for call in found.calls] == members, (found.calls, found.reason)
+    assert found.called == members, (found.called, found.reason)
 
 
 def test_a_member_failing_from_the_start_page_is_not_blamed_on_a_tab_rule(tmp_path: Path) -> None:
@@ -113,7 +86,7 @@ def test_exploration_drives_a_javascript_driver_over_the_bridge(tmp_path: Path) 
     found = reported(run)
     assert found.clause == "BR-NAV-002", found.reason
     assert len(found.steps) <= MOST_STEPS, found.reason
-    assert [call["member"] for call in found.calls][-1] == "navigate", found.calls
+    assert found.called[-1] == "navigate", found.called
 
 
 # Thorough: the computer exploration's replay test shows the same seed handling in the default tier, in a third

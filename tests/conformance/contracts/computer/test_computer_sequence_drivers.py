@@ -10,13 +10,11 @@ them gives its action to a fresh driver, so the defect never shows). The referen
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.broken.certification import Certification, certify
+from tests.broken.certification import Certification, SequenceCase, certify, exploration_finding
 from tests.desktops import needs_x
 from tests.tiers import THOROUGH, tiered
 
@@ -27,17 +25,11 @@ EXPLORATION = "test_random_action_sequences_keep_the_documented_rules"
 MOST_STEPS = 4
 
 
-@dataclass(frozen=True)
-class Case:
-    factory: str
-    clause: str  # the one clause exploration must fail
-
-
 CASES = (
-    Case("release_swallowed_after_a_drag", "CO-CLICK-001"),
-    Case("moves_drift", "CO-MOVE-001"),
-    Case("scroll_flips_after_a_drag", "CO-SCROLL-001"),
-    Case("modifier_stuck_after_a_refused_chord", "CO-KEY-001"),
+    SequenceCase("release_swallowed_after_a_drag", "CO-CLICK-001"),
+    SequenceCase("moves_drift", "CO-MOVE-001"),
+    SequenceCase("scroll_flips_after_a_drag", "CO-SCROLL-001"),
+    SequenceCase("modifier_stuck_after_a_refused_chord", "CO-KEY-001"),
 )
 
 
@@ -45,36 +37,21 @@ def _certify(driver: str, directory: Path, selection: str, options: tuple[str, .
     return certify(driver, directory, selection=selection, options=options, option="--computer-driver")
 
 
-def _reported(run: Certification) -> tuple[str, str, list[str], int, list[str]]:
-    """The failed clause, its reason, the numbered steps, the seed and the evidence's actions."""
-    assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
-    failed = run.with_status("failed")
-    assert len(failed) == 1, f"exploration should fail one clause, failed: {failed}\n{run.reasons(failed)}"
-    reason = next(found for found in run.certificate["clauses"] if found["id"] == failed[0])["reasons"][0]
-    shrunk = re.match(r"a sequence of (\d+) steps? \(shrunk\): (.*?) -- ", reason)
-    seed = re.search(r"replay with --explore-seed=(\d+)$", reason)
-    assert shrunk and seed, f"the reason lacks the numbered steps or the seed: {reason}"
-    steps = re.split(r" (?=\d+\. )", shrunk.group(2))
-    assert len(steps) == int(shrunk.group(1)), reason
-    assert all(step.startswith(f"{number}. ") for number, step in enumerate(steps, 1)), reason
-    evidence = next(found for check, found in run.certificate["evidence"].items() if check.endswith(EXPLORATION))
-    return failed[0], reason, steps, int(seed.group(1)), [call["member"] for call in evidence["calls"]]
-
-
 # Three of the four in the default tier; the slowest to find is thorough (tests/tiers.py).
 @pytest.mark.parametrize("case", tiered(CASES, ("release_swallowed_after_a_drag",), lambda case: case.factory))
-def test_exploration_finds_and_shrinks_the_sequence_defect(case: Case, tmp_path: Path) -> None:
-    clause, reason, steps, _, members = _reported(_certify(f"{MODULE}:{case.factory}", tmp_path, EXPLORATION))
-    assert clause == case.clause, f"{case.factory}: exploration blamed {clause}: {reason}"
-    assert len(steps) <= MOST_STEPS, f"{case.factory}: not shrunk to {MOST_STEPS} steps: {reason}"
+def test_exploration_finds_and_shrinks_the_sequence_defect(case: SequenceCase, tmp_path: Path) -> None:
+    found = exploration_finding(_certify(f"{MODULE}:{case.factory}", tmp_path, EXPLORATION), EXPLORATION)
+    assert found.clause == case.clause, f"{case.factory}: exploration blamed {found.clause}: {found.reason}"
+    assert len(found.steps) <= MOST_STEPS, f"{case.factory}: not shrunk to {MOST_STEPS} steps: {found.reason}"
     # The evidence is the replay of the numbered steps on the check's own driver: one action per step, in order.
-    assert members == [step.split(". ", 1)[1].split("(", 1)[0] for step in steps], (members, reason)
+    members = [step.split(". ", 1)[1].split("(", 1)[0] for step in found.steps]
+    assert found.called == members, (found.called, found.reason)
 
 
 # Thorough: it shows the defects need exploration, not that exploration or the examples work.
 @THOROUGH
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.factory)
-def test_the_example_checks_pass_the_sequence_defect(case: Case, tmp_path: Path) -> None:
+def test_the_example_checks_pass_the_sequence_defect(case: SequenceCase, tmp_path: Path) -> None:
     run = _certify(f"{MODULE}:{case.factory}", tmp_path, f"not {EXPLORATION}")
     assert run.certificate is not None, f"the run wrote no certificate:\n{run.tail()}"
     failed = run.with_status("failed")
@@ -84,9 +61,11 @@ def test_the_example_checks_pass_the_sequence_defect(case: Case, tmp_path: Path)
 
 def test_the_seed_in_a_certificate_replays_its_finding(tmp_path: Path) -> None:
     driver = f"{MODULE}:moves_drift"
-    first = _reported(_certify(driver, tmp_path / "first", EXPLORATION))
-    again = _reported(_certify(driver, tmp_path / "again", EXPLORATION, (f"--explore-seed={first[3]}",)))
-    assert (again[0], again[2], again[3]) == (first[0], first[2], first[3])
+    first = exploration_finding(_certify(driver, tmp_path / "first", EXPLORATION), EXPLORATION)
+    again = exploration_finding(
+        _certify(driver, tmp_path / "again", EXPLORATION, (f"--explore-seed={first.seed}",)), EXPLORATION
+    )
+    assert (again.clause, again.steps, again.seed) == (first.clause, first.steps, first.seed)
 
 
 # Thorough: CI certifies the reference computer driver, exploration included, on both desktops.
