@@ -13,10 +13,14 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.process_kinds import KINDS, kind_of
+
+if TYPE_CHECKING:
+    from reference.browser import SyncBrowserProcess
 
 # The replay fixture, as a project that wants it adds it (the kit registers no fixture in a project's own runs).
 pytest_plugins = ["pytester", "conformance.replay_fixture"]
@@ -84,3 +88,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         target = Path(_AUDIT.removeprefix("record:"))
         target.mkdir(parents=True, exist_ok=True)
         (target / f"{worker}.json").write_text(json.dumps(_recorded, indent=1), encoding="utf-8")
+
+
+# One Chromium per test module, for the tests that drive pages themselves. Module scope, not session: while a sync
+# Playwright runs, asyncio sees a running loop in this thread, and asyncio.run in any later test of the same xdist
+# worker (the async toolset checks, say) would fail.
+@pytest.fixture(scope="module")
+def browser_process() -> Iterator[SyncBrowserProcess]:
+    from reference.browser import SyncBrowserProcess  # imported here: only the tests that ask pay for Playwright
+
+    process = SyncBrowserProcess.start()
+    try:
+        yield process
+    finally:
+        process.close()

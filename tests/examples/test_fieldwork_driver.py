@@ -18,15 +18,6 @@ from reference.fieldwork import FORM_PAGE, FieldworkDriver, context_options
 pytestmark = [pytest.mark.browser]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[SyncBrowserProcess]:
-    process = SyncBrowserProcess.start()
-    try:
-        yield process
-    finally:
-        process.close()
-
-
 @pytest.fixture
 def pages() -> Iterator[PageSession]:
     with fixture_pages() as session:
@@ -34,8 +25,8 @@ def pages() -> Iterator[PageSession]:
 
 
 @pytest.fixture
-def driver(browser: SyncBrowserProcess, pages: PageSession) -> Iterator[FieldworkDriver]:
-    context = browser.browser.new_context(**context_options())
+def driver(browser_process: SyncBrowserProcess, pages: PageSession) -> Iterator[FieldworkDriver]:
+    context = browser_process.browser.new_context(**context_options())
     try:
         yield FieldworkDriver.open(context.new_page(), pages.url(FORM_PAGE))
     finally:
@@ -128,8 +119,10 @@ def test_other_origins_are_blocked(driver: FieldworkDriver, pages: PageSession) 
     assert [request for request in pages.server.store.requests(pages.token) if request.origin == "other"] == []
 
 
-def test_state_reports_one_tab_without_query_or_credentials(browser: SyncBrowserProcess, pages: PageSession) -> None:
-    context = browser.browser.new_context(**context_options())
+def test_state_reports_one_tab_without_query_or_credentials(
+    browser_process: SyncBrowserProcess, pages: PageSession
+) -> None:
+    context = browser_process.browser.new_context(**context_options())
     try:
         driver = FieldworkDriver.open(context.new_page(), pages.url(FORM_PAGE + "?secret=1#frag"), observation=False)
         [tab] = driver.state()["tabs"]

@@ -32,17 +32,6 @@ def env(fixture_server: FixtureServer) -> Iterator[Environment]:
         tokens.close()
 
 
-# Module scope, not session: while a sync Playwright runs, asyncio sees a running loop in this thread, and
-# asyncio.run in any later test of the same xdist worker (the async toolset checks, say) would fail.
-@pytest.fixture(scope="module")
-def browser_process() -> Iterator[SyncBrowserProcess]:
-    process = SyncBrowserProcess.start()
-    try:
-        yield process
-    finally:
-        process.close()
-
-
 class DriverFactory:
     """Opens sync drivers on the module's browser at pages of the test's session, and closes them afterwards."""
 

@@ -100,15 +100,6 @@ def test_frames_round_trip_through_the_handshake_helpers() -> None:
 # Chromium showing real fixture pages.
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    process = SyncBrowserProcess.start()
-    try:
-        yield process.browser
-    finally:
-        process.close()
-
-
 @pytest.fixture
 def server() -> Iterator[FixtureServer]:
     with FixtureServer() as served:
@@ -143,8 +134,8 @@ def socketless_env(server: FixtureServer, notes: list[str], monkeypatch: pytest.
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context()
+def page(browser_process: SyncBrowserProcess) -> Iterator[Any]:
+    context = browser_process.browser.new_context()
     try:
         yield context.new_page()
     finally:

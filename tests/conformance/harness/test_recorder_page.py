@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,6 @@ from reference.browser import SyncBrowserProcess
 pytestmark = [pytest.mark.browser]
 
 MARK_B_INSET = (24 + 8, 16 + 8)  # input-recorder.html: right 24px, bottom 16px, a 16px square
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    process = SyncBrowserProcess.start()
-    try:
-        yield process.browser
-    finally:
-        process.close()
 
 
 def _layouts(events: Path) -> list[dict[str, Any]]:
@@ -49,10 +39,12 @@ def _wait_for_layout(events: Path, width: int, seconds: float = 10.0) -> dict[st
     raise AssertionError(f"no layout report {width} px wide came; the page reported {_layouts(events)}")
 
 
-def test_the_page_reports_its_layout_again_when_the_viewport_changes_size(browser: Any, tmp_path: Path) -> None:
+def test_the_page_reports_its_layout_again_when_the_viewport_changes_size(
+    browser_process: SyncBrowserProcess, tmp_path: Path
+) -> None:
     events = tmp_path / "events.jsonl"
     with RecordingPageServer(resources.pages("desktop"), events) as server:
-        page = browser.new_page(viewport={"width": 800, "height": 500})
+        page = browser_process.browser.new_page(viewport={"width": 800, "height": 500})
         try:
             page.goto(server.base_url + "input-recorder.html")
             first = _wait_for_layout(events, 800)
