@@ -269,8 +269,3 @@ class BrowserSubject:
             outcome.sdk_error = error
             return None
         return list(output["output"])
-        parts = output["output"]
-        outcome.payload = json.loads(parts[0]["text"])
-        if len(parts) > 1:
-            outcome.image = dict(parts[1])
-        return outcome
