@@ -1,7 +1,7 @@
 """The browser harness for ``--driver=node:...``: one Node host per pytest process (so per xdist worker).
 
 It is a :class:`~conformance.harness.browser.BrowserHarness` whose factory opens the JavaScript driver in the host
-(:meth:`NodeBrowserHarness.open_view`) and whose subjects call the Node SDK, so the probe, the
+(:meth:`NodeBrowserHarness.open_driver`) and whose subjects call the Node SDK, so the probe, the
 per-check lifecycle, the notes and the certificate are the Python driver's. The host starts with the harness and
 loads the driver module once (again after a restart); it stops, closing what the JavaScript factory shared, when
 the harness closes.
@@ -20,12 +20,7 @@ from conformance.harness.fixture_host import FixtureHost
 from conformance.harness.loop import HarnessLoop
 from conformance.harness.profile import DriverProfile
 from conformance.harness.subject import BrowserSubject
-from conformance.node.drivers.driver import (
-    NodeDriverView,
-    NodeSpec,
-    environment_json,
-    start_and_load,
-)
+from conformance.node.drivers.driver import NodeDriverView, NodeSpec, environment_json, start_and_load
 from conformance.node.drivers.subject import NodeBrowserSubject
 
 
