@@ -19,11 +19,12 @@ def __getattr__(name: str) -> Any:
     # ``from conformance import reporting`` asks the package for the attribute before importing the submodule.
     # Answering that by loading the API would import the harness in the middle of importing the harness, so a
     # submodule's name (and any private name) is left to the import system.
-    if name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    api = importlib.import_module("conformance.api")
-    if name in api.__all__:
-        return getattr(api, name)
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is None:
+        api = importlib.import_module("conformance.api")
+        if name in api.__all__:
+            # Kept as the package's own attribute, so later lookups of the name never come back here.
+            value = globals()[name] = getattr(api, name)
+            return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
