@@ -65,15 +65,22 @@ class Leftover:
     name: str
 
 
-def descendants(root: int | None = None) -> list[Leftover]:
-    """Every live process under ``root`` (this process by default), children before their own children."""
-    root = os.getpid() if root is None else root
+def children_by_parent() -> dict[int, list[int]]:
+    """Every live process's PID under its parent's, from /proc (empty where there is none: not Linux). A process
+    that ends while it is read, or has ended and waits to be reaped, is left out."""
     children: dict[int, list[int]] = {}
     if not Path("/proc/self/stat").exists():
-        return []  # no /proc (not Linux): nothing to find, nothing the kit will touch
+        return children
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and (parent := _parent_of(int(entry.name))) is not None:
             children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def descendants(root: int | None = None) -> list[Leftover]:
+    """Every live process under ``root`` (this process by default), children before their own children."""
+    root = os.getpid() if root is None else root
+    children = children_by_parent()
     found: list[Leftover] = []
     pending = list(children.get(root, ()))
     while pending:

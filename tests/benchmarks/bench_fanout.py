@@ -26,23 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.harness.process_lifetime import children_by_parent
 from reference.browser import WS_ENDPOINT_VARIABLE, serve
-
-
-def _children() -> dict[int, list[int]]:
-    """Parent PID -> child PIDs, from /proc (processes that vanish while read are skipped)."""
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        # The command name may hold spaces and parentheses; the fields after its closing parenthesis do not.
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        tree.setdefault(parent, []).append(int(entry))
-    return tree
 
 
 def _subtree(root: int, tree: dict[int, list[int]]) -> list[int]:
@@ -83,7 +68,7 @@ class MemoryWatch:
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def _sample(self) -> None:
-        tree = _children()
+        tree = children_by_parent()
         # driverkit -> pytest controller -> one Python child per xdist worker
         controllers = [pid for pid in tree.get(self.root, []) if _is_python(pid)]
         for controller in controllers:
